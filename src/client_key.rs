@@ -1,0 +1,246 @@
+//! The ephemeral P-256 client key whose public half the service seals the session key to.
+//!
+//! One key per verify/challenge/refresh (DESIGN §2): opening a bundle consumes it, and a
+//! second use is `KEY_CONSUMED`. The private scalar never leaves this type; it is
+//! zeroized when the key is consumed or dropped (`p256::SecretKey` zeroizes on drop).
+
+use p256::elliptic_curve::sec1::ToSec1Point;
+use p256::elliptic_curve::Generate;
+use p256::{PublicKey, SecretKey};
+
+use crate::encoding::{hex_decode, hex_encode, sha256_hex};
+use crate::error::{Error, ErrorCode, Result};
+
+/// An ephemeral P-256 key pair, generated from the platform's secure randomness.
+pub struct ClientKey {
+    secret: Option<SecretKey>,
+    public: PublicKey,
+}
+
+impl core::fmt::Debug for ClientKey {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ClientKey")
+            .field("public_key", &self.public_key_hex())
+            .field("consumed", &self.is_consumed())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ClientKey {
+    /// Generates a fresh key from the platform CSPRNG (`crypto.getRandomValues` in browsers).
+    pub fn generate() -> Result<Self> {
+        let secret = SecretKey::try_generate_from_rng(&mut getrandom::SysRng).map_err(|_| {
+            Error::new(
+                ErrorCode::RandomnessUnavailable,
+                "the platform's secure random number generator failed",
+            )
+        })?;
+        Ok(Self::from_secret(secret))
+    }
+
+    /// Wraps an existing secret key (tests, and keys restored from a store).
+    pub fn from_secret(secret: SecretKey) -> Self {
+        let public = secret.public_key();
+        Self {
+            secret: Some(secret),
+            public,
+        }
+    }
+
+    /// `clientPublicKey`: uncompressed SEC1, lowercase hex, 130 characters, `04…`.
+    pub fn public_key_hex(&self) -> String {
+        uncompressed_hex(&self.public)
+    }
+
+    /// Compressed SEC1, lowercase hex, 66 characters (`02…`/`03…`).
+    pub fn compressed_public_key_hex(&self) -> String {
+        compressed_hex(&self.public)
+    }
+
+    /// The public key.
+    pub fn public_key(&self) -> &PublicKey {
+        &self.public
+    }
+
+    /// The OAUTH `nonce`: lowercase hex SHA-256 of the ASCII `publicKeyHex` string
+    /// (not of the decoded key bytes).
+    pub fn oidc_nonce(&self) -> String {
+        oidc_nonce_for(&self.public_key_hex())
+    }
+
+    /// Whether a bundle was already opened with this key.
+    pub fn is_consumed(&self) -> bool {
+        self.secret.is_none()
+    }
+
+    /// `KEY_CONSUMED` when the key was already used.
+    pub fn check_unused(&self) -> Result<()> {
+        self.secret().map(|_| ())
+    }
+
+    /// Borrows the secret for a use that may fail; [`ClientKey::consume`] ends its life.
+    pub(crate) fn secret(&self) -> Result<&SecretKey> {
+        self.secret.as_ref().ok_or_else(|| {
+            Error::new(
+                ErrorCode::KeyConsumed,
+                "this ClientKey was already used to open a session; generate a new one for each verify, challenge or refresh",
+            )
+        })
+    }
+
+    /// Drops (and so zeroizes) the secret: the key has done its one job.
+    pub(crate) fn consume(&mut self) {
+        self.secret = None;
+    }
+
+    /// Takes the secret out, consuming the key (client-held session keys).
+    pub(crate) fn take_secret(&mut self) -> Result<SecretKey> {
+        self.secret()?;
+        Ok(self.secret.take().expect("checked above"))
+    }
+}
+
+/// The OIDC nonce for a `clientPublicKey` string: lowercase hex SHA-256 of its ASCII bytes.
+pub fn oidc_nonce_for(client_public_key_hex: &str) -> String {
+    sha256_hex(client_public_key_hex.as_bytes())
+}
+
+/// Uncompressed SEC1 lowercase hex (130 characters).
+pub fn uncompressed_hex(key: &PublicKey) -> String {
+    hex_encode(key.to_sec1_point(false).as_bytes())
+}
+
+/// Compressed SEC1 lowercase hex (66 characters).
+pub fn compressed_hex(key: &PublicKey) -> String {
+    hex_encode(key.to_sec1_point(true).as_bytes())
+}
+
+/// Parses a SEC1 public key from hex (compressed or uncompressed, either case), checking
+/// that it is a point on P-256 other than the identity. `field` names it in errors.
+pub fn parse_public_key_hex(text: &str, field: &str) -> Result<PublicKey> {
+    let invalid = |why: &str| Error::new(ErrorCode::InvalidPublicKey, format!("{field} {why}"));
+    let bytes = hex_decode(text).ok_or_else(|| invalid("is not hex"))?;
+    match (bytes.len(), bytes.first()) {
+        (65, Some(0x04)) | (33, Some(0x02 | 0x03)) => {}
+        (65 | 33, _) => return Err(invalid("has a wrong SEC1 prefix byte")),
+        (n, _) => {
+            return Err(invalid(&format!(
+                "is {n} bytes; expected 33 (compressed) or 65 (uncompressed)"
+            )))
+        }
+    }
+    PublicKey::from_sec1_bytes(&bytes).map_err(|_| invalid("is not a point on P-256"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_vectors::{hex, vectors};
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn generated_key_has_both_forms() {
+        let key = ClientKey::generate().unwrap();
+        let full = key.public_key_hex();
+        let short = key.compressed_public_key_hex();
+        assert_eq!(full.len(), 130);
+        assert!(full.starts_with("04"));
+        assert!(full
+            .bytes()
+            .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c)));
+        assert_eq!(short.len(), 66);
+        assert!(short.starts_with("02") || short.starts_with("03"));
+        assert_eq!(full[2..66], short[2..]);
+        let other = ClientKey::generate().unwrap();
+        assert_ne!(
+            other.public_key_hex(),
+            full,
+            "two keys from the CSPRNG collided"
+        );
+    }
+
+    #[test]
+    fn oidc_nonce_hashes_the_hex_string() {
+        let key = ClientKey::generate().unwrap();
+        let expected = sha256_hex(key.public_key_hex().as_bytes());
+        assert_eq!(key.oidc_nonce(), expected);
+        assert_eq!(key.oidc_nonce().len(), 64);
+        // Not the hash of the decoded bytes.
+        assert_ne!(key.oidc_nonce(), sha256_hex(&hex(&key.public_key_hex())));
+    }
+
+    #[test]
+    fn compress_and_uncompress_vectors() {
+        let v = vectors("encodings.json");
+        for p in v["points"].as_array().unwrap() {
+            let c = p["compressed"].as_str().unwrap();
+            let u = p["uncompressed"].as_str().unwrap();
+            let from_c = parse_public_key_hex(c, "key").unwrap();
+            let from_u = parse_public_key_hex(u, "key").unwrap();
+            assert_eq!(uncompressed_hex(&from_c), u);
+            assert_eq!(compressed_hex(&from_u), c);
+        }
+    }
+
+    #[test]
+    fn pkcs8_vector_holds_the_raw_scalar_and_its_public_key() {
+        // WebCrypto's pkcs8 export layout: scalar at 36..68, public point in the last 65 bytes.
+        let v = vectors("encodings.json");
+        let der = hex(v["pkcs8"]["pkcs8Hex"].as_str().unwrap());
+        let raw = hex(v["pkcs8"]["rawPrivateKeyHex"].as_str().unwrap());
+        assert_eq!(der[36..68], raw[..]);
+        let key = ClientKey::from_secret(SecretKey::from_slice(&raw).unwrap());
+        assert_eq!(key.public_key_hex(), hex_encode(&der[der.len() - 65..]));
+    }
+
+    #[test]
+    fn invalid_point_vectors_are_rejected() {
+        let v = vectors("encodings.json");
+        let cases = v["invalidPoints"].as_array().unwrap();
+        assert!(!cases.is_empty());
+        for p in cases {
+            let err =
+                parse_public_key_hex(p["hex"].as_str().unwrap(), "clientPublicKey").unwrap_err();
+            assert_eq!(err.code(), ErrorCode::InvalidPublicKey);
+            assert!(err.message().starts_with("clientPublicKey "));
+        }
+    }
+
+    #[test]
+    fn parse_public_key_errors_name_the_problem() {
+        let e = parse_public_key_hex("zz", "k").unwrap_err();
+        assert_eq!(e.message(), "k is not hex");
+        let e = parse_public_key_hex("0400", "k").unwrap_err();
+        assert!(e.message().contains("2 bytes"), "{}", e.message());
+        let e = parse_public_key_hex(&format!("05{}", "00".repeat(64)), "k").unwrap_err();
+        assert!(e.message().contains("prefix"));
+        // Identity / all-zero coordinates are not on the curve.
+        let e = parse_public_key_hex(&format!("04{}", "00".repeat(64)), "k").unwrap_err();
+        assert!(e.message().contains("not a point"));
+    }
+
+    #[test]
+    fn consumed_key_reports_key_consumed() {
+        let mut key = ClientKey::generate().unwrap();
+        assert!(!key.is_consumed());
+        key.consume();
+        assert!(key.is_consumed());
+        assert_eq!(key.secret().unwrap_err().code(), ErrorCode::KeyConsumed);
+        assert_eq!(
+            key.take_secret().unwrap_err().code(),
+            ErrorCode::KeyConsumed
+        );
+        // The public half stays readable for logging the request it was used in.
+        assert_eq!(key.public_key_hex().len(), 130);
+    }
+
+    #[test]
+    fn debug_shows_no_secret() {
+        let secret = SecretKey::from_slice(&[7u8; 32]).unwrap();
+        let key = ClientKey::from_secret(secret);
+        let shown = format!("{key:?}");
+        assert!(!shown.contains(&"07".repeat(32)));
+        assert!(shown.contains(&key.public_key_hex()));
+    }
+}
