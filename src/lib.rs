@@ -30,6 +30,7 @@ pub mod client_key;
 pub mod encoding;
 pub mod error;
 pub mod fields;
+pub mod passkey;
 pub mod session;
 pub mod signed_retry;
 pub mod stamp;

@@ -10,6 +10,9 @@ use crate::fields::{Field, Fields};
 use crate::signed_retry::{PendingSignature, QuoteToSign, REQUEST_ID_HEADER, SIGNATURE_HEADER};
 use crate::timestamp::UnixMillis;
 
+#[cfg(feature = "passkey")]
+mod passkey;
+
 #[wasm_bindgen(module = "/js/kit-error.js")]
 extern "C" {
     #[wasm_bindgen(js_name = KitError)]
@@ -17,6 +20,10 @@ extern "C" {
 
     #[wasm_bindgen(constructor, js_class = "KitError")]
     fn new(code: &str, message: &str) -> KitErrorJs;
+
+    #[cfg(feature = "passkey")]
+    #[wasm_bindgen(constructor, js_class = "KitError")]
+    fn new_with_cause(code: &str, message: &str, cause: &JsValue) -> KitErrorJs;
 }
 
 /// The JS form of a core error.
@@ -24,9 +31,15 @@ pub(crate) fn to_js(error: Error) -> JsValue {
     KitErrorJs::new(error.code().as_str(), error.message()).into()
 }
 
+/// The JS form of a core error that wraps a browser error (kept as `cause`).
+#[cfg(feature = "passkey")]
+pub(crate) fn to_js_with_cause(error: Error, cause: &JsValue) -> JsValue {
+    KitErrorJs::new_with_cause(error.code().as_str(), error.message(), cause).into()
+}
+
 type JsResult<T> = Result<T, JsValue>;
 
-fn invalid_input(message: &str) -> JsValue {
+pub(crate) fn invalid_input(message: &str) -> JsValue {
     to_js(Error::new(ErrorCode::InvalidInput, message))
 }
 
