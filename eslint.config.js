@@ -1,0 +1,45 @@
+import js from '@eslint/js';
+import globals from 'globals';
+
+export default [
+  {
+    ignores: ['target/**', 'pkg/**', 'dist/**', 'node_modules/**', '**/node_modules/**', 'tests/vite/dist/**', '.tmp/**'],
+  },
+  js.configs.recommended,
+  {
+    files: ['js/**/*.js'],
+    languageOptions: {
+      ecmaVersion: 2022,
+      sourceType: 'module',
+      // The shim runs in browsers and in Node.
+      globals: { ...globals.browser, ...globals.node },
+    },
+  },
+  {
+    files: ['scripts/**/*.{js,mjs}', 'tests/**/*.mjs', 'eslint.config.js'],
+    languageOptions: {
+      ecmaVersion: 2024,
+      sourceType: 'module',
+      globals: { ...globals.node },
+    },
+  },
+  {
+    // Playwright drivers: functions passed to page.evaluate run in the page.
+    files: ['tests/vite/run.mjs'],
+    languageOptions: { globals: { ...globals.node, ...globals.browser } },
+  },
+  {
+    // Code that runs in the page (Vite app, demo page).
+    files: ['tests/vite/main.js', 'examples/**/*.js'],
+    languageOptions: {
+      ecmaVersion: 2024,
+      sourceType: 'module',
+      globals: { ...globals.browser },
+    },
+  },
+  {
+    rules: {
+      'no-unused-vars': ['error', { argsIgnorePattern: '^_', caughtErrors: 'none' }],
+    },
+  },
+];

@@ -1,0 +1,90 @@
+// Shared by both entries: whether the wasm module is ready, and the guard that turns any
+// use of the exports before `init()` into KitError NOT_INITIALIZED instead of a
+// TypeError from deep inside the wasm-bindgen glue.
+//
+// The state lives in this module, which both entries import from the same URL, so
+// loading the Node entry (which initialises at import) also readies the browser entry.
+import { KitError } from './kit-error.js';
+
+let ready = false;
+
+/** Marks the wasm module as instantiated. */
+export function markReady() {
+  ready = true;
+}
+
+/** Whether the wasm module has been instantiated. */
+export function isReady() {
+  return ready;
+}
+
+/** @param {string} what */
+export function notInitialized(what) {
+  return new KitError(
+    'NOT_INITIALIZED',
+    `embedded-wallet-kit is not initialised: \`await init()\` must resolve before ${what} is used`,
+  );
+}
+
+/**
+ * Makes `free()` zeroize without invalidating the object: it calls the class's `close()`
+ * export, so a later use throws the kit's own error (SESSION_CLOSED, KEY_CONSUMED)
+ * instead of wasm-bindgen's "null pointer passed to rust". The wasm memory behind the
+ * object is released when it is garbage-collected (wasm-bindgen's FinalizationRegistry).
+ * `Symbol.dispose` (`using`) gets the same behaviour.
+ *
+ * @param {Function} cls a wasm-bindgen class with a `close()` method
+ */
+export function freeMeansClose(cls) {
+  const proto = cls.prototype;
+  if (typeof proto.close !== 'function') return;
+  const free = function free() {
+    this.close();
+  };
+  Object.defineProperty(proto, 'free', { value: free, writable: true, configurable: true, enumerable: false });
+  if (typeof Symbol.dispose === 'symbol') {
+    Object.defineProperty(proto, Symbol.dispose, { value: free, writable: true, configurable: true, enumerable: false });
+  }
+}
+
+/**
+ * Wraps a wasm-bindgen class so that, until the module is ready, calling one of its own
+ * static functions (`ClientKey.generate`, `Session.open`, ...) or `new` throws KitError
+ * NOT_INITIALIZED. After init every access goes straight to the class; `instanceof`
+ * keeps working because `prototype` is the class's own.
+ *
+ * @template {Function} C
+ * @param {C} cls
+ * @param {string} name the exported name, used in the error message
+ * @returns {C}
+ */
+export function guardClass(cls, name) {
+  return new Proxy(cls, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (ready || typeof value !== 'function' || !Object.hasOwn(target, prop)) return value;
+      const label = `${name}.${String(prop)}`;
+      return function notReady() {
+        throw notInitialized(label);
+      };
+    },
+    construct(target, args, newTarget) {
+      if (!ready) throw notInitialized(`new ${name}()`);
+      return Reflect.construct(target, args, newTarget);
+    },
+  });
+}
+
+/**
+ * What both entries export for a wasm-bindgen class: `free()` made safe, and the
+ * not-initialised guard.
+ *
+ * @template {Function} C
+ * @param {C} cls
+ * @param {string} name
+ * @returns {C}
+ */
+export function exportClass(cls, name) {
+  freeMeansClose(cls);
+  return guardClass(cls, name);
+}

@@ -1,0 +1,238 @@
+// Type declarations for embedded-wallet-kit. Both entries (the browser/bundler entry and
+// the Node entry) have exactly these named exports.
+
+/**
+ * Stable error codes. Match on `err.code`, never on `err.message`.
+ *
+ * - `INVALID_PUBLIC_KEY` — a public key is not a valid P-256 point in the expected form.
+ * - `INVALID_BUNDLE` — the session bundle is not base58check, has the wrong length, or its
+ *   encapsulated key is not a valid point (the message says which).
+ * - `BUNDLE_CHECKSUM` — the bundle's base58check checksum does not match.
+ * - `DECRYPTION_FAILED` — HPKE opening failed: the bundle was sealed to another key or altered.
+ * - `KEY_CONSUMED` — the ClientKey was already used to open a session.
+ * - `INVALID_SESSION` — the session response is missing or has malformed fields.
+ * - `SESSION_EXPIRED` — the session's `expiresAt` has passed.
+ * - `SESSION_CLOSED` — the session was freed; its key is gone.
+ * - `INVALID_PENDING_SIGNATURE` — a 202 body lacks or has malformed `payloadToSign`, `requestId` or `expiresAt`.
+ * - `REQUEST_EXPIRED` — the 202's `expiresAt` has passed.
+ * - `REQUEST_ALREADY_SIGNED` — this `requestId` was already signed by this session.
+ * - `QUOTE_EXPIRED` — the quote's `expiresAt` has passed.
+ * - `INVALID_TIMESTAMP` — a timestamp is not RFC 3339.
+ * - `PASSKEY_UNSUPPORTED`, `PASSKEY_CANCELLED`, `PASSKEY_TIMEOUT`, `PASSKEY_INVALID_DOMAIN`,
+ *   `PASSKEY_ALREADY_REGISTERED`, `PASSKEY_FAILED` — WebAuthn ceremony outcomes.
+ * - `UNAUTHORIZED`, `RATE_LIMITED`, `SERVICE_ERROR` — service answers (401, 429, 5xx and others).
+ * - `INVALID_INPUT` — an argument has the wrong type or shape.
+ * - `RANDOMNESS_UNAVAILABLE` — the platform's secure random source (`crypto.getRandomValues`) failed.
+ * - `NOT_INITIALIZED` — the kit was used before `init()` resolved, or loading the module failed.
+ */
+export type KitErrorCode =
+  | 'INVALID_PUBLIC_KEY'
+  | 'INVALID_BUNDLE'
+  | 'BUNDLE_CHECKSUM'
+  | 'DECRYPTION_FAILED'
+  | 'KEY_CONSUMED'
+  | 'INVALID_SESSION'
+  | 'SESSION_EXPIRED'
+  | 'SESSION_CLOSED'
+  | 'INVALID_PENDING_SIGNATURE'
+  | 'REQUEST_EXPIRED'
+  | 'REQUEST_ALREADY_SIGNED'
+  | 'QUOTE_EXPIRED'
+  | 'INVALID_TIMESTAMP'
+  | 'PASSKEY_UNSUPPORTED'
+  | 'PASSKEY_CANCELLED'
+  | 'PASSKEY_TIMEOUT'
+  | 'PASSKEY_INVALID_DOMAIN'
+  | 'PASSKEY_ALREADY_REGISTERED'
+  | 'PASSKEY_FAILED'
+  | 'UNAUTHORIZED'
+  | 'RATE_LIMITED'
+  | 'SERVICE_ERROR'
+  | 'INVALID_INPUT'
+  | 'RANDOMNESS_UNAVAILABLE'
+  | 'NOT_INITIALIZED';
+
+/** Every failure of the kit is a `KitError`. Messages never contain key material. */
+export declare class KitError extends Error {
+  /**
+   * @param code stable error code
+   * @param message human-readable explanation
+   * @param cause the underlying error (for example a DOMException from WebAuthn), if any
+   */
+  constructor(code: KitErrorCode, message: string, cause?: unknown);
+  readonly name: 'KitError';
+  /** Stable error code; see {@link KitErrorCode}. */
+  readonly code: KitErrorCode;
+  /** The wrapped underlying error, when the failure came from a browser API. */
+  readonly cause?: unknown;
+}
+
+/**
+ * What {@link init} accepts: nothing (load the `.wasm` shipped next to the entry),
+ * `{ module_or_path }`, or any of these directly: a URL or path, a `Request`/`Response`,
+ * the module bytes, a compiled `WebAssembly.Module`, or a promise of one of those.
+ */
+export type InitInput =
+  | URL
+  | string
+  | Request
+  | Response
+  | ArrayBuffer
+  | ArrayBufferView
+  | WebAssembly.Module
+  | Promise<URL | string | Request | Response | ArrayBuffer | ArrayBufferView | WebAssembly.Module>;
+
+/**
+ * Loads the WebAssembly module. Call it once before anything else; it is idempotent
+ * (every call returns the same promise). In the browser it fetches the `.wasm` next to
+ * the entry, which bundlers such as Vite and webpack emit as an asset. In Node the module
+ * is loaded synchronously at import and this resolves at once.
+ *
+ * Rejects with `KitError` `NOT_INITIALIZED` if the module cannot be loaded; a later call
+ * retries.
+ */
+export declare function init(input?: InitInput | { module_or_path: InitInput }): Promise<void>;
+
+/**
+ * An ephemeral P-256 key pair generated inside WebAssembly memory. Its public half is the
+ * `clientPublicKey` of one verify, challenge or refresh call; its private half never
+ * leaves wasm memory and is consumed by {@link Session.open}.
+ */
+export declare class ClientKey {
+  private constructor();
+  /** Generates a fresh key from the platform's secure random source. */
+  static generate(): ClientKey;
+  /** Uncompressed SEC1 public key, 130 lowercase hex chars, `^04[0-9a-f]{128}$`: send this as `clientPublicKey`. */
+  readonly publicKeyHex: string;
+  /** Compressed SEC1 public key, 66 lowercase hex chars (`02`/`03` prefix). */
+  readonly compressedPublicKeyHex: string;
+  /**
+   * The OIDC `nonce` for an OAUTH login: lowercase hex SHA-256 of the ASCII bytes of
+   * {@link publicKeyHex} (the hex string, not the decoded key).
+   */
+  oidcNonce(): string;
+  /** Whether the key was already used to open a session, or freed. */
+  readonly consumed: boolean;
+  /**
+   * Zeroizes the private key now; a later `Session.open` with it throws `KEY_CONSUMED`.
+   * The small wasm allocation behind the object is released when it is garbage-collected.
+   */
+  free(): void;
+  /** Same as {@link free}. */
+  close(): void;
+}
+
+/** A session-issuing response (verify or refresh), as an object or as raw JSON text. */
+export interface SessionResponse {
+  /** `Session:<uuid>` */
+  id: string;
+  /** `InternalAccount:<uuid>` */
+  accountId: string;
+  type: 'EMAIL_OTP' | 'OAUTH' | 'PASSKEY' | string;
+  nickname?: string;
+  createdAt?: string;
+  updatedAt?: string;
+  /** RFC 3339 date-time. */
+  expiresAt: string;
+  credentialId?: string;
+  /** base58check HPKE bundle sealed to the ClientKey (absent in sandbox / client-held-key flows). */
+  encryptedSessionSigningKey?: string;
+  [field: string]: unknown;
+}
+
+/** The 202 body of a signed-retry first call. */
+export interface PendingSignature {
+  /** Signed byte for byte as received. */
+  payloadToSign: string;
+  /** `Request:<uuid>`, single use. */
+  requestId: string;
+  /** RFC 3339 date-time; the retry must happen before it. */
+  expiresAt: string;
+  [field: string]: unknown;
+}
+
+/** A quote; only `payloadToSign` and `expiresAt` are read. */
+export interface Quote {
+  id?: string;
+  payloadToSign: string;
+  expiresAt: string;
+  [field: string]: unknown;
+}
+
+/** Headers to add to the retry of a signed-retry operation (same method, path and body). */
+export interface SignedRetryHeaders {
+  'Service-Wallet-Signature': string;
+  'Request-Id': string;
+}
+
+/** Header to send with `POST /quotes/{id}/execute` from an embedded wallet. */
+export interface QuoteSignatureHeader {
+  'Service-Wallet-Signature': string;
+}
+
+/**
+ * An authenticated session whose P-256 signing key lives only in wasm memory.
+ */
+export declare class Session {
+  private constructor();
+  /**
+   * Opens the session bundle of a verify/refresh response with the ClientKey whose
+   * public key was sent as `clientPublicKey`. Consumes the key: a second use throws
+   * `KEY_CONSUMED`. Throws `INVALID_BUNDLE`, `BUNDLE_CHECKSUM`, `DECRYPTION_FAILED`,
+   * `INVALID_SESSION`, `INVALID_TIMESTAMP`.
+   */
+  static open(response: SessionResponse | string, key: ClientKey): Session;
+  /**
+   * A sandbox session (API version 2025-10-13): never reads the bundle, and every
+   * signature is the literal `sandbox-valid-signature`.
+   */
+  static sandbox(response: SessionResponse | string): Session;
+  /**
+   * Newer deployments: the client key itself becomes the session key (a compressed
+   * `clientPublicKey` was sent). A response carrying a bundle is `INVALID_SESSION`.
+   */
+  static fromClientKey(response: SessionResponse | string, key: ClientKey): Session;
+  /** `Session:<uuid>` */
+  readonly id: string;
+  /** `InternalAccount:<uuid>` */
+  readonly accountId: string;
+  /** `EMAIL_OTP`, `OAUTH` or `PASSKEY`. */
+  readonly type: string;
+  /** When the session key stops being usable. */
+  readonly expiresAt: Date;
+  /**
+   * Compressed SEC1 public key of the session key, 66 lowercase hex chars; `undefined`
+   * for a sandbox session (it has no key) and after {@link free}.
+   */
+  readonly publicKeyHex: string | undefined;
+  /** Whether this is a {@link Session.sandbox} session. */
+  readonly sandboxed: boolean;
+  /**
+   * Whether `expiresAt` has passed at `now` (a Date or epoch milliseconds; default: the
+   * current time). Throws `INVALID_INPUT` for an invalid Date.
+   */
+  isExpired(now?: Date | number): boolean;
+  /**
+   * The API-key stamp over the exact UTF-8 bytes of `payloadToSign`: the value of the
+   * `Service-Wallet-Signature` header. Throws `SESSION_EXPIRED`, `SESSION_CLOSED`.
+   */
+  stamp(payloadToSign: string): string;
+  /**
+   * Signs a 202 PendingSignature. Returns exactly the two retry headers. Throws
+   * `INVALID_PENDING_SIGNATURE`, `REQUEST_EXPIRED`, `REQUEST_ALREADY_SIGNED`,
+   * `SESSION_EXPIRED`, `SESSION_CLOSED`.
+   */
+  signRetry(pending202: PendingSignature | string): SignedRetryHeaders;
+  /**
+   * Signs a quote's `payloadToSign` for `POST /quotes/{id}/execute`. Throws
+   * `INVALID_INPUT` (no `payloadToSign`), `QUOTE_EXPIRED`, `SESSION_EXPIRED`, `SESSION_CLOSED`.
+   */
+  signQuote(quote: Quote | string): QuoteSignatureHeader;
+  /**
+   * Zeroizes the session key now; any later signing call throws `SESSION_CLOSED`. The
+   * small wasm allocation behind the object is released when it is garbage-collected.
+   */
+  free(): void;
+  /** Same as {@link free}. */
+  close(): void;
+}

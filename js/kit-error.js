@@ -1,0 +1,25 @@
+// The one error class of embedded-wallet-kit.
+//
+// The Rust core constructs it through a wasm-bindgen snippet import
+// (`#[wasm_bindgen(module = "/js/kit-error.js")]`), so wasm-bindgen copies this file to
+// `snippets/embedded-wallet-kit-<hash>/js/kit-error.js` in the package and the glue
+// imports it from there. The package's `kit-error.js` re-exports that same module, so
+// errors thrown from wasm and errors thrown by the JS entries share one class and
+// `err instanceof KitError` holds for both.
+
+/**
+ * Every failure of the kit. `code` is a stable string (see the README's error table);
+ * `message` is for humans and never contains key material.
+ */
+export class KitError extends Error {
+  /**
+   * @param {string} code stable error code, e.g. "INVALID_BUNDLE"
+   * @param {string} message human-readable explanation
+   * @param {unknown} [cause] the underlying error (e.g. a DOMException), if any
+   */
+  constructor(code, message, cause) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = 'KitError';
+    this.code = code;
+  }
+}

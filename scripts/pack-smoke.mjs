@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+// `npm pack ./pkg` smoke test: the tarball holds exactly the package files, installs
+// into a fresh project, resolves to the Node entry by name, works there, and its
+// TypeScript declarations compile against tests/types/usage.ts.
+// Prints "N passed, N failed"; exits non-zero on failure. Leaves the tarball in dist/.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const dist = join(root, 'dist');
+let passed = 0;
+let failed = 0;
+function check(name, fn) {
+  try {
+    fn();
+    passed++;
+    console.log(`ok - ${name}`);
+  } catch (err) {
+    failed++;
+    console.log(`not ok - ${name}\n  ${String(err?.stderr ?? '')}${String(err?.stdout ?? '')}${err?.message ?? err}`);
+  }
+}
+function assert(cond, msg) {
+  if (!cond) throw new Error(msg);
+}
+const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+mkdirSync(dist, { recursive: true });
+for (const f of readdirSync(dist)) if (/^embedded-wallet-kit-.*\.tgz$/.test(f)) rmSync(join(dist, f));
+
+let packed;
+check('npm pack ./pkg', () => {
+  packed = JSON.parse(run('npm', ['pack', './pkg', '--pack-destination', dist, '--json', '--loglevel=error'], root))[0];
+  assert(packed.name === 'embedded-wallet-kit', `name ${packed.name}`);
+  console.log(`# ${packed.filename}: ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${packed.entryCount} files`);
+});
+
+check('the tarball holds exactly the package files', () => {
+  const files = packed.files.map((f) => f.path).sort();
+  const expected = [
+    'LICENSE', 'README.md', 'browser.js', 'embedded_wallet_kit.js', 'embedded_wallet_kit_bg.wasm', 'guard.js',
+    'index.d.ts', 'kit-error.js', 'node.js', 'package.json',
+  ];
+  const snippets = files.filter((f) => f.startsWith('snippets/'));
+  assert(snippets.length === 1 && /^snippets\/embedded-wallet-kit-[0-9a-f]+\/js\/kit-error\.js$/.test(snippets[0]),
+    `snippets: ${snippets.join(', ')}`);
+  const rest = files.filter((f) => !f.startsWith('snippets/'));
+  assert(JSON.stringify(rest) === JSON.stringify(expected), `files: ${rest.join(', ')}`);
+});
+
+const project = join(dist, 'pack-smoke');
+check('the tarball installs into a fresh project', () => {
+  rmSync(project, { recursive: true, force: true });
+  mkdirSync(project, { recursive: true });
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'pack-smoke', private: true, type: 'module' }));
+  run('npm', ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error',
+    join(dist, packed.filename)], project);
+});
+
+check('Node resolves the package to node.js and it works there', () => {
+  const script = `
+    import { init, ClientKey, Session, KitError } from 'embedded-wallet-kit';
+    import assert from 'node:assert/strict';
+    assert.ok(import.meta.resolve('embedded-wallet-kit').endsWith('/node_modules/embedded-wallet-kit/node.js'));
+    await init();
+    const key = ClientKey.generate();
+    assert.match(key.publicKeyHex, /^04[0-9a-f]{128}$/);
+    const response = {
+      id: 'Session:' + crypto.randomUUID(), accountId: 'InternalAccount:' + crypto.randomUUID(), type: 'EMAIL_OTP',
+      expiresAt: new Date(Date.now() + 3600e3).toISOString(),
+    };
+    const sb = Session.sandbox(response);
+    assert.equal(sb.stamp('x'), 'sandbox-valid-signature');
+    assert.throws(() => Session.open({ ...response, encryptedSessionSigningKey: '0OIl' }, key),
+      (e) => e instanceof KitError && e.code === 'INVALID_BUNDLE');
+    const pkg = (await import('embedded-wallet-kit/package.json', { with: { type: 'json' } })).default;
+    assert.equal(pkg.sideEffects, false);
+    console.log('node entry ok');
+  `;
+  const out = run(process.execPath, ['--input-type=module', '-e', script], project);
+  assert(out.includes('node entry ok'), out);
+});
+
+for (const resolution of ['Bundler', 'NodeNext']) {
+  check(`index.d.ts compiles against tests/types/usage.ts (tsc --strict, moduleResolution ${resolution})`, () => {
+    copyFileSync(join(root, 'tests', 'types', 'usage.ts'), join(project, 'usage.ts'));
+    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({
+      compilerOptions: {
+        strict: true, noEmit: true, target: 'ES2022', module: resolution === 'Bundler' ? 'ESNext' : 'NodeNext',
+        moduleResolution: resolution, lib: ['ES2022', 'DOM'], skipLibCheck: false, types: [],
+      },
+      files: ['usage.ts'],
+    }));
+    run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], project);
+  });
+}
+
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);

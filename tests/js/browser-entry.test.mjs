@@ -1,0 +1,75 @@
+// The built package's browser entry (pkg/browser.js), exercised in Node: the
+// NOT_INITIALIZED guard, init() failure and retry, idempotence, then real use.
+// Runs in its own process (node --test isolates files), so the Node entry is not loaded.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as kit from '../../pkg/browser.js';
+import { WASM_PATH, sessionResponse, randomScalar, sealBundle, compressedPublicKeyHex, checkStamp } from '../support/fixtures.mjs';
+
+const { init, ClientKey, Session, KitError } = kit;
+
+function notInitialized(fn) {
+  assert.throws(fn, (err) => {
+    assert.ok(err instanceof KitError, `expected KitError, got ${err?.constructor?.name}: ${err?.message}`);
+    assert.equal(err.code, 'NOT_INITIALIZED');
+    assert.match(err.message, /init\(\)/, 'the message says to call init()');
+    return true;
+  });
+}
+
+test('exports exactly init, ClientKey, Session, KitError', () => {
+  assert.deepEqual(Object.keys(kit).sort(), ['ClientKey', 'KitError', 'Session', 'init']);
+});
+
+test('before init: every static call throws KitError NOT_INITIALIZED', () => {
+  notInitialized(() => ClientKey.generate());
+  notInitialized(() => Session.open(sessionResponse(), {}));
+  notInitialized(() => Session.sandbox(sessionResponse()));
+  notInitialized(() => Session.fromClientKey(sessionResponse({ omitBundle: true }), {}));
+  notInitialized(() => new ClientKey());
+  // Non-function statics and Function.prototype members are untouched.
+  assert.equal(typeof ClientKey.prototype, 'object');
+  assert.equal(typeof String(Session), 'string');
+});
+
+test('init() with unusable input rejects with NOT_INITIALIZED and can be retried', async () => {
+  const bad = init(new Uint8Array([0, 1, 2, 3]));
+  await assert.rejects(bad, (err) => {
+    assert.ok(err instanceof KitError);
+    assert.equal(err.code, 'NOT_INITIALIZED');
+    assert.ok(err.cause !== undefined, 'the loader error is kept as cause');
+    return true;
+  });
+  notInitialized(() => ClientKey.generate());
+});
+
+test('init({ module_or_path: bytes }) works; concurrent and repeated calls share one promise', async () => {
+  const bytes = readFileSync(WASM_PATH);
+  const p1 = init({ module_or_path: bytes });
+  const p2 = init(); // would fetch a file: URL if it did not share p1's promise
+  assert.equal(p1, p2);
+  assert.equal(await p1, undefined);
+  const p3 = init({ module_or_path: bytes });
+  assert.equal(p3, p1);
+  await p3;
+});
+
+test('after init: keys, sessions, stamps and KitError work through the browser entry', () => {
+  const key = ClientKey.generate();
+  assert.match(key.publicKeyHex, /^04[0-9a-f]{128}$/);
+  assert.ok(key instanceof ClientKey, 'instanceof works through the guard');
+  const scalar = randomScalar();
+  const s = Session.open(sessionResponse({ bundle: sealBundle(scalar, key.publicKeyHex) }), key);
+  assert.ok(s instanceof Session);
+  assert.equal(s.publicKeyHex, compressedPublicKeyHex(scalar));
+  const c = checkStamp(s.stamp('browser entry'), 'browser entry', compressedPublicKeyHex(scalar));
+  assert.ok(c.ok, JSON.stringify(c));
+  // An error thrown inside wasm is the KitError class exported by this entry.
+  assert.throws(() => Session.open(sessionResponse({ bundle: '0OIl-not-base58' }), ClientKey.generate()), (err) => {
+    assert.ok(err instanceof KitError, `got ${err?.constructor?.name}`);
+    assert.equal(err.code, 'INVALID_BUNDLE');
+    return true;
+  });
+  s.free();
+});
