@@ -1,6 +1,6 @@
 //! The wasm-bindgen layer, through the same functions JS calls. Runs in Node by default
 //! and in headless Chromium with `WASM_BINDGEN_USE_BROWSER=1` (see the Makefile).
-#![cfg(target_arch = "wasm32")]
+#![cfg(all(target_arch = "wasm32", not(feature = "passkey-module")))]
 
 use embedded_wallet_kit::bundle::seal;
 use embedded_wallet_kit::client_key::parse_public_key_hex;

@@ -1,0 +1,248 @@
+//! The signing exports: `ClientKey` and `Session`.
+
+use js_sys::{JsString, Object, Reflect, JSON};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::{invalid_input, to_js};
+use crate::error::{Error, ErrorCode};
+use crate::fields::{Field, Fields};
+use crate::signed_retry::{PendingSignature, QuoteToSign, REQUEST_ID_HEADER, SIGNATURE_HEADER};
+use crate::timestamp::UnixMillis;
+
+type JsResult<T> = Result<T, JsValue>;
+
+/// A JS object read through `Reflect`.
+struct JsFields(JsValue);
+
+impl Fields for JsFields {
+    fn field(&self, name: &str) -> Field {
+        match Reflect::get(&self.0, &JsValue::from_str(name)) {
+            Ok(v) if v.is_undefined() || v.is_null() => Field::Missing,
+            Ok(v) => v.as_string().map_or(Field::NotAString, Field::Str),
+            Err(_) => Field::NotAString,
+        }
+    }
+}
+
+/// Accepts a response as an object or as raw JSON text (parsed by the engine's JSON).
+fn object_or_json(value: &JsValue, code: ErrorCode, what: &str) -> JsResult<JsFields> {
+    let value = match value.as_string() {
+        Some(text) => JSON::parse(&text)
+            .map_err(|_| to_js(Error::new(code, format!("{what} is not valid JSON"))))?,
+        None => value.clone(),
+    };
+    if value.is_object() && !js_sys::Array::is_array(&value) {
+        Ok(JsFields(value))
+    } else {
+        Err(to_js(Error::new(
+            code,
+            format!("{what} must be an object or its JSON text"),
+        )))
+    }
+}
+
+/// A JS string as UTF-8, refusing lone surrogates: they have no UTF-8 form, so signing
+/// them would sign something other than what the caller holds.
+fn exact_string(value: &JsValue, what: &str) -> JsResult<String> {
+    let text: &JsString = value
+        .dyn_ref()
+        .ok_or_else(|| invalid_input(&format!("{what} must be a string")))?;
+    if !text.is_valid_utf16() {
+        return Err(invalid_input(&format!(
+            "{what} contains a lone UTF-16 surrogate and has no exact UTF-8 form"
+        )));
+    }
+    Ok(String::from(text))
+}
+
+/// A 202 or quote whose `payloadToSign`, when it is a string, has an exact UTF-8 form.
+fn with_exact_payload(value: &JsValue, code: ErrorCode, what: &str) -> JsResult<JsFields> {
+    let fields = object_or_json(value, code, what)?;
+    let payload = Reflect::get(&fields.0, &JsValue::from_str("payloadToSign")).unwrap_or_default();
+    if payload.is_string() {
+        exact_string(&payload, "payloadToSign")?;
+    }
+    Ok(fields)
+}
+
+fn date(ms: UnixMillis) -> js_sys::Date {
+    js_sys::Date::new(&JsValue::from_f64(ms as f64))
+}
+
+/// An ephemeral P-256 client key. Its private half never leaves wasm memory.
+#[wasm_bindgen(js_name = ClientKey)]
+pub struct JsClientKey(crate::ClientKey);
+
+#[wasm_bindgen(js_class = ClientKey)]
+impl JsClientKey {
+    /// Generates a key from `crypto.getRandomValues`.
+    pub fn generate() -> JsResult<JsClientKey> {
+        crate::ClientKey::generate().map(JsClientKey).map_err(to_js)
+    }
+
+    /// Uncompressed SEC1 lowercase hex (130 chars): the `clientPublicKey` to send.
+    #[wasm_bindgen(getter, js_name = publicKeyHex)]
+    pub fn public_key_hex(&self) -> String {
+        self.0.public_key_hex()
+    }
+
+    /// Compressed SEC1 lowercase hex (66 chars).
+    #[wasm_bindgen(getter, js_name = compressedPublicKeyHex)]
+    pub fn compressed_public_key_hex(&self) -> String {
+        self.0.compressed_public_key_hex()
+    }
+
+    /// The OAUTH nonce: hex SHA-256 of `publicKeyHex`.
+    #[wasm_bindgen(js_name = oidcNonce)]
+    pub fn oidc_nonce(&self) -> String {
+        self.0.oidc_nonce()
+    }
+
+    /// Whether the key was used (or closed) already.
+    #[wasm_bindgen(getter)]
+    pub fn consumed(&self) -> bool {
+        self.0.is_consumed()
+    }
+
+    /// Zeroizes the private key now; the JS `free()` calls this.
+    pub fn close(&mut self) {
+        self.0.consume();
+    }
+}
+
+/// A signing session.
+#[wasm_bindgen(js_name = Session)]
+pub struct JsSession(crate::Session);
+
+const SESSION_RESPONSE: &str = "session response";
+
+#[wasm_bindgen(js_class = Session)]
+impl JsSession {
+    /// Opens a verify/refresh response (object or JSON text) with `key`, consuming it.
+    pub fn open(response: &JsValue, key: &mut JsClientKey) -> JsResult<JsSession> {
+        key.0.check_unused().map_err(to_js)?;
+        let fields = object_or_json(response, ErrorCode::InvalidSession, SESSION_RESPONSE)?;
+        crate::Session::open(&fields, &mut key.0)
+            .map(JsSession)
+            .map_err(to_js)
+    }
+
+    /// A sandbox session: signs with the magic value, never reads the bundle.
+    pub fn sandbox(response: &JsValue) -> JsResult<JsSession> {
+        let fields = object_or_json(response, ErrorCode::InvalidSession, SESSION_RESPONSE)?;
+        crate::Session::sandbox(&fields)
+            .map(JsSession)
+            .map_err(to_js)
+    }
+
+    /// Newer API versions: the client key is the session key.
+    #[wasm_bindgen(js_name = fromClientKey)]
+    pub fn from_client_key(response: &JsValue, key: &mut JsClientKey) -> JsResult<JsSession> {
+        key.0.check_unused().map_err(to_js)?;
+        let fields = object_or_json(response, ErrorCode::InvalidSession, SESSION_RESPONSE)?;
+        crate::Session::from_client_key(&fields, &mut key.0)
+            .map(JsSession)
+            .map_err(to_js)
+    }
+
+    /// `Session:<uuid>`.
+    #[wasm_bindgen(getter)]
+    pub fn id(&self) -> String {
+        self.0.info().id.clone()
+    }
+
+    /// The internal account id.
+    #[wasm_bindgen(getter, js_name = accountId)]
+    pub fn account_id(&self) -> String {
+        self.0.info().account_id.clone()
+    }
+
+    /// The credential type.
+    #[wasm_bindgen(getter, js_name = type)]
+    pub fn kind(&self) -> String {
+        self.0.info().kind.clone()
+    }
+
+    /// When the session stops signing.
+    #[wasm_bindgen(getter, js_name = expiresAt)]
+    pub fn expires_at(&self) -> js_sys::Date {
+        date(self.0.info().expires_at_ms)
+    }
+
+    /// Compressed session public key hex; `undefined` for sandbox or freed sessions.
+    #[wasm_bindgen(getter, js_name = publicKeyHex)]
+    pub fn public_key_hex(&self) -> Option<String> {
+        self.0.public_key_hex()
+    }
+
+    /// Whether this is a sandbox session.
+    #[wasm_bindgen(getter)]
+    pub fn sandboxed(&self) -> bool {
+        self.0.is_sandbox()
+    }
+
+    /// Whether `now` (a Date or epoch milliseconds; default: the current time) is at or
+    /// after `expiresAt`.
+    #[wasm_bindgen(js_name = isExpired)]
+    pub fn is_expired(&self, now: &JsValue) -> JsResult<bool> {
+        if now.is_undefined() || now.is_null() {
+            return Ok(self.0.is_expired());
+        }
+        let ms = match now.dyn_ref::<js_sys::Date>() {
+            Some(d) => d.get_time(),
+            None => now
+                .as_f64()
+                .ok_or_else(|| invalid_input("now must be a Date or epoch milliseconds"))?,
+        };
+        if !ms.is_finite() {
+            return Err(invalid_input("now is an invalid Date"));
+        }
+        Ok(self.0.is_expired_at(ms as UnixMillis))
+    }
+
+    /// The `Service-Wallet-Signature` value for `payloadToSign`, byte for byte.
+    pub fn stamp(&self, payload: &JsValue) -> JsResult<String> {
+        let payload = exact_string(payload, "payloadToSign")?;
+        self.0.stamp(&payload).map_err(to_js)
+    }
+
+    /// Both headers of a signed retry, from a 202 body (object or JSON text).
+    #[wasm_bindgen(js_name = signRetry)]
+    pub fn sign_retry(&mut self, pending: &JsValue) -> JsResult<Object> {
+        let fields = with_exact_payload(
+            pending,
+            ErrorCode::InvalidPendingSignature,
+            "202 PendingSignature",
+        )?;
+        let pending = PendingSignature::from_fields(&fields).map_err(to_js)?;
+        let headers = self.0.sign_retry(&pending).map_err(to_js)?;
+        let out = Object::new();
+        set(&out, SIGNATURE_HEADER, &headers.signature);
+        set(&out, REQUEST_ID_HEADER, &headers.request_id);
+        Ok(out)
+    }
+
+    /// `{ "Service-Wallet-Signature" }` for executing a quote (reads only payloadToSign
+    /// and expiresAt).
+    #[wasm_bindgen(js_name = signQuote)]
+    pub fn sign_quote(&self, quote: &JsValue) -> JsResult<Object> {
+        let fields = with_exact_payload(quote, ErrorCode::InvalidInput, "quote")?;
+        let quote = QuoteToSign::from_fields(&fields).map_err(to_js)?;
+        let signature = self.0.sign_quote(&quote).map_err(to_js)?;
+        let out = Object::new();
+        set(&out, SIGNATURE_HEADER, &signature);
+        Ok(out)
+    }
+
+    /// Zeroizes the session key now; the JS `free()` calls this. Later signing calls
+    /// throw `SESSION_CLOSED`.
+    pub fn close(&mut self) {
+        self.0.close();
+    }
+}
+
+fn set(target: &Object, key: &str, value: &str) {
+    // Setting a data property on a fresh plain object cannot fail.
+    let _ = Reflect::set(target, &JsValue::from_str(key), &JsValue::from_str(value));
+}
