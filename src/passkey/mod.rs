@@ -6,6 +6,8 @@
 pub mod credential;
 pub mod errors;
 pub mod options;
+#[cfg(any(test, feature = "testing"))]
+pub mod soft_authenticator;
 
 #[cfg(all(target_arch = "wasm32", feature = "passkey"))]
 pub mod browser;
@@ -16,3 +18,5 @@ pub use options::{
     Attachment, Authentication, AuthenticationInput, Registration, RegistrationInput, ResidentKey,
     UserVerification,
 };
+#[cfg(any(test, feature = "testing"))]
+pub use soft_authenticator::SoftAuthenticator;
