@@ -11,7 +11,7 @@ use wasm_bindgen::prelude::*;
 use crate::error::{Error, ErrorCode};
 
 #[cfg(feature = "passkey")]
-mod passkey;
+pub mod passkey;
 #[cfg(not(feature = "passkey-module"))]
 mod signing;
 

@@ -1,0 +1,156 @@
+//! The passkey driver in headless Chromium, on the paths that need no authenticator.
+//! wasm-bindgen-test serves the page from http://127.0.0.1, an origin WebAuthn refuses
+//! as a relying party, which is exactly what the invalid-domain path needs. Ceremonies
+//! that succeed run under Playwright with a virtual authenticator (tests/passkey/).
+#![cfg(all(target_arch = "wasm32", feature = "passkey"))]
+
+use embedded_wallet_kit::wasm::passkey;
+use js_sys::{Object, Reflect, JSON};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn options(json: &str) -> JsValue {
+    JSON::parse(json).unwrap()
+}
+
+fn get(target: &JsValue, key: &str) -> JsValue {
+    Reflect::get(target, &key.into()).unwrap()
+}
+
+fn code(err: &JsValue) -> String {
+    assert_eq!(get(err, "name"), "KitError");
+    get(err, "code").as_string().unwrap()
+}
+
+const REGISTER: &str = r#"{"challenge":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8","rpId":"localhost","rpName":"Wallet","user":{"id":"InternalAccount:1","name":"alice"},"timeoutMs":5000}"#;
+
+#[wasm_bindgen_test]
+fn chromium_has_webauthn() {
+    assert!(passkey::is_supported());
+}
+
+#[wasm_bindgen_test]
+async fn detection_promises_resolve_to_booleans() {
+    let uvpaa = JsFuture::from(passkey::platform_authenticator_available())
+        .await
+        .unwrap();
+    assert!(uvpaa.as_bool().is_some());
+    let conditional = JsFuture::from(passkey::conditional_mediation_available())
+        .await
+        .unwrap();
+    assert!(conditional.as_bool().is_some());
+    let capabilities = JsFuture::from(passkey::client_capabilities())
+        .await
+        .unwrap();
+    assert!(
+        capabilities.is_object(),
+        "Chromium has getClientCapabilities"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn an_ip_origin_is_an_invalid_domain_with_the_browser_error_as_cause() {
+    let err = passkey::register(options(REGISTER)).await.unwrap_err();
+    assert_eq!(code(&err), "PASSKEY_INVALID_DOMAIN");
+    let cause = get(&err, "cause");
+    assert_eq!(get(&cause, "name"), "SecurityError");
+    assert!(
+        !get(&cause, "message").as_string().unwrap().is_empty(),
+        "the browser's message is kept"
+    );
+
+    let auth =
+        options(r#"{"challenge":"abc","credentialId":"AQID","rpId":"localhost","timeoutMs":5000}"#);
+    let err = passkey::authenticate(auth).await.unwrap_err();
+    assert_eq!(code(&err), "PASSKEY_INVALID_DOMAIN");
+}
+
+#[wasm_bindgen_test]
+async fn bad_options_fail_before_the_browser_is_asked() {
+    let cases = [
+        (
+            r#"{"challenge":"not base64!","rpId":"localhost","rpName":"W","user":{"id":"u","name":"n"}}"#,
+            "challenge",
+        ),
+        (
+            r#"{"challenge":"AAEC","rpId":"localhost","rpName":"W"}"#,
+            "user",
+        ),
+        (
+            r#"{"challenge":"AAEC","rpId":"localhost","rpName":"W","user":{"id":"u","name":"n"},"excludeCredentialIds":"AQID"}"#,
+            "excludeCredentialIds",
+        ),
+        (
+            r#"{"challenge":"AAEC","rpId":"localhost","rpName":"W","user":{"id":"u","name":"n"},"timeoutMs":"5s"}"#,
+            "timeoutMs",
+        ),
+        (
+            r#"{"challenge":"AAEC","rpId":"localhost","rpName":"W","user":{"id":"u","name":"n"},"signal":{}}"#,
+            "signal",
+        ),
+    ];
+    for (json, field) in cases {
+        let err = passkey::register(options(json)).await.unwrap_err();
+        assert_eq!(code(&err), "INVALID_INPUT", "{json}");
+        assert!(
+            get(&err, "message").as_string().unwrap().contains(field),
+            "{json}"
+        );
+    }
+    let err = passkey::register(JsValue::from_str("x")).await.unwrap_err();
+    assert_eq!(code(&err), "INVALID_INPUT");
+    let err = passkey::authenticate(options(r#"{"challenge":"c"}"#))
+        .await
+        .unwrap_err();
+    assert!(get(&err, "message")
+        .as_string()
+        .unwrap()
+        .contains("credentialId"));
+}
+
+#[wasm_bindgen_test]
+async fn an_aborted_signal_cancels_at_once() {
+    let controller = web_sys::AbortController::new().unwrap();
+    controller.abort();
+    let opts = options(REGISTER);
+    Reflect::set(&opts, &"signal".into(), &controller.signal()).unwrap();
+    let err = passkey::register(opts).await.unwrap_err();
+    assert_eq!(code(&err), "PASSKEY_CANCELLED");
+    // Nothing in flight: cancel is a no-op.
+    passkey::cancel();
+}
+
+#[wasm_bindgen_test]
+fn registration_body_has_exactly_the_api_fields() {
+    let attestation = options(
+        r#"{"credentialId":"AQID","clientDataJson":"e30","attestationObject":"oA","transports":["internal"],"extra":1}"#,
+    );
+    let body: JsValue = passkey::registration_body(
+        "InternalAccount:1".into(),
+        "My phone".into(),
+        "AAEC".into(),
+        attestation.clone(),
+    )
+    .unwrap()
+    .into();
+    assert_eq!(
+        JSON::stringify(&body).unwrap(),
+        r#"{"accountId":"InternalAccount:1","nickname":"My phone","challenge":"AAEC","attestation":{"credentialId":"AQID","clientDataJson":"e30","attestationObject":"oA","transports":["internal"]}}"#
+    );
+    let long = "x".repeat(101);
+    let err = passkey::registration_body(
+        "a".into(),
+        long.as_str().into(),
+        "AAEC".into(),
+        attestation.clone(),
+    )
+    .unwrap_err();
+    assert_eq!(code(&err), "INVALID_INPUT");
+    let err = passkey::registration_body("a".into(), "n".into(), "AAEC".into(), JsValue::NULL)
+        .unwrap_err();
+    assert_eq!(code(&err), "INVALID_INPUT");
+    let _ = attestation.dyn_into::<Object>().unwrap();
+}
