@@ -105,6 +105,20 @@ impl fmt::Display for ErrorCode {
 pub struct Error {
     code: ErrorCode,
     message: String,
+    service: Option<Box<ServiceDetails>>,
+}
+
+/// What the service said, for errors that come from a response.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ServiceDetails {
+    /// HTTP status.
+    pub status: u16,
+    /// The body's `code`, when it has one.
+    pub service_code: Option<String>,
+    /// The body's `reason` (401s name the failed check there).
+    pub reason: Option<String>,
+    /// `Retry-After` of a 429, in milliseconds.
+    pub retry_after_ms: Option<u64>,
 }
 
 impl Error {
@@ -113,7 +127,26 @@ impl Error {
         Self {
             code,
             message: message.into(),
+            service: None,
         }
+    }
+
+    /// Builds an error from a service response.
+    pub fn from_service(
+        code: ErrorCode,
+        message: impl Into<String>,
+        details: ServiceDetails,
+    ) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            service: Some(Box::new(details)),
+        }
+    }
+
+    /// The service's status, code, reason and wait, when the error came from a response.
+    pub fn service(&self) -> Option<&ServiceDetails> {
+        self.service.as_deref()
     }
 
     /// The stable code.

@@ -30,6 +30,7 @@ pub mod client_key;
 pub mod encoding;
 pub mod error;
 pub mod fields;
+pub mod flows;
 pub mod passkey;
 pub mod session;
 pub mod signed_retry;
@@ -45,7 +46,7 @@ mod test_vectors;
 pub use p256;
 
 pub use client_key::ClientKey;
-pub use error::{Error, ErrorCode, Result};
+pub use error::{Error, ErrorCode, Result, ServiceDetails};
 pub use fields::{Field, Fields};
 pub use session::{Session, SessionInfo, SANDBOX_SIGNATURE};
 pub use signed_retry::{

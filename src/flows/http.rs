@@ -1,0 +1,231 @@
+//! The requests the flows ask the integrator's transport to send, and what they read
+//! back. The kit never sends anything itself: the transport (the integrator backend,
+//! which adds the API credentials) does, so the API secret never enters the browser.
+
+use crate::error::{Error, ErrorCode, Result, ServiceDetails};
+use crate::fields::{Field, Fields};
+
+/// One HTTP request for the transport to send, path relative to the API base URL.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Request {
+    /// `GET`, `POST`, `PATCH`, `DELETE`.
+    pub method: String,
+    /// Path and query, e.g. `/auth/sessions/Session:…/refresh`.
+    pub path: String,
+    /// Headers to add (besides the transport's own).
+    pub headers: Vec<(String, String)>,
+    /// The exact body text; a signed retry repeats it byte for byte.
+    pub body: Option<String>,
+}
+
+impl Request {
+    /// A request with no headers.
+    pub fn new(method: &str, path: impl Into<String>, body: Option<String>) -> Self {
+        Self {
+            method: method.to_owned(),
+            path: path.into(),
+            headers: Vec::new(),
+            body,
+        }
+    }
+
+    /// Sets a header, replacing one of the same name (case-insensitive).
+    pub fn with_header(mut self, name: &str, value: impl Into<String>) -> Self {
+        self.headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        self.headers.push((name.to_owned(), value.into()));
+        self
+    }
+
+    /// A header's value.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// What the flows need of a response: its status, `Retry-After`, and its body's fields
+/// (`None` when the body is empty or not a JSON object).
+pub struct Response<'a> {
+    /// HTTP status.
+    pub status: u16,
+    /// The `Retry-After` header.
+    pub retry_after: Option<&'a str>,
+    /// The parsed body.
+    pub body: Option<&'a dyn Fields>,
+}
+
+fn body_string(response: &Response<'_>, name: &str) -> Option<String> {
+    match response.body?.field(name) {
+        Field::Str(s) if !s.is_empty() => Some(s),
+        _ => None,
+    }
+}
+
+/// `Retry-After` as milliseconds: delay-seconds only (the service sends seconds).
+fn retry_after_ms(value: Option<&str>) -> Option<u64> {
+    value?
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .map(|s| s.saturating_mul(1_000))
+}
+
+/// The typed error for a response the flow did not expect: `UNAUTHORIZED` (401, with
+/// the service's reason), `RATE_LIMITED` (429, with the wait), else `SERVICE_ERROR`.
+pub fn response_error(response: &Response<'_>) -> Error {
+    let details = ServiceDetails {
+        status: response.status,
+        service_code: body_string(response, "code"),
+        reason: body_string(response, "reason"),
+        retry_after_ms: retry_after_ms(response.retry_after),
+    };
+    let said = details
+        .reason
+        .clone()
+        .or_else(|| body_string(response, "message"))
+        .or_else(|| details.service_code.clone());
+    let (code, message) = match response.status {
+        401 => (
+            ErrorCode::Unauthorized,
+            format!(
+                "the service answered 401: {}",
+                said.as_deref().unwrap_or("no reason given")
+            ),
+        ),
+        429 => (
+            ErrorCode::RateLimited,
+            match details.retry_after_ms {
+                Some(ms) => format!(
+                    "the service is rate limiting this request; retry in {} s",
+                    ms / 1_000
+                ),
+                None => "the service is rate limiting this request".to_owned(),
+            },
+        ),
+        status => (
+            ErrorCode::ServiceError,
+            match said {
+                Some(s) => format!("the service answered {status}: {s}"),
+                None => format!("the service answered {status}"),
+            },
+        ),
+    };
+    Error::from_service(code, message, details)
+}
+
+/// `Ok` for a 2xx status, the typed error otherwise.
+pub fn expect_success(response: &Response<'_>) -> Result<()> {
+    if (200..300).contains(&response.status) {
+        Ok(())
+    } else {
+        Err(response_error(response))
+    }
+}
+
+/// A random (version 4) UUID, for idempotency keys.
+pub fn uuid_v4() -> Result<String> {
+    let mut b = [0u8; 16];
+    getrandom::fill(&mut b).map_err(|_| {
+        Error::new(
+            ErrorCode::RandomnessUnavailable,
+            "the platform's secure random number generator failed",
+        )
+    })?;
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let h = crate::encoding::hex_encode(&b);
+    Ok(format!(
+        "{}-{}-{}-{}-{}",
+        &h[..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..]
+    ))
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::fields::test_support::TestFields;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    pub(crate) fn respond(status: u16, body: &TestFields) -> Response<'_> {
+        Response {
+            status,
+            retry_after: None,
+            body: Some(body),
+        }
+    }
+
+    #[test]
+    fn errors_carry_what_the_service_said() {
+        let body = TestFields::default()
+            .with("code", "UNAUTHORIZED")
+            .with("reason", "Invalid OTP code");
+        let e = response_error(&respond(401, &body));
+        assert_eq!(e.code(), ErrorCode::Unauthorized);
+        assert!(e.message().contains("Invalid OTP code"));
+        assert_eq!(
+            e.service().unwrap().reason.as_deref(),
+            Some("Invalid OTP code")
+        );
+        assert_eq!(e.service().unwrap().status, 401);
+
+        let limited = Response {
+            status: 429,
+            retry_after: Some("3"),
+            body: None,
+        };
+        let e = response_error(&limited);
+        assert_eq!(e.code(), ErrorCode::RateLimited);
+        assert_eq!(e.service().unwrap().retry_after_ms, Some(3_000));
+        assert!(e.message().contains("3 s"));
+
+        let body = TestFields::default()
+            .with("code", "EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS")
+            .with("message", "exists");
+        let e = response_error(&respond(400, &body));
+        assert_eq!(e.code(), ErrorCode::ServiceError);
+        assert_eq!(
+            e.service().unwrap().service_code.as_deref(),
+            Some("EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS")
+        );
+        assert!(e.message().contains("400: exists"));
+        let bare = Response {
+            status: 500,
+            retry_after: Some("soon"),
+            body: None,
+        };
+        let e = response_error(&bare);
+        assert_eq!(e.message(), "the service answered 500");
+        assert_eq!(e.service().unwrap().retry_after_ms, None);
+        assert!(expect_success(&Response {
+            status: 204,
+            retry_after: None,
+            body: None
+        })
+        .is_ok());
+    }
+
+    #[test]
+    fn uuids_are_version_4() {
+        let a = uuid_v4().unwrap();
+        assert!(crate::fields::is_kind_uuid(&format!("X:{a}"), "X"), "{a}");
+        assert_eq!(&a[14..15], "4");
+        assert!(matches!(&a[19..20], "8" | "9" | "a" | "b"));
+        assert_ne!(a, uuid_v4().unwrap());
+    }
+
+    #[test]
+    fn headers_replace_case_insensitively() {
+        let r = Request::new("POST", "/x", None)
+            .with_header("Request-Id", "a")
+            .with_header("request-id", "b");
+        assert_eq!(r.headers.len(), 1);
+        assert_eq!(r.header("REQUEST-ID"), Some("b"));
+    }
+}

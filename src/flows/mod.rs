@@ -1,0 +1,12 @@
+//! Flows against the service, sans-IO: each flow says which [`Request`] to send and reads
+//! the [`Response`]; the integrator's transport sends it (adding the API credentials on
+//! the backend, so the API secret never enters the browser). The same drivers run
+//! natively and under the wasm `WalletClient`.
+
+pub mod http;
+pub mod quote;
+pub mod signed_retry;
+
+pub use http::{expect_success, response_error, uuid_v4, Request, Response};
+pub use quote::QuoteExecution;
+pub use signed_retry::{Next, SignedRetryFlow, MAX_SIGNED_LEGS};

@@ -1,0 +1,281 @@
+//! The generic signed-retry driver (spec §4.2), sans-IO: it says what to send next and
+//! reads what came back; the caller's transport does the sending. First call → 202 →
+//! sign → retry with the same method, path and body bytes; repeated 202s (multi-leg
+//! operations) are signed in turn; a 202 that expired before it could be signed
+//! restarts the request once; anything else unexpected is a typed error.
+
+use super::http::{response_error, Request, Response};
+use crate::error::{Error, ErrorCode, Result};
+use crate::session::Session;
+use crate::signed_retry::{PendingSignature, REQUEST_ID_HEADER, SIGNATURE_HEADER};
+
+/// More 202s than any operation has legs means something is wrong: stop.
+pub const MAX_SIGNED_LEGS: u8 = 8;
+
+/// What to do next.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Next {
+    /// Send this request and report its response.
+    Send(Request),
+    /// The operation succeeded; the last response is its result.
+    Done,
+}
+
+/// One signed-retry operation in progress.
+#[derive(Clone, Debug)]
+pub struct SignedRetryFlow {
+    request: Request,
+    legs: u8,
+    restarted: bool,
+}
+
+impl SignedRetryFlow {
+    /// Starts an operation: [`SignedRetryFlow::first_request`] is sent first.
+    pub fn new(request: Request) -> Self {
+        Self {
+            request,
+            legs: 0,
+            restarted: false,
+        }
+    }
+
+    /// The first call: the request as given, without signature headers.
+    pub fn first_request(&self) -> Request {
+        self.request.clone()
+    }
+
+    /// Reads a response and says what to send next, signing 202s with `session`.
+    pub fn on_response(&mut self, session: &mut Session, response: &Response<'_>) -> Result<Next> {
+        match response.status {
+            202 => {}
+            200..=299 => return Ok(Next::Done),
+            _ => return Err(response_error(response)),
+        }
+        self.legs += 1;
+        if self.legs > MAX_SIGNED_LEGS {
+            return Err(Error::new(
+                ErrorCode::ServiceError,
+                format!(
+                    "the service asked for more than {MAX_SIGNED_LEGS} signatures for one request"
+                ),
+            ));
+        }
+        let body = response.body.ok_or_else(|| {
+            Error::new(
+                ErrorCode::InvalidPendingSignature,
+                "the 202 has no JSON object body",
+            )
+        })?;
+        let pending = PendingSignature::from_fields(body)?;
+        match session.sign_retry(&pending) {
+            Ok(headers) => Ok(Next::Send(
+                self.request
+                    .clone()
+                    .with_header(SIGNATURE_HEADER, headers.signature)
+                    .with_header(REQUEST_ID_HEADER, headers.request_id),
+            )),
+            Err(e) if e.code() == ErrorCode::RequestExpired && !self.restarted => {
+                // The window closed before we could sign (a slow network or a sleeping
+                // tab): ask again once, for a fresh requestId.
+                self.restarted = true;
+                self.legs = 0;
+                Ok(Next::Send(self.first_request()))
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
+#[cfg(all(test, feature = "json"))]
+mod tests {
+    use super::*;
+    use crate::bundle::seal;
+    use crate::client_key::{compressed_hex, ClientKey};
+    use crate::fields::test_support::TestFields;
+    use crate::stamp::verify_stamp;
+    use crate::timestamp::FixedClock;
+    use p256::SecretKey;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    const NOW: i64 = 1_760_356_800_000;
+
+    fn session() -> (Session, String) {
+        let secret = SecretKey::from_slice(&[0x31; 32]).unwrap();
+        let mut key = ClientKey::generate().unwrap();
+        let bundle = seal(key.public_key(), &secret.to_bytes()).unwrap();
+        let resp = TestFields::default()
+            .with("id", "Session:0b9a4a2e-5f7e-4d7e-9a57-2f0f8c1d3e4b")
+            .with("accountId", "InternalAccount:1")
+            .with("type", "EMAIL_OTP")
+            .with("expiresAt", "2025-10-13T12:15:00Z")
+            .with("encryptedSessionSigningKey", &bundle);
+        let s = Session::open(&resp, &mut key)
+            .unwrap()
+            .with_clock(FixedClock(NOW));
+        (s, compressed_hex(&secret.public_key()))
+    }
+
+    fn pending(n: u32, expires: &str) -> TestFields {
+        TestFields::default()
+            .with("payloadToSign", &format!("{{\"leg\":{n}}}"))
+            .with(
+                "requestId",
+                &format!("Request:00000000-0000-4000-8000-{n:012}"),
+            )
+            .with("expiresAt", expires)
+    }
+
+    /// A fake service: a 202 for every unsigned call and for signed ones until `legs`
+    /// were issued, each retry's stamp verified; then 201.
+    fn run(legs: u32, expiries: &[&str]) -> Result<(Vec<Request>, u32)> {
+        let (mut s, public) = session();
+        let original = Request::new(
+            "DELETE",
+            "/auth/sessions/Session:x",
+            Some("{\"a\": 1}".into()),
+        );
+        let mut flow = SignedRetryFlow::new(original.clone());
+        let mut sent = vec![flow.first_request()];
+        let mut issued = 0u32;
+        let empty = TestFields::default();
+        loop {
+            let req = sent.last().unwrap().clone();
+            assert_eq!(req.body, original.body, "every leg repeats the body bytes");
+            assert_eq!(
+                (req.method.as_str(), req.path.as_str()),
+                ("DELETE", "/auth/sessions/Session:x")
+            );
+            if let Some(stamp) = req.header(SIGNATURE_HEADER) {
+                let payload = format!("{{\"leg\":{issued}}}");
+                let verified = verify_stamp(stamp, &payload).unwrap();
+                assert_eq!(verified.public_key, public);
+                assert_eq!(
+                    req.header(REQUEST_ID_HEADER).unwrap(),
+                    format!("Request:00000000-0000-4000-8000-{issued:012}")
+                );
+            }
+            let body;
+            let response = if req.header(SIGNATURE_HEADER).is_none() || issued < legs {
+                issued += 1;
+                let expires = expiries
+                    .get(issued as usize - 1)
+                    .copied()
+                    .unwrap_or("2025-10-13T12:05:00Z");
+                body = pending(issued, expires);
+                Response {
+                    status: 202,
+                    retry_after: None,
+                    body: Some(&body),
+                }
+            } else {
+                Response {
+                    status: 201,
+                    retry_after: None,
+                    body: Some(&empty),
+                }
+            };
+            match flow.on_response(&mut s, &response)? {
+                Next::Send(next) => sent.push(next),
+                Next::Done => return Ok((sent, issued)),
+            }
+        }
+    }
+
+    #[test]
+    fn one_and_several_legs() {
+        let (sent, issued) = run(1, &[]).unwrap();
+        assert_eq!((sent.len(), issued), (2, 1));
+        assert!(sent[0].header(SIGNATURE_HEADER).is_none());
+        let (sent, issued) = run(3, &[]).unwrap();
+        assert_eq!((sent.len(), issued), (4, 3));
+    }
+
+    #[test]
+    fn an_expired_202_restarts_once() {
+        // The first 202 expired before it arrived: the request is sent again unsigned.
+        let (sent, issued) = run(2, &["2025-10-13T11:00:00Z"]).unwrap();
+        assert_eq!(issued, 2);
+        assert!(
+            sent[1].header(SIGNATURE_HEADER).is_none(),
+            "restart resends the first call"
+        );
+        assert!(sent[2].header(SIGNATURE_HEADER).is_some());
+        // Twice expired: give up with the typed error.
+        let err = run(2, &["2025-10-13T11:00:00Z", "2025-10-13T11:00:00Z"]).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::RequestExpired);
+    }
+
+    #[test]
+    fn too_many_legs_stop() {
+        let err = run(u32::from(MAX_SIGNED_LEGS) + 1, &[]).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::ServiceError);
+    }
+
+    #[test]
+    fn errors_and_bad_202s() {
+        let (mut s, _) = session();
+        let mut flow = SignedRetryFlow::new(Request::new("POST", "/x", None));
+        let reason = TestFields::default().with("reason", "WALLET_SIGNATURE_BODY_MISMATCH");
+        let err = flow
+            .on_response(
+                &mut s,
+                &Response {
+                    status: 401,
+                    retry_after: None,
+                    body: Some(&reason),
+                },
+            )
+            .unwrap_err();
+        assert_eq!(err.code(), ErrorCode::Unauthorized);
+        assert!(err.message().contains("WALLET_SIGNATURE_BODY_MISMATCH"));
+        let err = flow
+            .on_response(
+                &mut s,
+                &Response {
+                    status: 202,
+                    retry_after: None,
+                    body: None,
+                },
+            )
+            .unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidPendingSignature);
+        let bad = TestFields::default().with("payloadToSign", "p");
+        let err = flow
+            .on_response(
+                &mut s,
+                &Response {
+                    status: 202,
+                    retry_after: None,
+                    body: Some(&bad),
+                },
+            )
+            .unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidPendingSignature);
+        // The same requestId twice is refused by the session, not signed again.
+        let p = pending(1, "2025-10-13T12:05:00Z");
+        assert!(matches!(
+            flow.on_response(
+                &mut s,
+                &Response {
+                    status: 202,
+                    retry_after: None,
+                    body: Some(&p)
+                }
+            )
+            .unwrap(),
+            Next::Send(_)
+        ));
+        let err = flow
+            .on_response(
+                &mut s,
+                &Response {
+                    status: 202,
+                    retry_after: None,
+                    body: Some(&p),
+                },
+            )
+            .unwrap_err();
+        assert_eq!(err.code(), ErrorCode::RequestAlreadySigned);
+    }
+}
