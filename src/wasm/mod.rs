@@ -1,10 +1,11 @@
 //! `wasm-bindgen` exports: conversions between JS values and the core types, nothing
 //! else. Every error leaves as a JS `KitError` (js/kit-error.js) with the core's code.
 //!
-//! The npm package ships two modules built from this crate: the signing module
-//! (`signing`: ClientKey, Session) loaded by `init()`, and the passkey module (feature
-//! `passkey-module`: only `passkey`), loaded on first use so that pages which only sign
-//! never download the WebAuthn code.
+//! The npm package ships modules built from this crate: the signing module (`signing`:
+//! ClientKey, Session) loaded by `init()`; the passkey module (feature `passkey-module`:
+//! only `passkey`), loaded on first use so that pages which only sign never download the
+//! WebAuthn code; and the testing module (feature `testing-module`: the software
+//! authenticator) for the package's `testing` entry.
 
 use wasm_bindgen::prelude::*;
 
@@ -12,10 +13,14 @@ use crate::error::{Error, ErrorCode};
 
 #[cfg(feature = "passkey")]
 pub mod passkey;
-#[cfg(not(feature = "passkey-module"))]
+#[cfg(any(feature = "passkey", feature = "testing"))]
+mod passkey_input;
+#[cfg(not(any(feature = "passkey-module", feature = "testing-module")))]
 mod signing;
+#[cfg(feature = "testing")]
+pub mod testing;
 
-#[cfg(not(feature = "passkey-module"))]
+#[cfg(not(any(feature = "passkey-module", feature = "testing-module")))]
 pub use signing::{JsClientKey, JsSession};
 
 #[wasm_bindgen(module = "/js/kit-error.js")]
