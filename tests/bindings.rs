@@ -200,3 +200,79 @@ fn is_expired_takes_a_date_or_milliseconds() {
     let err = session.stamp(&"p".into()).err().unwrap();
     assert_eq!(code_of(&err), "SESSION_EXPIRED");
 }
+
+#[cfg(feature = "flows")]
+#[wasm_bindgen_test]
+fn signed_retry_flow_drives_202s_and_types_errors() {
+    use embedded_wallet_kit::wasm::{JsQuoteExecution, JsSignedRetryFlow};
+    let mut session = JsSession::sandbox(&JsValue::from_str(&response_text(
+        "",
+        "2999-01-01T00:00:00Z",
+    )))
+    .unwrap();
+    let request =
+        JSON::parse(r#"{"method":"delete","path":"/auth/sessions/Session:x","body":{"a":1}}"#)
+            .unwrap();
+    let mut flow = JsSignedRetryFlow::new(&request).unwrap();
+    let first: JsValue = flow.first_request().into();
+    assert_eq!(get(&first, "method"), "DELETE");
+    assert_eq!(get(&first, "body"), r#"{"a":1}"#);
+    let pending = format!(
+        r#"{{"status":202,"headers":{{}},"body":"{{\"payloadToSign\":\"p\",\"requestId\":\"{REQUEST}\",\"expiresAt\":\"2999-01-01T00:00:00Z\"}}"}}"#
+    );
+    let retry: JsValue = flow
+        .on_response(&mut session, &JSON::parse(&pending).unwrap())
+        .unwrap()
+        .unwrap()
+        .into();
+    assert_eq!(
+        get(&retry, "body"),
+        r#"{"a":1}"#,
+        "the retry repeats the body bytes"
+    );
+    let headers = get(&retry, "headers");
+    assert_eq!(
+        get(&headers, "Service-Wallet-Signature"),
+        "sandbox-valid-signature"
+    );
+    assert_eq!(get(&headers, "Request-Id"), REQUEST);
+    let done = flow
+        .on_response(&mut session, &JSON::parse(r#"{"status":204}"#).unwrap())
+        .unwrap();
+    assert!(done.is_none());
+
+    let mut flow = JsSignedRetryFlow::new(&request).unwrap();
+    let unauthorized = JSON::parse(
+        r#"{"status":401,"body":{"code":"UNAUTHORIZED","reason":"Request id already used"}}"#,
+    )
+    .unwrap();
+    let err = flow.on_response(&mut session, &unauthorized).err().unwrap();
+    assert_eq!(code_of(&err), "UNAUTHORIZED");
+    assert_eq!(get(&err, "reason"), "Request id already used");
+    assert_eq!(get(&err, "status"), 401);
+    let limited =
+        JSON::parse(r#"{"status":429,"headers":{"Retry-After":"2"},"body":"<html>"}"#).unwrap();
+    let err = flow.on_response(&mut session, &limited).err().unwrap();
+    assert_eq!(code_of(&err), "RATE_LIMITED");
+    assert_eq!(get(&err, "retryAfterMs"), 2000);
+    let bad = JSON::parse(r#"{"status":"ok"}"#).unwrap();
+    assert_eq!(
+        code_of(&flow.on_response(&mut session, &bad).err().unwrap()),
+        "INVALID_INPUT"
+    );
+
+    let quote = r#"{"id":"Quote:5d2c8f3e-1a4b-4c6d-8e9f-0a1b2c3d4e5f","payloadToSign":"q","expiresAt":"2999-01-01T00:00:00Z"}"#;
+    let execution = JsQuoteExecution::new(&JsValue::from_str(quote)).unwrap();
+    let a: JsValue = execution.request(&session).unwrap().into();
+    let b: JsValue = execution.request(&session).unwrap().into();
+    let key = execution.idempotency_key();
+    assert_eq!(get(&get(&a, "headers"), "Idempotency-Key"), key.as_str());
+    assert_eq!(get(&get(&b, "headers"), "Idempotency-Key"), key.as_str());
+    assert_eq!(
+        get(&a, "path"),
+        "/quotes/Quote:5d2c8f3e-1a4b-4c6d-8e9f-0a1b2c3d4e5f/execute"
+    );
+    assert!(execution
+        .on_response(&JSON::parse(r#"{"status":200,"body":{}}"#).unwrap())
+        .is_ok());
+}

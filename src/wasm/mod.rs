@@ -11,6 +11,11 @@ use wasm_bindgen::prelude::*;
 
 use crate::error::{Error, ErrorCode};
 
+#[cfg(all(
+    feature = "flows",
+    not(any(feature = "passkey-module", feature = "testing-module"))
+))]
+mod flows;
 #[cfg(feature = "passkey")]
 pub mod passkey;
 #[cfg(any(feature = "passkey", feature = "testing"))]
@@ -20,6 +25,11 @@ mod signing;
 #[cfg(feature = "testing")]
 pub mod testing;
 
+#[cfg(all(
+    feature = "flows",
+    not(any(feature = "passkey-module", feature = "testing-module"))
+))]
+pub use flows::{JsQuoteExecution, JsSignedRetryFlow};
 #[cfg(not(any(feature = "passkey-module", feature = "testing-module")))]
 pub use signing::{JsClientKey, JsSession};
 
@@ -36,9 +46,26 @@ extern "C" {
     fn new_with_cause(code: &str, message: &str, cause: &JsValue) -> KitErrorJs;
 }
 
-/// The JS form of a core error.
+/// The JS form of a core error. Errors from a service response also carry `status`,
+/// `serviceCode`, `reason` and `retryAfterMs` when the service gave them.
 pub(crate) fn to_js(error: Error) -> JsValue {
-    KitErrorJs::new(error.code().as_str(), error.message()).into()
+    let js: JsValue = KitErrorJs::new(error.code().as_str(), error.message()).into();
+    if let Some(service) = error.service() {
+        let put = |key: &str, value: JsValue| {
+            let _ = js_sys::Reflect::set(&js, &JsValue::from_str(key), &value);
+        };
+        put("status", JsValue::from(service.status));
+        if let Some(code) = &service.service_code {
+            put("serviceCode", JsValue::from_str(code));
+        }
+        if let Some(reason) = &service.reason {
+            put("reason", JsValue::from_str(reason));
+        }
+        if let Some(ms) = service.retry_after_ms {
+            put("retryAfterMs", JsValue::from_f64(ms as f64));
+        }
+    }
+    js
 }
 
 /// The JS form of a core error that wraps a browser error (kept as `cause`).

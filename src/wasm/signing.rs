@@ -13,7 +13,7 @@ use crate::timestamp::UnixMillis;
 type JsResult<T> = Result<T, JsValue>;
 
 /// A JS object read through `Reflect`.
-struct JsFields(JsValue);
+pub(crate) struct JsFields(pub(crate) JsValue);
 
 impl Fields for JsFields {
     fn field(&self, name: &str) -> Field {
@@ -26,7 +26,7 @@ impl Fields for JsFields {
 }
 
 /// Accepts a response as an object or as raw JSON text (parsed by the engine's JSON).
-fn object_or_json(value: &JsValue, code: ErrorCode, what: &str) -> JsResult<JsFields> {
+pub(crate) fn object_or_json(value: &JsValue, code: ErrorCode, what: &str) -> JsResult<JsFields> {
     let value = match value.as_string() {
         Some(text) => JSON::parse(&text)
             .map_err(|_| to_js(Error::new(code, format!("{what} is not valid JSON"))))?,
@@ -72,7 +72,7 @@ fn date(ms: UnixMillis) -> js_sys::Date {
 
 /// An ephemeral P-256 client key. Its private half never leaves wasm memory.
 #[wasm_bindgen(js_name = ClientKey)]
-pub struct JsClientKey(crate::ClientKey);
+pub struct JsClientKey(pub(crate) crate::ClientKey);
 
 #[wasm_bindgen(js_class = ClientKey)]
 impl JsClientKey {
@@ -113,7 +113,7 @@ impl JsClientKey {
 
 /// A signing session.
 #[wasm_bindgen(js_name = Session)]
-pub struct JsSession(crate::Session);
+pub struct JsSession(pub(crate) crate::Session);
 
 const SESSION_RESPONSE: &str = "session response";
 
@@ -242,7 +242,7 @@ impl JsSession {
     }
 }
 
-fn set(target: &Object, key: &str, value: &str) {
+pub(crate) fn set(target: &Object, key: &str, value: &str) {
     // Setting a data property on a fresh plain object cannot fail.
     let _ = Reflect::set(target, &JsValue::from_str(key), &JsValue::from_str(value));
 }

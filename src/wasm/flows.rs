@@ -1,0 +1,212 @@
+//! The flow drivers for the JS `WalletClient`: sans-IO, so the module stays synchronous
+//! (no async runtime in wasm); the shim's loop hands each request to the integrator's
+//! transport and each response back here.
+
+use js_sys::{Object, Reflect, JSON};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::signing::{object_or_json, set, JsFields, JsSession};
+use super::{invalid_input, to_js};
+use crate::error::ErrorCode;
+use crate::fields::Fields;
+use crate::flows::{Next, QuoteExecution, Request, Response, SignedRetryFlow};
+
+type JsResult<T> = Result<T, JsValue>;
+
+fn member(target: &JsValue, key: &str) -> JsValue {
+    Reflect::get(target, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// `{method, path, headers?, body?}` → a request. An object body is serialised once here,
+/// so every retry repeats the same bytes.
+fn request_from_js(value: &JsValue) -> JsResult<Request> {
+    if !value.is_object() {
+        return Err(invalid_input(
+            "request must be an object {method, path, headers?, body?}",
+        ));
+    }
+    let text = |key: &str| {
+        member(value, key)
+            .as_string()
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| invalid_input(&format!("request.{key} must be a non-empty string")))
+    };
+    let method = text("method")?.to_ascii_uppercase();
+    let path = text("path")?;
+    if !path.starts_with('/') {
+        return Err(invalid_input("request.path must start with /"));
+    }
+    let body = member(value, "body");
+    let body = if body.is_undefined() || body.is_null() {
+        None
+    } else if let Some(s) = body.as_string() {
+        Some(s)
+    } else {
+        Some(
+            JSON::stringify(&body)
+                .ok()
+                .and_then(|s| s.as_string())
+                .ok_or_else(|| {
+                    invalid_input("request.body must be JSON text or a JSON-serialisable object")
+                })?,
+        )
+    };
+    let mut request = Request::new(&method, path, body);
+    let headers = member(value, "headers");
+    if headers.is_object() {
+        for entry in Object::entries(headers.unchecked_ref()).iter() {
+            let pair: js_sys::Array = entry.unchecked_into();
+            if let (Some(name), Some(v)) = (pair.get(0).as_string(), pair.get(1).as_string()) {
+                request = request.with_header(&name, v);
+            }
+        }
+    }
+    Ok(request)
+}
+
+fn request_to_js(request: &Request) -> Object {
+    let out = Object::new();
+    set(&out, "method", &request.method);
+    set(&out, "path", &request.path);
+    let headers = Object::new();
+    for (name, value) in &request.headers {
+        set(&headers, name, value);
+    }
+    let _ = Reflect::set(&out, &"headers".into(), &headers);
+    if let Some(body) = &request.body {
+        set(&out, "body", body);
+    }
+    out
+}
+
+/// A transport's `{status, headers?, body?}`: the body as JSON text or an object.
+struct JsResponse {
+    status: u16,
+    retry_after: Option<String>,
+    body: Option<JsFields>,
+}
+
+impl JsResponse {
+    fn read(value: &JsValue) -> JsResult<Self> {
+        let status = member(value, "status")
+            .as_f64()
+            .filter(|s| (100.0..600.0).contains(s) && s.fract() == 0.0)
+            .ok_or_else(|| invalid_input("response.status must be an HTTP status number"))?
+            as u16;
+        let headers = member(value, "headers");
+        let retry_after = if let Some(get) = member(&headers, "get").dyn_ref::<js_sys::Function>() {
+            get.call1(&headers, &"retry-after".into())
+                .ok()
+                .and_then(|v| v.as_string())
+        } else if headers.is_object() {
+            Object::entries(headers.unchecked_ref())
+                .iter()
+                .find_map(|entry| {
+                    let pair: js_sys::Array = entry.unchecked_into();
+                    let name = pair.get(0).as_string()?;
+                    name.eq_ignore_ascii_case("retry-after")
+                        .then(|| pair.get(1).as_string())
+                        .flatten()
+                })
+        } else {
+            None
+        };
+        let body = member(value, "body");
+        let body = if body.is_undefined()
+            || body.is_null()
+            || body.as_string().is_some_and(|s| s.is_empty())
+        {
+            None
+        } else {
+            // A body that is not a JSON object is simply not read (e.g. an HTML error page).
+            object_or_json(&body, ErrorCode::ServiceError, "response body").ok()
+        };
+        Ok(Self {
+            status,
+            retry_after,
+            body,
+        })
+    }
+
+    fn view(&self) -> Response<'_> {
+        Response {
+            status: self.status,
+            retry_after: self.retry_after.as_deref(),
+            body: self.body.as_ref().map(|b| b as &dyn Fields),
+        }
+    }
+}
+
+/// One signed-retry operation: `firstRequest()`, then `onResponse(session, response)`
+/// until it returns null (done) or throws.
+#[wasm_bindgen(js_name = SignedRetryFlow)]
+pub struct JsSignedRetryFlow(SignedRetryFlow);
+
+#[wasm_bindgen(js_class = SignedRetryFlow)]
+impl JsSignedRetryFlow {
+    /// Starts an operation for `{method, path, headers?, body?}`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(request: &JsValue) -> JsResult<JsSignedRetryFlow> {
+        Ok(Self(SignedRetryFlow::new(request_from_js(request)?)))
+    }
+
+    /// The first call, without signature headers.
+    #[wasm_bindgen(js_name = firstRequest)]
+    pub fn first_request(&self) -> Object {
+        request_to_js(&self.0.first_request())
+    }
+
+    /// Reads a response; returns the next request to send, or null when done.
+    #[wasm_bindgen(js_name = onResponse)]
+    pub fn on_response(
+        &mut self,
+        session: &mut JsSession,
+        response: &JsValue,
+    ) -> JsResult<Option<Object>> {
+        let response = JsResponse::read(response)?;
+        match self
+            .0
+            .on_response(&mut session.0, &response.view())
+            .map_err(to_js)?
+        {
+            Next::Send(request) => Ok(Some(request_to_js(&request))),
+            Next::Done => Ok(None),
+        }
+    }
+}
+
+/// One execution of one quote, with its Idempotency-Key made once.
+#[wasm_bindgen(js_name = QuoteExecution)]
+pub struct JsQuoteExecution(QuoteExecution);
+
+#[wasm_bindgen(js_class = QuoteExecution)]
+impl JsQuoteExecution {
+    /// Reads the quote (object or JSON text).
+    #[wasm_bindgen(constructor)]
+    pub fn new(quote: &JsValue) -> JsResult<JsQuoteExecution> {
+        let fields = object_or_json(quote, ErrorCode::InvalidInput, "quote")?;
+        QuoteExecution::new(&fields).map(Self).map_err(to_js)
+    }
+
+    /// The Idempotency-Key every attempt of this execution sends.
+    #[wasm_bindgen(getter, js_name = idempotencyKey)]
+    pub fn idempotency_key(&self) -> String {
+        self.0.idempotency_key().to_owned()
+    }
+
+    /// The execute request, signed now with `session`.
+    pub fn request(&self, session: &JsSession) -> JsResult<Object> {
+        self.0
+            .request(&session.0)
+            .map(|r| request_to_js(&r))
+            .map_err(to_js)
+    }
+
+    /// Checks the execute response (throws the typed error on failure).
+    #[wasm_bindgen(js_name = onResponse)]
+    pub fn on_response(&self, response: &JsValue) -> JsResult<()> {
+        let response = JsResponse::read(response)?;
+        self.0.on_response(&response.view()).map_err(to_js)
+    }
+}
