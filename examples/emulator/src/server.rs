@@ -1,0 +1,426 @@
+//! The router: the API at `/` (Basic auth) and at `/backend/` (auth added server-side),
+//! the `/emulator/` helpers, static files, and starting the server.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::{Component, Path as FsPath, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use axum::extract::{Query, Request, State as AxumState};
+use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get, patch, post};
+use axum::Router;
+use base64::Engine as _;
+use embedded_wallet_kit::client_key::uncompressed_hex;
+use embedded_wallet_kit::encoding::base64url_encode;
+use embedded_wallet_kit::p256::PublicKey;
+use serde_json::{json, Value};
+use tokio::net::TcpListener;
+
+use crate::api::{self, json_response, App, Req, Shared};
+use crate::config::Config;
+use crate::crypto::{generate_signing_key, Issuer, OIDC_AUDIENCE};
+use crate::error::{ApiError, ApiResult};
+use crate::state::State;
+use crate::util::{now_ms, random_bytes, rfc3339};
+
+/// The API routes, with paths exactly as in the spec.
+fn api_routes() -> Router<Shared> {
+    Router::new()
+        .route(
+            "/auth/credentials",
+            post(api::create_credential).get(api::list_credentials),
+        )
+        .route("/auth/credentials/{id}", delete(api::revoke_credential))
+        .route("/auth/credentials/{id}/challenge", post(api::challenge))
+        .route("/auth/credentials/{id}/verify", post(api::verify))
+        .route("/auth/sessions/{id}/refresh", post(api::refresh))
+        .route("/auth/sessions/{id}", delete(api::revoke_session))
+        .route("/quotes", post(api::create_quote))
+        .route("/quotes/{id}", get(api::get_quote))
+        .route("/quotes/{id}/execute", post(api::execute_quote))
+        .route("/transactions", get(api::list_transactions))
+        .route("/transactions/{id}", get(api::get_transaction))
+        .route("/internal-accounts", get(api::list_accounts))
+        .route("/internal-accounts/{id}", patch(api::patch_account))
+        .route("/internal-accounts/{id}/export", post(api::export))
+        .route("/sandbox/internal-accounts/{id}/fund", post(api::fund))
+        .method_not_allowed_fallback(method_not_allowed)
+}
+
+/// Emulator-only helpers (no auth: they exist for the demo page and tests).
+fn emulator_routes() -> Router<Shared> {
+    Router::new()
+        .route("/accounts", post(create_account))
+        .route("/outbox", get(outbox))
+        .route("/config", get(config))
+        .route("/registration-challenge", post(registration_challenge))
+        .route("/oidc/token", get(oidc_token))
+        .route("/oidc/jwks", get(oidc_jwks))
+        .route(
+            "/oidc/.well-known/openid-configuration",
+            get(oidc_configuration),
+        )
+        .method_not_allowed_fallback(method_not_allowed)
+}
+
+/// Builds the whole application for a server bound to `port`.
+pub fn router(config: Config, port: u16) -> Router {
+    let base_url = format!("http://localhost:{port}");
+    let mut state = State::default();
+    let (_, merchant_account_id) =
+        state.create_customer_account("merchant@emulator.invalid", "INTERNAL_FIAT");
+    let quiet = config.quiet;
+    let app = Arc::new(App {
+        issuer: Issuer::new(format!("{base_url}/emulator/oidc")),
+        export_signer: generate_signing_key(),
+        merchant_account_id,
+        base_url,
+        port,
+        config,
+        state: Mutex::new(state),
+    });
+    let mut router = Router::new()
+        .merge(api_routes().route_layer(middleware::from_fn_with_state(app.clone(), require_basic)))
+        .nest("/backend", api_routes())
+        .nest("/emulator", emulator_routes())
+        .route("/", get(index))
+        .route("/pkg/{*path}", get(pkg_file))
+        .fallback(fallback)
+        .with_state(app);
+    if !quiet {
+        router = router.layer(middleware::from_fn(log_requests));
+    }
+    router
+}
+
+/// HTTP Basic auth on the API at the root.
+async fn require_basic(
+    AxumState(app): AxumState<Shared>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let header = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok());
+    let failure = match header {
+        None => Some("Missing Authorization header (HTTP Basic: api token id and secret)"),
+        Some(value) => match value.strip_prefix("Basic ") {
+            None => Some("Authorization is not HTTP Basic"),
+            Some(encoded) => {
+                let decoded = base64::engine::general_purpose::STANDARD
+                    .decode(encoded.trim())
+                    .ok()
+                    .and_then(|b| String::from_utf8(b).ok());
+                let expected = format!("{}:{}", app.config.api_token, app.config.api_secret);
+                match decoded {
+                    None => Some("Authorization Basic value is not base64 of token:secret"),
+                    Some(d) if d == expected => None,
+                    Some(_) => Some("Invalid API token or secret"),
+                }
+            }
+        },
+    };
+    match failure {
+        None => next.run(request).await,
+        Some(reason) => ApiError::unauthorized(reason).into_response(),
+    }
+}
+
+/// One line per request on stderr.
+async fn log_requests(request: Request, next: Next) -> Response {
+    let (method, path) = (request.method().clone(), request.uri().path().to_owned());
+    let started = Instant::now();
+    let response = next.run(request).await;
+    eprintln!(
+        "{method} {path} -> {} ({} ms)",
+        response.status().as_u16(),
+        started.elapsed().as_millis()
+    );
+    response
+}
+
+async fn method_not_allowed(request: Request) -> Response {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "METHOD_NOT_ALLOWED",
+        format!(
+            "{} is not allowed on {}",
+            request.method(),
+            request.uri().path()
+        ),
+    )
+    .into_response()
+}
+
+/// Paths that belong to the API (404s there are JSON).
+fn is_api_path(path: &str) -> bool {
+    const PREFIXES: [&str; 8] = [
+        "/auth",
+        "/quotes",
+        "/transactions",
+        "/internal-accounts",
+        "/sandbox",
+        "/backend",
+        "/emulator",
+        "/platform",
+    ];
+    PREFIXES
+        .iter()
+        .any(|p| path == *p || path.starts_with(&format!("{p}/")))
+}
+
+async fn fallback(AxumState(app): AxumState<Shared>, request: Request) -> Response {
+    let path = request.uri().path().to_owned();
+    if (request.method() == Method::GET || request.method() == Method::HEAD) && !is_api_path(&path)
+    {
+        return serve_file(&app.config.static_dir, path.trim_start_matches('/')).await;
+    }
+    ApiError::not_found(format!("no route for {} {path}", request.method())).into_response()
+}
+
+async fn index(AxumState(app): AxumState<Shared>) -> Response {
+    serve_file(&app.config.static_dir, "index.html").await
+}
+
+async fn pkg_file(
+    AxumState(app): AxumState<Shared>,
+    axum::extract::Path(path): axum::extract::Path<String>,
+) -> Response {
+    serve_file(&app.config.pkg_dir, &path).await
+}
+
+fn mime(path: &FsPath) -> &'static str {
+    match path.extension().and_then(|e| e.to_str()).unwrap_or("") {
+        "html" | "htm" => "text/html; charset=utf-8",
+        "js" | "mjs" | "cjs" => "text/javascript; charset=utf-8",
+        "wasm" => "application/wasm",
+        "css" => "text/css; charset=utf-8",
+        "json" | "map" => "application/json",
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "ico" => "image/x-icon",
+        "txt" | "md" | "ts" => "text/plain; charset=utf-8",
+        _ => "application/octet-stream",
+    }
+}
+
+/// A file under `root`, refusing any path that could leave it.
+async fn serve_file(root: &FsPath, relative: &str) -> Response {
+    let relative = PathBuf::from(relative);
+    let safe = relative
+        .components()
+        .all(|c| matches!(c, Component::Normal(_)));
+    if !safe || relative.as_os_str().is_empty() {
+        return not_found_page(relative.display());
+    }
+    let mut path = root.join(&relative);
+    if path.is_dir() {
+        path = path.join("index.html");
+    }
+    match tokio::fs::read(&path).await {
+        Ok(bytes) => {
+            let mut response = bytes.into_response();
+            let headers = response.headers_mut();
+            headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(mime(&path)));
+            headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+            response
+        }
+        Err(_) => not_found_page(relative.display()),
+    }
+}
+
+fn not_found_page(what: impl std::fmt::Display) -> Response {
+    ApiError::not_found(format!("no file {what} (see --static-dir and --pkg-dir)")).into_response()
+}
+
+// ---------------------------------------------------------------------------------------
+// /emulator helpers
+
+/// `POST /emulator/accounts {email?}`: a customer and its EMBEDDED_WALLET account.
+async fn create_account(AxumState(app): AxumState<Shared>, req: Req) -> ApiResult<Response> {
+    let body = req.json_or_empty()?;
+    let email = match body.get("email") {
+        None | Some(Value::Null) => format!(
+            "user-{}@example.com",
+            &embedded_wallet_kit::encoding::hex_encode(&random_bytes::<4>())
+        ),
+        Some(Value::String(e)) if e.contains('@') && e.len() <= 254 => e.clone(),
+        Some(_) => return Err(ApiError::invalid("email must be an email address")),
+    };
+    let (customer_id, account_id) = app
+        .lock()
+        .create_customer_account(&email, "EMBEDDED_WALLET");
+    Ok(json_response(
+        StatusCode::CREATED,
+        &json!({"accountId": account_id, "customerId": customer_id, "email": email}),
+    ))
+}
+
+/// `GET /emulator/outbox?accountId=`: the OTP emails sent (strict mode).
+async fn outbox(
+    AxumState(app): AxumState<Shared>,
+    Query(query): Query<HashMap<String, String>>,
+) -> Response {
+    let st = app.lock();
+    let data: Vec<Value> = st
+        .outbox
+        .iter()
+        .filter(|m| query.get("accountId").is_none_or(|a| *a == m.account_id))
+        .map(|m| {
+            json!({"accountId": m.account_id, "email": m.email, "otp": m.otp, "sentAt": rfc3339(m.sent_ms)})
+        })
+        .collect();
+    json_response(StatusCode::OK, &Value::Array(data))
+}
+
+/// `GET /emulator/config`: what a client needs to know about this emulator.
+async fn config(AxumState(app): AxumState<Shared>) -> Response {
+    let c = &app.config;
+    json_response(
+        StatusCode::OK,
+        &json!({
+            "mode": c.mode.as_str(),
+            "baseUrl": app.base_url,
+            "backendUrl": format!("{}/backend", app.base_url),
+            "rpId": c.rp_id,
+            "oidcIssuer": app.issuer.iss,
+            "oidcAudience": OIDC_AUDIENCE,
+            "merchantAccountId": app.merchant_account_id,
+            "exportSignerPublicKey": if app.strict() {
+                uncompressed_hex(&PublicKey::from(app.export_signer.verifying_key()))
+            } else {
+                String::new()
+            },
+            "sessionTtlSecs": c.session_ttl.as_secs(),
+            "challengeIntervalMs": c.challenge_interval.as_millis() as u64,
+        }),
+    )
+}
+
+/// `POST /emulator/registration-challenge`: a base64url registration challenge, as an
+/// integrator backend would issue (not tracked: the emulator checks only that
+/// clientDataJSON echoes the body's challenge).
+async fn registration_challenge() -> Response {
+    json_response(
+        StatusCode::OK,
+        &json!({"challenge": base64url_encode(&random_bytes::<32>())}),
+    )
+}
+
+/// `GET /emulator/oidc/token?nonce=&email=&sub=&iatOffsetSecs=`: an ES256 ID token from
+/// the built-in issuer.
+async fn oidc_token(
+    AxumState(app): AxumState<Shared>,
+    Query(query): Query<HashMap<String, String>>,
+) -> ApiResult<Response> {
+    let email = query
+        .get("email")
+        .cloned()
+        .unwrap_or_else(|| "user@example.com".into());
+    let sub = query
+        .get("sub")
+        .cloned()
+        .unwrap_or_else(|| format!("emulator|{email}"));
+    let offset = match query.get("iatOffsetSecs") {
+        None => 0,
+        Some(t) => t
+            .parse::<i64>()
+            .map_err(|_| ApiError::invalid("iatOffsetSecs must be an integer"))?,
+    };
+    let iat = now_ms() / 1000 + offset;
+    let mut claims = json!({
+        "iss": app.issuer.iss,
+        "aud": OIDC_AUDIENCE,
+        "sub": sub,
+        "email": email,
+        "email_verified": true,
+        "iat": iat,
+        "exp": iat + 600,
+    });
+    if let Some(nonce) = query.get("nonce") {
+        claims["nonce"] = json!(nonce);
+    }
+    Ok(json_response(
+        StatusCode::OK,
+        &json!({"idToken": app.issuer.mint(&claims)}),
+    ))
+}
+
+async fn oidc_jwks(AxumState(app): AxumState<Shared>) -> Response {
+    json_response(StatusCode::OK, &app.issuer.jwks())
+}
+
+async fn oidc_configuration(AxumState(app): AxumState<Shared>) -> Response {
+    json_response(
+        StatusCode::OK,
+        &json!({
+            "issuer": app.issuer.iss,
+            "jwks_uri": format!("{}/jwks", app.issuer.iss),
+            "id_token_signing_alg_values_supported": ["ES256"],
+            "response_types_supported": ["id_token"],
+            "subject_types_supported": ["public"],
+        }),
+    )
+}
+
+// ---------------------------------------------------------------------------------------
+// Starting
+
+/// Binds `--host:--port` (port 0 picks a free one).
+pub async fn bind(config: &Config) -> std::io::Result<TcpListener> {
+    TcpListener::bind((config.host.as_str(), config.port)).await
+}
+
+/// Serves on a bound listener until `shutdown` resolves.
+pub async fn serve(
+    listener: TcpListener,
+    config: Config,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let port = listener.local_addr()?.port();
+    let app = router(config, port);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await
+}
+
+/// Starts an emulator on a background thread (its own runtime) and returns its address
+/// once it accepts connections. For tests and embedding; the server lives as long as
+/// the process.
+pub fn spawn(config: Config) -> std::io::Result<SocketAddr> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name("emulator".into())
+        .spawn(move || {
+            let runtime = match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(r) => r,
+                Err(e) => {
+                    let _ = tx.send(Err(e));
+                    return;
+                }
+            };
+            runtime.block_on(async move {
+                let listener = match bind(&config).await {
+                    Ok(l) => l,
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
+                };
+                let addr = listener.local_addr();
+                let _ = tx.send(addr);
+                let _ = serve(listener, config, std::future::pending()).await;
+            });
+        })?;
+    rx.recv()
+        .map_err(|_| std::io::Error::other("the emulator thread stopped before binding"))?
+}

@@ -1,0 +1,360 @@
+//! Test harness: an emulator on a free port, a tiny blocking HTTP/1.1 client, and the
+//! flows driven with the kit as the client.
+
+#![allow(dead_code)]
+
+use std::io::{Read as _, Write as _};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use base64::Engine as _;
+use embedded_wallet_kit::passkey::{RegistrationInput, SoftAuthenticator};
+use embedded_wallet_kit::{
+    ClientKey, PendingSignature, Session, REQUEST_ID_HEADER, SIGNATURE_HEADER,
+};
+use emulator::{Config, Mode};
+use serde_json::{json, Value};
+
+pub struct Emu {
+    pub port: u16,
+    pub origin: String,
+}
+
+pub struct Resp {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Resp {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {:?}", self.body))
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The 401 `reason`.
+    pub fn reason(&self) -> String {
+        self.json()["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    }
+
+    #[track_caller]
+    pub fn expect(&self, status: u16) -> &Self {
+        assert_eq!(self.status, status, "body: {}", self.body);
+        self
+    }
+}
+
+pub fn start(mode: Mode) -> Emu {
+    start_with(mode, |_| {})
+}
+
+pub fn start_with(mode: Mode, tweak: impl FnOnce(&mut Config)) -> Emu {
+    let mut config = Config {
+        mode,
+        port: 0,
+        quiet: true,
+        ..Config::default()
+    };
+    tweak(&mut config);
+    let addr = emulator::spawn(config).expect("emulator starts");
+    Emu {
+        port: addr.port(),
+        origin: format!("http://localhost:{}", addr.port()),
+    }
+}
+
+pub fn basic() -> String {
+    format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode("emulator-token:emulator-secret")
+    )
+}
+
+fn decode_chunked(mut body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let line_end = body.windows(2).position(|w| w == b"\r\n").unwrap();
+        let size = usize::from_str_radix(
+            std::str::from_utf8(&body[..line_end])
+                .unwrap()
+                .split(';')
+                .next()
+                .unwrap()
+                .trim(),
+            16,
+        )
+        .unwrap();
+        body = &body[line_end + 2..];
+        if size == 0 {
+            return out;
+        }
+        out.extend_from_slice(&body[..size]);
+        body = &body[size + 2..];
+    }
+}
+
+impl Emu {
+    /// A request without Basic auth.
+    pub fn raw(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Resp {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        let mut head = format!(
+            "{method} {path} HTTP/1.1\r\nHost: localhost:{}\r\nConnection: close\r\nContent-Length: {}\r\n",
+            self.port,
+            body.len()
+        );
+        if !body.is_empty() {
+            head.push_str("Content-Type: application/json\r\n");
+        }
+        for (k, v) in headers {
+            head.push_str(&format!("{k}: {v}\r\n"));
+        }
+        head.push_str("\r\n");
+        stream.write_all(head.as_bytes()).unwrap();
+        stream.write_all(body.as_bytes()).unwrap();
+        let mut raw = Vec::new();
+        stream.read_to_end(&mut raw).unwrap();
+        let split = raw
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .expect("response head");
+        let head = std::str::from_utf8(&raw[..split]).unwrap();
+        let mut lines = head.split("\r\n");
+        let status: u16 = lines
+            .next()
+            .unwrap()
+            .split(' ')
+            .nth(1)
+            .unwrap()
+            .parse()
+            .unwrap();
+        let headers: Vec<(String, String)> = lines
+            .filter_map(|l| l.split_once(':'))
+            .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
+            .collect();
+        let mut body = raw[split + 4..].to_vec();
+        if headers
+            .iter()
+            .any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"))
+        {
+            body = decode_chunked(&body);
+        }
+        Resp {
+            status,
+            headers,
+            body: String::from_utf8(body).unwrap(),
+        }
+    }
+
+    /// A request with Basic auth.
+    pub fn api(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Resp {
+        let auth = basic();
+        let mut all = vec![("Authorization", auth.as_str())];
+        all.extend_from_slice(headers);
+        self.raw(method, path, &all, body)
+    }
+
+    pub fn post(&self, path: &str, body: &Value) -> Resp {
+        self.api("POST", path, &[], &body.to_string())
+    }
+
+    pub fn get(&self, path: &str) -> Resp {
+        self.api("GET", path, &[], "")
+    }
+
+    /// `POST /emulator/accounts`: (accountId, email).
+    pub fn new_account(&self) -> (String, String) {
+        let r = self.raw("POST", "/emulator/accounts", &[], "{}");
+        r.expect(201);
+        let v = r.json();
+        (
+            v["accountId"].as_str().unwrap().to_owned(),
+            v["email"].as_str().unwrap().to_owned(),
+        )
+    }
+
+    pub fn config(&self) -> Value {
+        self.raw("GET", "/emulator/config", &[], "").json()
+    }
+
+    /// The last OTP emailed for the account.
+    pub fn last_otp(&self, account: &str) -> String {
+        let r = self.raw(
+            "GET",
+            &format!("/emulator/outbox?accountId={account}"),
+            &[],
+            "",
+        );
+        let list = r.json();
+        list.as_array()
+            .and_then(|l| l.last())
+            .and_then(|m| m["otp"].as_str())
+            .unwrap_or_else(|| panic!("no OTP in the outbox: {}", r.body))
+            .to_owned()
+    }
+
+    pub fn balance(&self, account: &str) -> i64 {
+        let list = self.get("/internal-accounts?limit=100").json();
+        list["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["id"] == account)
+            .unwrap()["balance"]["amount"]
+            .as_i64()
+            .unwrap()
+    }
+
+    /// EMAIL_OTP create (first credential) → outbox → verify → Session (strict).
+    pub fn email_login(&self, account: &str) -> (Session, String) {
+        let cred = self.post(
+            "/auth/credentials",
+            &json!({"type": "EMAIL_OTP", "accountId": account}),
+        );
+        cred.expect(201);
+        let cred_id = cred.json()["id"].as_str().unwrap().to_owned();
+        let session = self.email_verify(account, &cred_id);
+        (session, cred_id)
+    }
+
+    /// Verify an EMAIL_OTP credential with the last OTP and a fresh ClientKey.
+    pub fn email_verify(&self, account: &str, cred_id: &str) -> Session {
+        let otp = self.last_otp(account);
+        let mut key = ClientKey::generate().unwrap();
+        let r = self.post(
+            &format!("/auth/credentials/{cred_id}/verify"),
+            &json!({"type": "EMAIL_OTP", "otp": otp, "clientPublicKey": key.public_key_hex()}),
+        );
+        r.expect(200);
+        Session::open_json(&r.body, &mut key).expect("the sealed session key opens")
+    }
+
+    /// Re-authentication: challenge (a new OTP), then verify with it.
+    pub fn email_verify_after_challenge(&self, account: &str, cred_id: &str) -> Session {
+        let r = self.post(
+            &format!("/auth/credentials/{cred_id}/challenge"),
+            &json!({}),
+        );
+        r.expect(200);
+        self.email_verify(account, cred_id)
+    }
+
+    /// The two legs of a signed retry, signed by `session`.
+    pub fn signed(&self, session: &mut Session, method: &str, path: &str, body: &str) -> Resp {
+        let first = self.api(method, path, &[], body);
+        first.expect(202);
+        let pending = PendingSignature::from_json(&first.body).unwrap();
+        let headers = session.sign_retry(&pending).unwrap();
+        self.api(
+            method,
+            path,
+            &[
+                (SIGNATURE_HEADER, &headers.signature),
+                (REQUEST_ID_HEADER, &headers.request_id),
+            ],
+            body,
+        )
+    }
+
+    /// Retry headers for a 202 body, with an explicit signature.
+    pub fn retry_with(
+        &self,
+        method: &str,
+        path: &str,
+        signature: &str,
+        request_id: &str,
+        body: &str,
+    ) -> Resp {
+        self.api(
+            method,
+            path,
+            &[
+                (SIGNATURE_HEADER, signature),
+                (REQUEST_ID_HEADER, request_id),
+            ],
+            body,
+        )
+    }
+}
+
+/// A registration on `authenticator` for `account`, with a fresh challenge.
+pub fn register_body(
+    authenticator: &mut SoftAuthenticator,
+    account: &str,
+    nickname: &str,
+) -> Value {
+    let challenge =
+        embedded_wallet_kit::encoding::base64url_encode(&emulator::util::random_bytes::<32>());
+    let registration = RegistrationInput {
+        challenge: Some(challenge.clone()),
+        rp_id: Some("localhost".into()),
+        rp_name: Some("Emulator tests".into()),
+        user_id: Some(account.to_owned()),
+        user_name: Some("user@example.com".into()),
+        ..Default::default()
+    }
+    .validate()
+    .unwrap();
+    let a = authenticator.register(&registration).unwrap();
+    json!({
+        "type": "PASSKEY",
+        "accountId": account,
+        "nickname": nickname,
+        "challenge": challenge,
+        "attestation": {
+            "credentialId": a.credential_id,
+            "clientDataJson": a.client_data_json,
+            "attestationObject": a.attestation_object,
+            "transports": a.transports,
+        },
+    })
+}
+
+/// The verify body for an assertion.
+pub fn assertion_body(a: &embedded_wallet_kit::passkey::Assertion) -> Value {
+    let mut assertion = json!({
+        "credentialId": a.credential_id,
+        "clientDataJson": a.client_data_json,
+        "authenticatorData": a.authenticator_data,
+        "signature": a.signature,
+    });
+    if let Some(h) = &a.user_handle {
+        assertion["userHandle"] = json!(h);
+    }
+    json!({"type": "PASSKEY", "assertion": assertion})
+}
+
+/// The decoded JSON of a stamp header.
+pub fn stamp_json(header: &str) -> Value {
+    let bytes = embedded_wallet_kit::encoding::base64url_decode(header).unwrap();
+    serde_json::from_slice(&bytes).unwrap()
+}
+
+/// Asserts `text` is `<Kind>:<uuid v4>`.
+#[track_caller]
+pub fn assert_id(text: &str, kind: &str) {
+    let uuid = text
+        .strip_prefix(kind)
+        .and_then(|r| r.strip_prefix(':'))
+        .unwrap_or_else(|| panic!("{text} is not a {kind} id"));
+    let parts: Vec<&str> = uuid.split('-').collect();
+    assert_eq!(
+        parts.iter().map(|p| p.len()).collect::<Vec<_>>(),
+        [8, 4, 4, 4, 12],
+        "{text}"
+    );
+    assert!(parts[2].starts_with('4'), "{text} is not a v4 uuid");
+    assert!(uuid.bytes().all(|c| c == b'-' || c.is_ascii_hexdigit()));
+}
