@@ -76,7 +76,8 @@ mod verify {
     }
 
     /// Verifies a stamp over `payload`, as the service does. Accepts both `s` and `n − s`.
-    /// Returns the verified stamp (its public key names the signer).
+    /// Returns the verified stamp; its `public_key` is the signer's key in lowercase
+    /// compressed form, however the stamp spelled it.
     pub fn verify_stamp(header: &str, payload: &str) -> Result<DecodedStamp> {
         let stamp = decode_stamp(header)?;
         if stamp.scheme != super::STAMP_SCHEME {
@@ -93,7 +94,11 @@ mod verify {
         VerifyingKey::from(&key)
             .verify(payload.as_bytes(), &signature)
             .map_err(|_| Error::new(ErrorCode::Unauthorized, "stamp signature does not verify"))?;
-        Ok(stamp)
+        // Name the signer in one canonical form, whatever case or encoding it was sent in.
+        Ok(DecodedStamp {
+            public_key: crate::client_key::compressed_hex(&key),
+            ..stamp
+        })
     }
 }
 
