@@ -1,10 +1,13 @@
 # embedded-wallet-kit — every command installs what it needs first (scripts/setup.sh is
 # idempotent and quick when everything is present).
 #
-#   make demo    build, then serve the demo wallet page on http://localhost:8787
+#   make demo    build, then serve the demo wallet page with the local emulator on
+#                http://localhost:8787 (MODE=sandbox for the spec's sandbox)
 #   make test    every test: lint, native, wasm32 (Node + headless Chromium), the built
-#                package through both entries, interop with the npm peers, size budget,
-#                npm pack smoke, Vite end to end
+#                package through both entries, interop with the npm peers, size budgets,
+#                npm pack smoke, a fuzz smoke, passkeys end to end (virtual authenticator),
+#                the demo against the emulator (both modes), Vite end to end
+#   make fuzz    long fuzz runs (FUZZ_SECONDS per target, default 300)
 #   make build   the npm package in pkg/ (then `npm pack ./pkg`)
 
 SHELL := /bin/bash
@@ -13,8 +16,12 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 
 NODE_TESTS := $(wildcard tests/js/*.test.mjs) $(wildcard tests/interop/*.test.mjs)
 DEMO_PORT ?= 8787
+MODE ?= strict
+FUZZ_SECONDS ?= 300
+# Every wasm binding (not only what the npm build ships) is compiled for the wasm tests.
+WASM_TEST_FEATURES := flows,passkey,testing
 
-.PHONY: setup build lint lint-rust lint-js test test-native test-wasm test-js size pack e2e demo bench fuzz clean
+.PHONY: setup build lint lint-rust lint-js test test-native test-wasm test-js size pack e2e-passkey e2e-emulator e2e fuzz-smoke demo bench fuzz clean
 
 setup:
 	@bash scripts/setup.sh
@@ -28,7 +35,9 @@ lint-rust: setup
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo clippy --target wasm32-unknown-unknown --all-targets -- -D warnings
-	cargo clippy --target wasm32-unknown-unknown --all-targets --features passkey -- -D warnings
+	cargo clippy --target wasm32-unknown-unknown --all-targets --features $(WASM_TEST_FEATURES) -- -D warnings
+	cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features passkey-module -- -D warnings
+	cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features testing-module -- -D warnings
 
 lint-js: setup
 	node_modules/.bin/eslint --max-warnings=0 .
@@ -43,9 +52,10 @@ test-native: setup
 WASM_TEST_ENV := CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
 	CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_TIMEOUT=120
 
+# Node first (tests without run_in_browser), then every test forced into headless Chromium.
 test-wasm: setup
-	$(WASM_TEST_ENV) cargo test --target wasm32-unknown-unknown
-	$(WASM_TEST_ENV) WASM_BINDGEN_USE_BROWSER=1 cargo test --target wasm32-unknown-unknown
+	$(WASM_TEST_ENV) cargo test --target wasm32-unknown-unknown --features $(WASM_TEST_FEATURES)
+	$(WASM_TEST_ENV) WASM_BINDGEN_USE_BROWSER=1 cargo test --target wasm32-unknown-unknown --features $(WASM_TEST_FEATURES)
 
 test-js: build
 	node --test --test-reporter=spec $(NODE_TESTS)
@@ -56,23 +66,38 @@ size: build
 pack: build
 	node scripts/pack-smoke.mjs
 
+# Passkeys through pkg/browser.js in headless Chromium with a CDP virtual authenticator,
+# verified by @simplewebauthn/server.
+e2e-passkey: build
+	node tests/passkey/run.mjs
+
+# The demo page against the local emulator, strict and sandbox, in headless Chromium.
+e2e-emulator: build
+	cargo build --release -p emulator
+	node tests/e2e/run.mjs
+
 e2e: pack
 	node tests/vite/run.mjs
 
-# The end-to-end run comes last, so its "N passed, N failed" closes the output.
-test: setup build lint test-native test-wasm test-js size pack e2e
+# A few seconds of every fuzz target (stable toolchain, no sanitizer); `make fuzz` runs long.
+fuzz-smoke: setup
+	bash scripts/fuzz.sh 8
+
+# The Vite end-to-end run comes last, so its "N passed, N failed" closes the output.
+test: setup build lint test-native test-wasm test-js size pack fuzz-smoke e2e-passkey e2e-emulator e2e
 
 demo: build
-	@echo "demo: http://localhost:$(DEMO_PORT)/  (Ctrl-C to stop)"
-	node scripts/serve.mjs --port $(DEMO_PORT) /=examples/wallet /pkg/=pkg
+	cargo build --release -p emulator
+	@echo "demo: http://localhost:$(DEMO_PORT)/  (mode: $(MODE); MODE=sandbox for the spec's sandbox; Ctrl-C to stop)"
+	target/release/emulator --mode $(MODE) --port $(DEMO_PORT) --static-dir examples/wallet --pkg-dir pkg
 
 bench:
 	@echo "make bench: not yet implemented" >&2
 	@exit 1
 
-fuzz:
-	@echo "make fuzz: not yet implemented" >&2
-	@exit 1
+# Long fuzz runs: FUZZ_SECONDS per target (default 300).
+fuzz: setup
+	bash scripts/fuzz.sh $(FUZZ_SECONDS)
 
 clean:
 	rm -rf pkg dist tests/vite/dist tests/vite/node_modules

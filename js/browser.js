@@ -4,14 +4,18 @@
 // after it resolves. The module URL is written as a literal
 // `new URL('./embedded_wallet_kit_bg.wasm', import.meta.url)` so that Vite, webpack and
 // other bundlers copy the .wasm next to the bundle and rewrite the URL.
+//
+// The passkey API (`passkey.*`, js/passkey.js) is a second wasm module, loaded by
+// `init({ passkeys: true })` or lazily on its first asynchronous call.
 import __wbg_init, {
   ClientKey as RawClientKey,
   Session as RawSession,
 } from './embedded_wallet_kit.js';
 import { KitError } from './kit-error.js';
 import { exportClass, isReady, markReady } from './guard.js';
+import { passkey, loadPasskeys } from './passkey.js';
 
-export { KitError };
+export { KitError, passkey };
 
 /** @type {typeof RawClientKey} */
 export const ClientKey = exportClass(RawClientKey, 'ClientKey');
@@ -20,6 +24,14 @@ export const Session = exportClass(RawSession, 'Session');
 
 /** @type {Promise<void> | undefined} */
 let initPromise;
+/** @type {Promise<void> | undefined} init({ passkeys }) */
+let withPasskeys;
+
+/** Whether `input` is the options form `{ module_or_path?, passkeys? }` of init. */
+function isOptions(input) {
+  // A URL, Request, Response, buffer, Module or promise has neither key.
+  return input !== null && typeof input === 'object' && ('module_or_path' in input || 'passkeys' in input);
+}
 
 function wasmSource(input) {
   if (input === undefined || input === null) {
@@ -27,23 +39,17 @@ function wasmSource(input) {
   }
   // Always hand the glue a fresh plain object: it treats anything else as the
   // deprecated positional form.
-  if (typeof input === 'object' && 'module_or_path' in input) return { module_or_path: input.module_or_path };
+  if (isOptions(input)) {
+    return input.module_or_path === undefined || input.module_or_path === null
+      ? wasmSource(undefined)
+      : { module_or_path: input.module_or_path };
+  }
   // A URL, a path string, a Request/Response, bytes, a WebAssembly.Module, or a promise
   // of one of those: wasm-bindgen's loader accepts each under `module_or_path`.
   return { module_or_path: input };
 }
 
-/**
- * Loads the WebAssembly module. Idempotent: every call returns the same promise, so
- * concurrent callers share one fetch. If loading fails the promise rejects with
- * KitError NOT_INITIALIZED (the underlying error is its `cause`) and a later call
- * tries again.
- *
- * @param {unknown} [input] where to load the module from: nothing (the .wasm next to this
- *   file), `{ module_or_path }`, a URL or path, a Response, bytes or a WebAssembly.Module
- * @returns {Promise<void>}
- */
-export function init(input) {
+function loadSigning(input) {
   if (initPromise === undefined) {
     if (isReady()) {
       initPromise = Promise.resolve();
@@ -65,4 +71,38 @@ export function init(input) {
     }
   }
   return initPromise;
+}
+
+/**
+ * Loads the WebAssembly module. Idempotent: every call returns the same promise, so
+ * concurrent callers share one fetch. If loading fails the promise rejects with
+ * KitError NOT_INITIALIZED (the underlying error is its `cause`) and a later call
+ * tries again.
+ *
+ * `init({ passkeys: true })` also loads the passkey module (`passkey.*`); do it at page
+ * load, so that a later `passkey.register`/`authenticate` in a click handler reaches
+ * WebAuthn without waiting for a download. `passkeys: { module_or_path }` says where the
+ * passkey module's .wasm is. Those calls share a second promise.
+ *
+ * @param {unknown} [input] where to load the module from: nothing (the .wasm next to this
+ *   file), `{ module_or_path?, passkeys? }`, a URL or path, a Response, bytes or a
+ *   WebAssembly.Module
+ * @returns {Promise<void>}
+ */
+export function init(input) {
+  const signing = loadSigning(input);
+  const passkeys = isOptions(input) ? input.passkeys : undefined;
+  if (passkeys === undefined || passkeys === null || passkeys === false) return signing;
+  const source = typeof passkeys === 'object' ? passkeys.module_or_path : undefined;
+  if (withPasskeys === undefined) {
+    const attempt = Promise.all([signing, loadPasskeys(source)]).then(
+      () => undefined,
+      (err) => {
+        if (withPasskeys === attempt) withPasskeys = undefined;
+        throw err;
+      },
+    );
+    withPasskeys = attempt;
+  }
+  return withPasskeys;
 }

@@ -82,16 +82,162 @@ export type InitInput =
   | WebAssembly.Module
   | Promise<URL | string | Request | Response | ArrayBuffer | ArrayBufferView | WebAssembly.Module>;
 
+/** The options form of {@link init}. */
+export interface InitOptions {
+  /** Where the signing module's `.wasm` is (default: next to the entry). */
+  module_or_path?: InitInput;
+  /**
+   * Also load the passkey module (`passkey.*`), or say where its `.wasm` is. Do this at
+   * page load: Safari lets WebAuthn run only close to the user's click, and a module
+   * still downloading when `passkey.register` is called in a click handler may be too late.
+   */
+  passkeys?: boolean | { module_or_path: InitInput };
+}
+
 /**
  * Loads the WebAssembly module. Call it once before anything else; it is idempotent
  * (every call returns the same promise). In the browser it fetches the `.wasm` next to
  * the entry, which bundlers such as Vite and webpack emit as an asset. In Node the module
  * is loaded synchronously at import and this resolves at once.
  *
- * Rejects with `KitError` `NOT_INITIALIZED` if the module cannot be loaded; a later call
+ * `init({ passkeys: true })` also loads the second, passkey module (see {@link passkey});
+ * its calls share a second promise. `init()` alone never downloads it.
+ *
+ * Rejects with `KitError` `NOT_INITIALIZED` if a module cannot be loaded; a later call
  * retries.
  */
-export declare function init(input?: InitInput | { module_or_path: InitInput }): Promise<void>;
+export declare function init(input?: InitInput | InitOptions): Promise<void>;
+
+/** A WebAuthn authenticator transport, as the browser reports it. */
+export type PasskeyTransport = 'usb' | 'nfc' | 'ble' | 'smart-card' | 'hybrid' | 'internal' | (string & {});
+
+/** The WebAuthn requirement levels (resident key, user verification). */
+export type PasskeyRequirement = 'required' | 'preferred' | 'discouraged';
+
+/** Options of {@link PasskeyApi.register}. */
+export interface PasskeyRegisterOptions {
+  /**
+   * The registration challenge from the integrator backend, **base64url** (e.g. 32 random
+   * bytes). It is decoded to bytes for WebAuthn, so `clientDataJSON.challenge` equals this
+   * string. Not base64url → `INVALID_INPUT`.
+   */
+  challenge: string;
+  /** Relying-party id: the page's registrable domain (or the host itself). */
+  rpId: string;
+  /** Relying-party name shown by some authenticators. */
+  rpName: string;
+  user: {
+    /** A string whose UTF-8 bytes (1 to 64) become the WebAuthn user handle. */
+    id: string;
+    name: string;
+    displayName?: string;
+  };
+  /** base64url ids of credentials the account already has (an authenticator holding one → `PASSKEY_ALREADY_REGISTERED`). */
+  excludeCredentialIds?: string[];
+  /** Default `'preferred'`. */
+  residentKey?: PasskeyRequirement;
+  /** Default `'required'`. */
+  userVerification?: PasskeyRequirement;
+  /** Restrict to platform (Touch ID, Windows Hello, …) or roaming authenticators. */
+  attachment?: 'platform' | 'cross-platform';
+  /** 1 to 600000; default 60000. Past it the ceremony rejects `PASSKEY_TIMEOUT`. */
+  timeoutMs?: number;
+  /** Aborting it rejects the ceremony with `PASSKEY_CANCELLED` (at once if already aborted). */
+  signal?: AbortSignal;
+}
+
+/** Options of {@link PasskeyApi.authenticate}. */
+export interface PasskeyAuthenticateOptions {
+  /**
+   * The login challenge string from `POST /auth/credentials/{id}/challenge` (64 hex chars).
+   * WebAuthn gets its **UTF-8 bytes** (not the hex decoding), so `clientDataJSON.challenge`
+   * is base64url of those bytes.
+   */
+  challenge: string;
+  /** base64url id of the one credential allowed (`allowCredentials` is exactly it). */
+  credentialId: string;
+  /** Default: the page's host. */
+  rpId?: string;
+  /** Default `'required'`. */
+  userVerification?: PasskeyRequirement;
+  /** 1 to 600000; default 60000. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** What {@link PasskeyApi.register} resolves to. Binary fields are base64url without padding. */
+export interface PasskeyAttestation {
+  credentialId: string;
+  /** Spelled with a lowercase "json", as the service expects. */
+  clientDataJson: string;
+  attestationObject: string;
+  transports: PasskeyTransport[];
+}
+
+/**
+ * What {@link PasskeyApi.authenticate} resolves to. Binary fields are base64url without
+ * padding; `userHandle` is omitted (not null) when the authenticator returns none.
+ */
+export interface PasskeyAssertion {
+  credentialId: string;
+  clientDataJson: string;
+  authenticatorData: string;
+  signature: string;
+  userHandle?: string;
+}
+
+/** The `POST /auth/credentials` body for a PASSKEY credential. */
+export interface PasskeyRegistrationBody {
+  accountId: string;
+  nickname: string;
+  challenge: string;
+  attestation: PasskeyAttestation;
+}
+
+/**
+ * The passkey API. Its code is a second WebAssembly module: in the browser it is loaded
+ * by `init({ passkeys: true })` (recommended, at page load) or on the first asynchronous
+ * call; the synchronous functions throw `NOT_INITIALIZED` until it is loaded. In Node it is
+ * loaded at import; Node has no WebAuthn, so ceremonies reject `PASSKEY_UNSUPPORTED`.
+ *
+ * One ceremony at a time: starting one aborts the one in flight (it rejects
+ * `PASSKEY_CANCELLED`). Failures are `KitError`s with the browser's error as `cause`:
+ * `PASSKEY_CANCELLED` (user cancelled, aborted, or — for `authenticate` — the credential is
+ * not on this device), `PASSKEY_TIMEOUT`, `PASSKEY_INVALID_DOMAIN`,
+ * `PASSKEY_ALREADY_REGISTERED`, `PASSKEY_UNSUPPORTED`, `PASSKEY_FAILED`, `INVALID_INPUT`
+ * (naming the bad option), `NOT_INITIALIZED` (the module could not be loaded).
+ */
+export interface PasskeyApi {
+  /** Creates a passkey (ES256, then RS256; attestation "none"). */
+  register(options: PasskeyRegisterOptions): Promise<PasskeyAttestation>;
+  /** Signs the login challenge with one passkey. */
+  authenticate(options: PasskeyAuthenticateOptions): Promise<PasskeyAssertion>;
+  /** Whether WebAuthn is available here. Throws `NOT_INITIALIZED` before the module is loaded. */
+  isSupported(): boolean;
+  /** Whether a user-verifying platform authenticator is available; false where the browser cannot tell. */
+  platformAuthenticatorAvailable(): Promise<boolean>;
+  /** Whether passkey autofill (conditional mediation) is available; false where the browser cannot tell. */
+  conditionalMediationAvailable(): Promise<boolean>;
+  /** `PublicKeyCredential.getClientCapabilities()`; `undefined` where the browser lacks it. A missing key means unknown. */
+  clientCapabilities(): Promise<Record<string, boolean> | undefined>;
+  /** Aborts the ceremony in flight (it rejects `PASSKEY_CANCELLED`); a no-op when there is none. */
+  cancel(): void;
+  /**
+   * Builds the `POST /auth/credentials` PASSKEY body. Throws `INVALID_INPUT` for an empty
+   * accountId, a nickname outside 1–100 characters, a challenge that is not base64url, or
+   * an attestation not shaped like {@link PasskeyAttestation}. Throws `NOT_INITIALIZED`
+   * before the module is loaded.
+   */
+  registrationBody(
+    accountId: string,
+    nickname: string,
+    challenge: string,
+    attestation: PasskeyAttestation,
+  ): PasskeyRegistrationBody;
+}
+
+/** The passkey API; see {@link PasskeyApi}. */
+export declare const passkey: PasskeyApi;
 
 /**
  * An ephemeral P-256 key pair generated inside WebAssembly memory. Its public half is the

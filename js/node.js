@@ -1,21 +1,28 @@
 // Node.js entry of embedded-wallet-kit.
 //
-// Same named exports as the browser entry. The WebAssembly module is read from disk and
-// instantiated synchronously when this file is imported, so `init()` only exists for
-// code shared with the browser: it resolves at once and never fetches a `file:` URL.
+// Same named exports as the browser entry. Both WebAssembly modules (signing and
+// passkey) are read from disk and instantiated synchronously when this file is imported,
+// so `init()` only exists for code shared with the browser: it resolves at once and
+// never fetches a `file:` URL. Node has no WebAuthn: `passkey.isSupported()` is false and
+// ceremonies reject with PASSKEY_UNSUPPORTED (INVALID_INPUT for bad options), while
+// `passkey.registrationBody` works as in the browser.
 import { readFileSync } from 'node:fs';
 import { initSync, ClientKey as RawClientKey, Session as RawSession } from './embedded_wallet_kit.js';
+import * as passkeyGlue from './embedded_wallet_kit_passkey.js';
 import { KitError } from './kit-error.js';
 import { exportClass, markReady } from './guard.js';
+import { passkey, providePasskeyModule } from './passkey.js';
 
 initSync({ module: readFileSync(new URL('./embedded_wallet_kit_bg.wasm', import.meta.url)) });
 markReady();
+passkeyGlue.initSync({ module: readFileSync(new URL('./embedded_wallet_kit_passkey_bg.wasm', import.meta.url)) });
+providePasskeyModule(passkeyGlue);
 
 const ready = Promise.resolve();
 
 /**
- * Resolves at once: the Node entry instantiates the module when it is imported.
- * Accepts (and ignores) the browser entry's optional argument.
+ * Resolves at once: the Node entry instantiates both modules when it is imported.
+ * Accepts (and ignores) the browser entry's optional argument, including `{ passkeys: true }`.
  *
  * @param {unknown} [_input]
  * @returns {Promise<void>}
@@ -24,7 +31,7 @@ export function init(_input) {
   return ready;
 }
 
-export { KitError };
+export { KitError, passkey };
 
 /** @type {typeof RawClientKey} */
 export const ClientKey = exportClass(RawClientKey, 'ClientKey');

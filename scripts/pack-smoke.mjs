@@ -40,8 +40,9 @@ check('npm pack ./pkg', () => {
 check('the tarball holds exactly the package files', () => {
   const files = packed.files.map((f) => f.path).sort();
   const expected = [
-    'LICENSE', 'README.md', 'browser.js', 'embedded_wallet_kit.js', 'embedded_wallet_kit_bg.wasm', 'guard.js',
-    'index.d.ts', 'kit-error.js', 'node.js', 'package.json',
+    'LICENSE', 'README.md', 'browser.js', 'embedded_wallet_kit.js', 'embedded_wallet_kit_bg.wasm',
+    'embedded_wallet_kit_passkey.js', 'embedded_wallet_kit_passkey_bg.wasm', 'guard.js',
+    'index.d.ts', 'kit-error.js', 'node.js', 'package.json', 'passkey.js',
   ];
   const snippets = files.filter((f) => f.startsWith('snippets/'));
   assert(snippets.length === 1 && /^snippets\/embedded-wallet-kit-[0-9a-f]+\/js\/kit-error\.js$/.test(snippets[0]),
@@ -61,7 +62,7 @@ check('the tarball installs into a fresh project', () => {
 
 check('Node resolves the package to node.js and it works there', () => {
   const script = `
-    import { init, ClientKey, Session, KitError } from 'embedded-wallet-kit';
+    import { init, ClientKey, Session, KitError, passkey } from 'embedded-wallet-kit';
     import assert from 'node:assert/strict';
     assert.ok(import.meta.resolve('embedded-wallet-kit').endsWith('/node_modules/embedded-wallet-kit/node.js'));
     await init();
@@ -75,6 +76,14 @@ check('Node resolves the package to node.js and it works there', () => {
     assert.equal(sb.stamp('x'), 'sandbox-valid-signature');
     assert.throws(() => Session.open({ ...response, encryptedSessionSigningKey: '0OIl' }, key),
       (e) => e instanceof KitError && e.code === 'INVALID_BUNDLE');
+    // The passkey module is loaded at import too: no WebAuthn in Node, but its errors are
+    // the same KitError class and registrationBody works.
+    assert.equal(passkey.isSupported(), false);
+    await assert.rejects(passkey.register({ challenge: 'AAAA', rpId: 'x.test', rpName: 'x', user: { id: 'u', name: 'n' } }),
+      (e) => e instanceof KitError && e.code === 'PASSKEY_UNSUPPORTED');
+    assert.throws(() => passkey.registrationBody('InternalAccount:1', '', 'AAAA', {}),
+      (e) => e instanceof KitError && e.code === 'INVALID_INPUT');
+    assert.ok(import.meta.resolve('embedded-wallet-kit/embedded_wallet_kit_passkey_bg.wasm').endsWith('_passkey_bg.wasm'));
     const pkg = (await import('embedded-wallet-kit/package.json', { with: { type: 'json' } })).default;
     assert.equal(pkg.sideEffects, false);
     console.log('node entry ok');

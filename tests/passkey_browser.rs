@@ -154,3 +154,39 @@ fn registration_body_has_exactly_the_api_fields() {
     assert_eq!(code(&err), "INVALID_INPUT");
     let _ = attestation.dyn_into::<Object>().unwrap();
 }
+
+/// Replaces `navigator.credentials.create` with one that never settles (as some
+/// extensions and polyfills do when they ignore the AbortSignal), runs `f`, restores it.
+async fn with_hanging_create<F: std::future::Future<Output = ()>>(f: impl FnOnce() -> F) {
+    let creds = get(&get(&js_sys::global(), "navigator"), "credentials");
+    let original = get(&creds, "create");
+    let hang = js_sys::Function::new_no_args("return new Promise(() => {})");
+    Reflect::set(&creds, &"create".into(), &hang).unwrap();
+    f().await;
+    Reflect::set(&creds, &"create".into(), &original).unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn the_watchdog_and_cancel_end_a_ceremony_the_browser_never_settles() {
+    with_hanging_create(|| async {
+        let opts = REGISTER.replace("\"timeoutMs\":5000", "\"timeoutMs\":300");
+        let started = js_sys::Date::now();
+        let err = passkey::register(options(&opts)).await.unwrap_err();
+        let elapsed = js_sys::Date::now() - started;
+        assert_eq!(code(&err), "PASSKEY_TIMEOUT");
+        assert!(
+            elapsed >= 300.0,
+            "not before the requested timeout ({elapsed} ms)"
+        );
+
+        let pending = passkey::register(options(REGISTER));
+        let cancel = js_sys::Function::new_no_args("globalThis.__kitCancel()");
+        let cancel_now = wasm_bindgen::closure::Closure::once_into_js(passkey::cancel);
+        Reflect::set(&js_sys::global(), &"__kitCancel".into(), &cancel_now).unwrap();
+        let timer = js_sys::Function::new_with_args("f", "setTimeout(f, 50)");
+        timer.call1(&JsValue::NULL, &cancel).unwrap();
+        let err = pending.await.unwrap_err();
+        assert_eq!(code(&err), "PASSKEY_CANCELLED");
+    })
+    .await;
+}

@@ -1,60 +1,706 @@
-// The demo page: loads the package's browser entry directly (no bundler).
-import { init, ClientKey, Session, KitError } from './pkg/browser.js';
+// The demo wallet: a browser client of the embedded-wallet API, served by the local
+// emulator (examples/emulator). It loads the package's browser entry straight from
+// /pkg/ (no bundler) and talks to two places only:
+//   /backend/<api path>  the emulator's stand-in for an integrator backend: it adds the
+//                        API credentials server-side, so this page never holds the secret;
+//   /emulator/…          development helpers: demo accounts, the OTP outbox, the
+//                        registration challenge an integrator backend would issue.
+// Session keys are opened and used inside WebAssembly; this file never sees a private key.
+import { init, ClientKey, Session, passkey, KitError } from './pkg/browser.js';
+
+/** The sandbox's magic passkey signature (spec §5.3); strict mode checks real ones. */
+const SANDBOX_PASSKEY_SIGNATURE = 'sandbox-valid-passkey-signature';
+/** How many 202s in a row the signed-retry loop signs before giving up. */
+const MAX_SIGNED_RETRIES = 3;
 
 const $ = (id) => document.getElementById(id);
-const show = (id, text) => { $(id).textContent = text; };
 
-function fail(err) {
-  const text = err instanceof KitError ? `KitError ${err.code}: ${err.message}` : String(err);
-  $('status').className = 'err';
-  show('status', text);
+/** Everything the page knows. `session` is the kit's Session (its key is in wasm memory). */
+const state = {
+  config: null, // GET /emulator/config
+  account: null, // {accountId, customerId, email}
+  otpCredential: null, // AuthMethod (EMAIL_OTP)
+  otp: null,
+  otpVerified: false,
+  passkeyCredential: null, // AuthMethod (PASSKEY), with credentialId
+  session: null, // Session
+  sessionView: null, // {id, type, expiresAt, publicKeyHex, sandboxed, status: 'live' | 'revoked'}
+  funded: false,
+  quote: null, // Quote (+ executeKey, executed)
+  transaction: null,
+  balances: { wallet: null, merchant: null },
+  busy: false,
+  lastError: null,
+};
+
+const sandbox = () => state.config?.mode === 'sandbox';
+const live = () =>
+  state.session !== null && state.sessionView?.status === 'live' && !state.session.isExpired();
+
+// ---------------------------------------------------------------------------------------
+// The log panel
+
+/** Every entry shown in the panel, also readable by tests (window.demo.log). */
+const log = [];
+
+/** Headers worth a label in the panel. */
+const HEADER_NOTES = {
+  'service-wallet-signature': 'stamp: ECDSA P-256 by the session key',
+  'request-id': 'single use, from the 202',
+  'idempotency-key': 'generated once, reused on retries',
+};
+/** Response headers worth showing. */
+const RESPONSE_HEADERS = ['retry-after', 'location'];
+
+function pretty(text) {
+  if (text === undefined || text === null || text === '') return '';
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
 }
 
-const inAnHour = () => new Date(Date.now() + 3600_000).toISOString();
-const uuid = () => crypto.randomUUID();
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
 
-$('generate').addEventListener('click', () => {
+/** Keeps the newest entry in view. */
+function scrollLog() {
+  const panel = $('log');
+  panel.scrollTop = panel.scrollHeight;
+}
+
+function appendToPanel(node) {
+  $('log').append(node);
+  scrollLog();
+}
+
+function headerLines(headers, notes) {
+  return Object.entries(headers)
+    .map(([name, value]) => {
+      const note = notes[name.toLowerCase()];
+      return `${name}: ${value}${note ? `   ← ${note}` : ''}`;
+    })
+    .join('\n');
+}
+
+/** Logs a request; returns a function that logs its response. */
+function logRequest(method, url, headers, body, note) {
+  const entry = { kind: 'http', method, url, requestHeaders: { ...headers }, requestBody: body, note };
+  log.push(entry);
+  const node = el('details', 'entry http');
+  node.open = true;
+  const summary = el('summary');
+  summary.append(el('span', `method m-${method.toLowerCase()}`, method), el('span', 'url', url));
+  const status = el('span', 'code pending', '…');
+  summary.append(status);
+  node.append(summary);
+  if (note) node.append(el('div', 'note', note));
+  if (Object.keys(headers).length) node.append(el('pre', 'headers', headerLines(headers, HEADER_NOTES)));
+  if (body) node.append(el('pre', 'body', pretty(body)));
+  appendToPanel(node);
+  return (res, ms) => {
+    if (res.error) {
+      entry.error = String(res.error);
+      status.textContent = 'network error';
+      status.className = 'code c-5';
+      node.append(el('pre', 'body err', String(res.error)));
+      return;
+    }
+    Object.assign(entry, { status: res.status, responseHeaders: res.shownHeaders, responseBody: res.text, ms });
+    status.textContent = `${res.status} · ${Math.round(ms)} ms`;
+    status.className = `code c-${String(res.status)[0]}`;
+    const arrow = el('div', 'arrow', `← ${res.status} ${res.statusText}`);
+    node.append(arrow);
+    if (Object.keys(res.shownHeaders).length) node.append(el('pre', 'headers', headerLines(res.shownHeaders, {})));
+    if (res.text) node.append(el('pre', 'body', pretty(res.text)));
+    scrollLog();
+  };
+}
+
+/** Logs something the kit did locally (no network). */
+function kitLog(text) {
+  log.push({ kind: 'kit', text });
+  const node = el('div', 'entry kit');
+  node.append(el('span', 'tag', 'kit'), el('span', '', text));
+  appendToPanel(node);
+}
+
+/** Logs a failure of a step. */
+function errorLog(text) {
+  log.push({ kind: 'error', text });
+  const node = el('div', 'entry error');
+  node.append(el('span', 'tag', 'error'), el('span', '', text));
+  appendToPanel(node);
+}
+
+// ---------------------------------------------------------------------------------------
+// HTTP helpers
+
+/**
+ * Calls the API through the emulator's backend proxy (`/backend<path>`) and logs the
+ * exchange. `body` is an object (serialised here) or a string (sent byte for byte).
+ * Resolves to {status, ok, text, body (parsed JSON or null), headers}; never throws on
+ * an HTTP error status (use `expect`).
+ */
+async function api(method, path, body, headers = {}, { prefix = '/backend', note } = {}) {
+  const text = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+  const sent = { ...(text !== undefined ? { 'Content-Type': 'application/json' } : {}), ...headers };
+  const done = logRequest(method, prefix + path, sent, text, note);
+  const started = performance.now();
+  let res;
   try {
-    const key = ClientKey.generate();
-    show('publicKeyHex', key.publicKeyHex);
-    show('compressedPublicKeyHex', key.compressedPublicKeyHex);
-    show('oidcNonce', key.oidcNonce());
+    res = await fetch(prefix + path, { method, headers: sent, body: text });
+  } catch (error) {
+    done({ error });
+    throw error;
+  }
+  const responseText = await res.text();
+  let parsed = null;
+  try {
+    parsed = responseText ? JSON.parse(responseText) : null;
+  } catch {
+    parsed = null;
+  }
+  const shownHeaders = {};
+  for (const name of RESPONSE_HEADERS) {
+    if (res.headers.has(name)) shownHeaders[name] = res.headers.get(name);
+  }
+  const result = {
+    status: res.status,
+    statusText: res.statusText,
+    ok: res.ok,
+    text: responseText,
+    body: parsed,
+    headers: res.headers,
+    shownHeaders,
+  };
+  done(result, performance.now() - started);
+  return result;
+}
+
+/** The `/emulator/…` development helpers (logged the same way). */
+const helper = (method, path, body) => api(method, path, body, {}, { prefix: '/emulator' });
+
+/** An HTTP answer that was not the expected one. */
+class HttpError extends Error {
+  constructor(what, res) {
+    const b = res.body ?? {};
+    const detail = [b.code, b.reason ?? b.message].filter(Boolean).join(': ');
+    const wait = res.status === 429 ? ` (Retry-After ${res.headers.get('retry-after')} s)` : '';
+    super(`${what}: HTTP ${res.status}${detail ? ` ${detail}` : ''}${wait}`);
+    this.name = 'HttpError';
+    this.status = res.status;
+    this.body = res.body;
+  }
+}
+
+function expect(res, status, what) {
+  if (res.status !== status) throw new HttpError(what, res);
+  return res;
+}
+
+/**
+ * The signed-retry exchange (spec §4.2): the first call answers 202 with a
+ * PendingSignature; the session signs its `payloadToSign` and the call is repeated with
+ * the same method, path and body bytes plus `Service-Wallet-Signature` and `Request-Id`.
+ * A retry that is answered 202 again is signed again (up to MAX_SIGNED_RETRIES).
+ * `check(pending)` may inspect each 202 before it is signed (and throw to refuse it).
+ * Resolves to the final response (whatever its status).
+ */
+async function signedRetry(session, method, path, body, { headers = {}, check } = {}) {
+  // Serialised once: the retry must repeat these exact bytes.
+  const text = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+  let res = await api(method, path, text, headers);
+  for (let round = 1; res.status === 202; round++) {
+    if (round > MAX_SIGNED_RETRIES) {
+      throw new Error(`${method} ${path}: still 202 after ${MAX_SIGNED_RETRIES} signed retries`);
+    }
+    const pending = JSON.parse(res.text);
+    if (check) check(pending);
+    const retryHeaders = session.signRetry(res.text);
+    kitLog(`session.signRetry(202 body) → Service-Wallet-Signature + Request-Id ${retryHeaders['Request-Id']}`);
+    res = await api(method, path, text, { ...headers, ...retryHeaders }, {
+      note: `signed retry ${round}: same method, path and body bytes`,
+    });
+  }
+  return res;
+}
+
+// ---------------------------------------------------------------------------------------
+// Sessions
+
+/** Strict mode opens the sealed bundle with the ClientKey; the sandbox's bundle is a stub. */
+function openSession(responseText, key) {
+  if (sandbox()) {
+    const s = Session.sandbox(responseText);
+    kitLog(`Session.sandbox(response) → ${s.id} (signs with the sandbox's magic value)`);
+    return s;
+  }
+  const s = Session.open(responseText, key);
+  kitLog(`Session.open(response, key) → ${s.id}; session public key ${s.publicKeyHex} (private key stays in wasm)`);
+  return s;
+}
+
+function newClientKey() {
+  const key = ClientKey.generate();
+  kitLog(`ClientKey.generate() → clientPublicKey ${key.publicKeyHex.slice(0, 18)}…${key.publicKeyHex.slice(-8)}`);
+  return key;
+}
+
+/** Makes `next` the current session; the previous one is zeroized. */
+function adoptSession(next) {
+  const previous = state.session;
+  state.session = next;
+  state.sessionView = {
+    id: next.id,
+    type: next.type,
+    expiresAt: next.expiresAt,
+    publicKeyHex: next.publicKeyHex,
+    sandboxed: next.sandboxed,
+    status: 'live',
+  };
+  if (previous && previous !== next) {
+    const id = previous.id;
+    previous.free();
+    kitLog(`previous session ${id}: free() — its key is zeroized`);
+  }
+  renderSession();
+}
+
+// ---------------------------------------------------------------------------------------
+// Money
+
+/** The emulator's accounts are USD: amounts are in cents. */
+const USD_DECIMALS = 2;
+
+function toMinor(input) {
+  const value = Number(input);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`not a positive amount: ${input}`);
+  return Math.round(value * 10 ** USD_DECIMALS);
+}
+
+function formatMoney(balance) {
+  if (!balance) return '–';
+  const d = balance.currency?.decimals ?? 2;
+  const symbol = balance.currency?.symbol ?? '';
+  return `${symbol}${(balance.amount / 10 ** d).toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d })}`;
+}
+
+// ---------------------------------------------------------------------------------------
+// The steps
+
+async function createAccount() {
+  const res = expect(await helper('POST', '/accounts', {}), 201, 'create demo account');
+  state.account = res.body;
+  await showBalances();
+  return `${res.body.email} · ${res.body.accountId}`;
+}
+
+async function createOtpCredential() {
+  const { accountId } = state.account;
+  const res = expect(
+    await api('POST', '/auth/credentials', { type: 'EMAIL_OTP', accountId }),
+    201,
+    'create EMAIL_OTP credential',
+  );
+  state.otpCredential = res.body;
+  return `${res.body.id} (${res.body.nickname})`;
+}
+
+async function readOtp() {
+  if (sandbox()) {
+    state.otp = '000000';
+    showInbox('Sandbox mode sends no email: the magic code', state.otp);
+    return 'sandbox magic OTP 000000';
+  }
+  const res = expect(
+    await helper('GET', `/outbox?accountId=${encodeURIComponent(state.account.accountId)}`),
+    200,
+    'read the outbox',
+  );
+  const mail = res.body.at(-1);
+  if (!mail) throw new Error('no email in the outbox yet');
+  state.otp = mail.otp;
+  showInbox(`To ${mail.email} · ${mail.sentAt} · your code`, mail.otp);
+  return `OTP ${mail.otp} (from the emulator's outbox)`;
+}
+
+async function verifyOtp() {
+  const key = newClientKey();
+  try {
+    const res = expect(
+      await api(
+        'POST',
+        `/auth/credentials/${state.otpCredential.id}/verify`,
+        { type: 'EMAIL_OTP', otp: state.otp, clientPublicKey: key.publicKeyHex },
+        {},
+        { note: 'otp: the code from the email (shown for the demo)' },
+      ),
+      200,
+      'verify EMAIL_OTP',
+    );
+    adoptSession(openSession(res.text, key));
+  } finally {
+    key.free(); // a no-op once Session.open consumed it
+  }
+  state.otpVerified = true;
+  return `session ${state.session.id}`;
+}
+
+async function registerPasskey() {
+  const { accountId, email } = state.account;
+  const { challenge } = expect(
+    await helper('POST', '/registration-challenge'),
+    200,
+    'registration challenge',
+  ).body;
+  kitLog(`passkey.register({ challenge, rpId: '${state.config.rpId}', user }) → WebAuthn create()`);
+  const attestation = await passkey.register({
+    challenge,
+    rpId: state.config.rpId,
+    rpName: 'embedded-wallet-kit demo',
+    user: { id: accountId, name: email, displayName: email },
+  });
+  kitLog(`attestation for credential ${attestation.credentialId}`);
+  const body = passkey.registrationBody(accountId, 'Demo passkey', challenge, attestation);
+  // The account already has a credential, so adding one is a signed retry.
+  const res = expect(
+    await signedRetry(state.session, 'POST', '/auth/credentials', body),
+    201,
+    'register passkey',
+  );
+  state.passkeyCredential = res.body;
+  renderAccount();
+  return `${res.body.id} · credential ${res.body.credentialId}`;
+}
+
+async function loginWithPasskey() {
+  const credential = state.passkeyCredential;
+  const key = newClientKey();
+  try {
+    const ch = expect(
+      await api('POST', `/auth/credentials/${credential.id}/challenge`, { clientPublicKey: key.publicKeyHex }),
+      200,
+      'passkey challenge',
+    );
+    const { challenge, credentialId, requestId } = ch.body;
+    kitLog(`passkey.authenticate({ challenge, credentialId, rpId: '${state.config.rpId}' }) → WebAuthn get()`);
+    let assertion = await passkey.authenticate({ challenge, credentialId, rpId: state.config.rpId });
+    let note;
+    if (sandbox()) {
+      assertion = { ...assertion, signature: SANDBOX_PASSKEY_SIGNATURE };
+      note = `sandbox: assertion.signature replaced by the magic value ${SANDBOX_PASSKEY_SIGNATURE}`;
+    }
+    const res = expect(
+      await api('POST', `/auth/credentials/${credential.id}/verify`, { type: 'PASSKEY', assertion }, { 'Request-Id': requestId }, { note }),
+      200,
+      'verify PASSKEY',
+    );
+    adoptSession(openSession(res.text, key));
+  } finally {
     key.free();
-  } catch (err) {
-    fail(err);
   }
-});
+  return `session ${state.session.id} (PASSKEY)`;
+}
 
-$('sign').addEventListener('click', () => {
+async function fund() {
+  const amount = toMinor($('fund-amount').value);
+  const res = expect(
+    await api('POST', `/sandbox/internal-accounts/${state.account.accountId}/fund`, { amount }),
+    200,
+    'fund',
+  );
+  state.funded = true;
+  state.balances.wallet = res.body.balance;
+  renderBalances();
+  return `balance ${formatMoney(res.body.balance)}`;
+}
+
+async function createQuote() {
+  const amount = toMinor($('quote-amount').value);
+  const res = expect(
+    await api(
+      'POST',
+      '/quotes',
+      {
+        source: { sourceType: 'ACCOUNT', accountId: state.account.accountId },
+        destination: { destinationType: 'ACCOUNT', accountId: state.config.merchantAccountId },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: amount,
+        description: 'Demo purchase',
+      },
+      { 'Idempotency-Key': crypto.randomUUID() },
+    ),
+    201,
+    'create quote',
+  );
+  // One Idempotency-Key for the execution, reused if it has to be retried.
+  state.quote = { ...res.body, executeKey: crypto.randomUUID(), executed: false };
+  return `${res.body.id} · ${formatMoney({ amount: res.body.totalSendingAmount, currency: res.body.sendingCurrency })} to the merchant, expires ${res.body.expiresAt}`;
+}
+
+async function executeQuote() {
+  const quote = state.quote;
+  const signature = state.session.signQuote(quote);
+  kitLog('session.signQuote(quote) → Service-Wallet-Signature over quote.payloadToSign');
+  const res = expect(
+    await api('POST', `/quotes/${quote.id}/execute`, undefined, { 'Idempotency-Key': quote.executeKey, ...signature }),
+    200,
+    'execute quote',
+  );
+  quote.executed = true;
+  state.transaction = res.body;
+  await showBalances();
+  return `${res.body.id} ${res.body.status}`;
+}
+
+async function showBalances() {
+  const mine = expect(
+    await api('GET', `/internal-accounts?customerId=${encodeURIComponent(state.account.customerId)}`),
+    200,
+    'list internal accounts',
+  );
+  const merchant = expect(await api('GET', '/internal-accounts?type=INTERNAL_FIAT'), 200, 'list internal accounts');
+  const wallet = mine.body.data.find((a) => a.id === state.account.accountId);
+  const shop = merchant.body.data.find((a) => a.id === state.config.merchantAccountId);
+  state.balances = { wallet: wallet?.balance ?? null, merchant: shop?.balance ?? null };
+  renderBalances();
+  return `wallet ${formatMoney(state.balances.wallet)} · merchant ${formatMoney(state.balances.merchant)}`;
+}
+
+async function refreshSession() {
+  const old = state.session;
+  const key = newClientKey();
   try {
-    const now = new Date().toISOString();
-    const session = Session.sandbox({
-      id: `Session:${uuid()}`,
-      accountId: `InternalAccount:${uuid()}`,
-      type: 'EMAIL_OTP',
-      nickname: 'demo@example.com',
-      createdAt: now,
-      updatedAt: now,
-      expiresAt: inAnHour(),
-      encryptedSessionSigningKey: 'sandbox-stub',
-    });
-    const payloadToSign = $('payload').value;
-    show('stamp', session.stamp(payloadToSign));
-    const headers = session.signRetry({
-      payloadToSign,
-      requestId: `Request:${uuid()}`,
-      expiresAt: new Date(Date.now() + 300_000).toISOString(),
-    });
-    show('retry', JSON.stringify(headers, null, 2));
-    session.free();
-  } catch (err) {
-    fail(err);
+    const res = expect(
+      await signedRetry(old, 'POST', `/auth/sessions/${old.id}/refresh`, { clientPublicKey: key.publicKeyHex }, {
+        // Sign only a refresh that targets the key we just generated.
+        check(pending) {
+          let payload;
+          try {
+            payload = JSON.parse(pending.payloadToSign);
+          } catch {
+            return; // not JSON: nothing to check
+          }
+          const target = payload?.parameters?.targetPublicKey;
+          if (target !== undefined && target !== key.publicKeyHex) {
+            throw new Error('refusing to sign: payloadToSign targets another public key than the new ClientKey');
+          }
+          if (target !== undefined) kitLog('checked: payloadToSign.parameters.targetPublicKey is the new key');
+        },
+      }),
+      201,
+      'refresh session',
+    );
+    adoptSession(openSession(res.text, key)); // frees the old session
+  } finally {
+    key.free();
   }
+  return `new session ${state.session.id}`;
+}
+
+async function revokeSession() {
+  const session = state.session;
+  expect(await signedRetry(session, 'DELETE', `/auth/sessions/${session.id}`), 204, 'revoke session');
+  session.free();
+  kitLog(`session ${state.sessionView.id}: free() — its key is zeroized`);
+  state.session = null;
+  state.sessionView.status = 'revoked';
+  renderSession();
+  return `${state.sessionView.id} revoked`;
+}
+
+/** The steps, in order; `ready` says when a step's button is enabled. */
+const STEPS = [
+  { id: 'account', title: 'Create a demo account', hint: 'POST /emulator/accounts', run: createAccount,
+    ready: () => !state.account },
+  { id: 'otp-credential', title: 'Add an EMAIL_OTP credential', hint: 'POST /auth/credentials', run: createOtpCredential,
+    ready: () => state.account && !state.otpCredential },
+  { id: 'otp-read', title: 'Read the OTP email', hint: 'strict: GET /emulator/outbox · sandbox: 000000', run: readOtp,
+    ready: () => state.otpCredential && !state.otpVerified },
+  { id: 'otp-verify', title: 'Verify the OTP → session', hint: 'ClientKey → POST …/verify → Session.open', run: verifyOtp,
+    ready: () => state.otp && !state.otpVerified },
+  { id: 'passkey-register', title: 'Register a passkey', hint: 'WebAuthn create → signed retry POST /auth/credentials', run: registerPasskey,
+    ready: () => live() && !state.passkeyCredential },
+  { id: 'passkey-login', title: 'Log in with the passkey', hint: 'challenge → WebAuthn get → verify (Request-Id)', run: loginWithPasskey,
+    ready: () => state.passkeyCredential },
+  { id: 'fund', title: 'Fund the wallet', hint: 'POST /sandbox/internal-accounts/{id}/fund', run: fund,
+    ready: () => state.passkeyCredential && live() },
+  { id: 'quote-create', title: 'Create a quote to the merchant', hint: 'POST /quotes (Idempotency-Key)', run: createQuote,
+    ready: () => state.funded && live() && (!state.quote || state.quote.executed) },
+  { id: 'quote-execute', title: 'Execute the quote, signed', hint: 'session.signQuote → POST /quotes/{id}/execute', run: executeQuote,
+    ready: () => state.quote && !state.quote.executed && live() },
+  { id: 'balances', title: 'Show balances', hint: 'GET /internal-accounts', run: showBalances,
+    ready: () => state.account },
+  { id: 'refresh', title: 'Refresh the session', hint: 'new ClientKey → signed retry → Session.open', run: refreshSession,
+    ready: () => live() && state.passkeyCredential },
+  { id: 'revoke', title: 'Revoke the session', hint: 'signed retry DELETE /auth/sessions/{id}', run: revokeSession,
+    ready: () => live() && state.passkeyCredential },
+];
+
+/** Runs one step (what its button does); resolves to its one-line result. */
+async function runStep(id) {
+  const step = STEPS.find((s) => s.id === id);
+  if (!step) throw new Error(`no step ${id}`);
+  const row = $(`step-${id}`);
+  const result = row.querySelector('.result');
+  state.busy = true;
+  row.dataset.state = 'running';
+  result.textContent = 'working…';
+  renderButtons();
+  try {
+    const text = await step.run();
+    row.dataset.state = 'done';
+    result.textContent = text;
+    state.lastError = null;
+    return text;
+  } catch (err) {
+    row.dataset.state = 'error';
+    const text = err instanceof KitError ? `KitError ${err.code}: ${err.message}` : String(err?.message ?? err);
+    result.textContent = text;
+    state.lastError = { step: id, code: err?.code, status: err?.status, message: text };
+    errorLog(`${step.title}: ${text}`);
+    throw err;
+  } finally {
+    state.busy = false;
+    row.dataset.runs = String(Number(row.dataset.runs ?? 0) + 1);
+    renderAll();
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Rendering
+
+function renderSteps() {
+  const list = $('steps');
+  for (const [i, step] of STEPS.entries()) {
+    const row = el('li', 'step');
+    row.id = `step-${step.id}`;
+    row.dataset.state = 'idle';
+    row.dataset.runs = '0';
+    const button = el('button', '', step.title);
+    button.type = 'button';
+    button.id = `btn-${step.id}`;
+    button.disabled = true;
+    button.addEventListener('click', () => runStep(step.id).catch(() => {}));
+    const line = el('div', 'step-line');
+    line.append(button, el('span', 'hint', step.hint));
+    const body = el('div', 'step-body');
+    body.append(line, el('div', 'result'));
+    row.append(el('span', 'num', String(i + 1)), body);
+    list.append(row);
+  }
+}
+
+function renderButtons() {
+  for (const step of STEPS) {
+    $(`btn-${step.id}`).disabled = state.busy || !state.config || !step.ready();
+  }
+}
+
+function renderAccount() {
+  const a = state.account;
+  $('account-email').textContent = a?.email ?? '–';
+  $('account-id').textContent = a?.accountId ?? '–';
+  const creds = [state.otpCredential && 'EMAIL_OTP', state.passkeyCredential && 'PASSKEY'].filter(Boolean);
+  $('account-credentials').textContent = creds.length ? creds.join(' + ') : '–';
+}
+
+function renderBalances() {
+  $('balance-wallet').textContent = formatMoney(state.balances.wallet);
+  $('balance-merchant').textContent = formatMoney(state.balances.merchant);
+}
+
+function showInbox(line, code) {
+  $('inbox').hidden = false;
+  const body = $('inbox-body');
+  body.replaceChildren(el('div', 'sub', line), el('div', 'otp', code));
+}
+
+function renderSession() {
+  const v = state.sessionView;
+  const pill = $('session-state');
+  if (!v) return;
+  $('session-id').textContent = v.id;
+  $('session-type').textContent = v.sandboxed ? `${v.type} (sandbox session)` : v.type;
+  $('session-expires').textContent = v.expiresAt.toISOString();
+  $('session-key').textContent = v.publicKeyHex ?? '– (sandbox: no key)';
+  const left = v.expiresAt.getTime() - Date.now();
+  let label;
+  if (v.status === 'revoked') label = 'revoked';
+  else if (left <= 0) label = 'expired';
+  else label = 'live';
+  pill.textContent = label;
+  pill.className = `pill small ${label === 'live' ? 'on' : 'off'}`;
+  const secs = Math.max(0, Math.ceil(left / 1000));
+  $('countdown').textContent = label === 'revoked'
+    ? 'revoked'
+    : `${String(Math.floor(secs / 60)).padStart(2, '0')}:${String(secs % 60).padStart(2, '0')}`;
+  $('countdown').dataset.state = label;
+  const ttl = (state.config?.sessionTtlSecs ?? 900) * 1000;
+  $('countdown-bar').style.width = label === 'live' ? `${Math.min(100, (100 * left) / ttl)}%` : '0%';
+}
+
+function renderAll() {
+  renderAccount();
+  renderBalances();
+  renderSession();
+  renderButtons();
+}
+
+function setStatus(text, kind = '') {
+  $('status').textContent = text;
+  $('status').className = `status ${kind}`;
+}
+
+// ---------------------------------------------------------------------------------------
+// Start
+
+/** For the end-to-end tests and the curious (DevTools console). */
+window.demo = {
+  state, log, api, helper, signedRetry, runStep, steps: STEPS.map((s) => s.id),
+  kit: { ClientKey, Session, KitError, passkey },
+  ready: false,
+};
+
+renderSteps();
+$('log-clear').addEventListener('click', () => {
+  $('log').replaceChildren();
 });
 
-init().then(() => {
-  show('status', 'ready: the WebAssembly module is loaded.');
-  $('generate').disabled = false;
-  $('sign').disabled = false;
+async function start() {
+  try {
+    await init({ passkeys: true });
+  } catch (err) {
+    setStatus(`Could not load the kit: ${err.message}`, 'err');
+    return;
+  }
   window.demoReady = true;
-}, fail);
+  try {
+    const res = expect(await helper('GET', '/config'), 200, 'emulator config');
+    state.config = res.body;
+  } catch (err) {
+    setStatus(`The kit is loaded, but no emulator answers here (${err.message}). Serve this page with the emulator: make demo`, 'err');
+    return;
+  }
+  const mode = state.config.mode;
+  $('mode').textContent = `${mode} mode`;
+  $('mode').className = `pill ${mode}`;
+  $('mode-note').textContent = mode === 'strict'
+    ? 'real crypto: sealed session keys, verified stamps and passkeys (make demo MODE=sandbox for the sandbox)'
+    : "the spec's sandbox: magic OTP and signatures, stub bundles (make demo for strict mode)";
+  setStatus(`Ready. Emulator at ${state.config.baseUrl}; merchant account ${state.config.merchantAccountId}.`, 'ok');
+  setInterval(() => {
+    renderSession();
+    renderButtons();
+  }, 1000);
+  renderAll();
+  window.demo.ready = true;
+}
+
+start();

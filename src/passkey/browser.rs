@@ -277,7 +277,7 @@ async fn run(
         Ceremony::Authenticate => creds.get(&options),
     };
     let settled = match promise {
-        Ok(p) => JsFuture::from(p).await,
+        Ok(p) => JsFuture::from(settle_or_abort(p, &guard.active.controller.signal())).await,
         Err(e) => Err(e),
     };
     match settled {
@@ -288,6 +288,16 @@ async fn run(
         ))),
         Err(e) => Err(rejection(ceremony, e, &guard, started, timeout_ms)),
     }
+}
+
+/// The browser's promise, raced against the ceremony's own abort: a `navigator.credentials`
+/// that ignores the signal (some extensions and polyfills) must not keep the caller
+/// waiting after a cancel, an abort or the watchdog.
+fn settle_or_abort(browser: Promise, signal: &AbortSignal) -> Promise {
+    let aborted = Promise::new(&mut |_resolve, reject| {
+        let _ = signal.add_event_listener_with_callback("abort", &reject);
+    });
+    Promise::race(&Array::of2(&browser, &aborted))
 }
 
 /// Bytes of an ArrayBuffer (or view) member; `None` when absent or of another type.

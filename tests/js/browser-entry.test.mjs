@@ -1,13 +1,15 @@
 // The built package's browser entry (pkg/browser.js), exercised in Node: the
 // NOT_INITIALIZED guard, init() failure and retry, idempotence, then real use.
+// Then the passkey module through init({ passkeys }): a failed load (Node cannot fetch
+// the default file: URL) and its retry with bytes.
 // Runs in its own process (node --test isolates files), so the Node entry is not loaded.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as kit from '../../pkg/browser.js';
-import { WASM_PATH, sessionResponse, randomScalar, sealBundle, compressedPublicKeyHex, checkStamp } from '../support/fixtures.mjs';
+import { WASM_PATH, PASSKEY_WASM_PATH, sessionResponse, randomScalar, sealBundle, compressedPublicKeyHex, checkStamp } from '../support/fixtures.mjs';
 
-const { init, ClientKey, Session, KitError } = kit;
+const { init, ClientKey, Session, KitError, passkey } = kit;
 
 function notInitialized(fn) {
   assert.throws(fn, (err) => {
@@ -18,8 +20,20 @@ function notInitialized(fn) {
   });
 }
 
-test('exports exactly init, ClientKey, Session, KitError', () => {
-  assert.deepEqual(Object.keys(kit).sort(), ['ClientKey', 'KitError', 'Session', 'init']);
+test('exports exactly init, ClientKey, Session, KitError, passkey', () => {
+  assert.deepEqual(Object.keys(kit).sort(), ['ClientKey', 'KitError', 'Session', 'init', 'passkey']);
+});
+
+test('before the passkey module is loaded: sync passkey calls throw NOT_INITIALIZED; cancel() is a no-op', () => {
+  for (const fn of [() => passkey.isSupported(), () => passkey.registrationBody('a', 'b', 'AAAA', {})]) {
+    assert.throws(fn, (err) => {
+      assert.ok(err instanceof KitError, `got ${err?.constructor?.name}: ${err?.message}`);
+      assert.equal(err.code, 'NOT_INITIALIZED');
+      assert.match(err.message, /init\(\{ passkeys: true \}\)/, 'the message says to call init({ passkeys: true })');
+      return true;
+    });
+  }
+  assert.equal(passkey.cancel(), undefined);
 });
 
 test('before init: every static call throws KitError NOT_INITIALIZED', () => {
@@ -72,4 +86,39 @@ test('after init: keys, sessions, stamps and KitError work through the browser e
     return true;
   });
   s.free();
+});
+
+test('init({ passkeys: true }) in Node: the default file: URL cannot be fetched → NOT_INITIALIZED with cause', async () => {
+  await assert.rejects(init({ passkeys: true }), (err) => {
+    assert.ok(err instanceof KitError, `got ${err?.constructor?.name}: ${err?.message}`);
+    assert.equal(err.code, 'NOT_INITIALIZED');
+    assert.match(err.message, /passkey module/);
+    assert.ok(err.cause !== undefined, 'the loader error is kept as cause');
+    return true;
+  });
+  // A failed load leaves the namespace unloaded, and the lazy path reports the same.
+  assert.throws(() => passkey.isSupported(), (err) => err instanceof KitError && err.code === 'NOT_INITIALIZED');
+  await assert.rejects(passkey.platformAuthenticatorAvailable(), (err) => err instanceof KitError && err.code === 'NOT_INITIALIZED');
+});
+
+test('init({ passkeys: { module_or_path: bytes } }) retries and loads the passkey module; errors are the one KitError', async () => {
+  const bytes = readFileSync(PASSKEY_WASM_PATH);
+  const p1 = init({ passkeys: { module_or_path: bytes } });
+  const p2 = init({ passkeys: true });
+  assert.equal(p1, p2, 'concurrent init({ passkeys }) calls share one promise');
+  assert.equal(await p1, undefined);
+  assert.equal(init(), init(), 'init() still returns its own shared promise');
+  assert.equal(passkey.isSupported(), false, 'Node has no WebAuthn');
+  assert.equal(await passkey.platformAuthenticatorAvailable(), false);
+  await assert.rejects(
+    passkey.register({ challenge: 'AAAA', rpId: 'localhost', rpName: 'x', user: { id: 'u', name: 'n' } }),
+    (err) => {
+      assert.ok(err instanceof KitError, `a passkey-module error is the entry's KitError (got ${err?.constructor?.name})`);
+      assert.equal(err.code, 'PASSKEY_UNSUPPORTED');
+      return true;
+    },
+  );
+  // Both modules' errors are one class.
+  assert.throws(() => Session.open(sessionResponse({ bundle: '0OIl' }), ClientKey.generate()),
+    (err) => err instanceof KitError && err.code === 'INVALID_BUNDLE');
 });

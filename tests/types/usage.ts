@@ -2,9 +2,11 @@
 // `tsc --noEmit --strict`: every export of index.d.ts is used as documented, and the
 // expect-error lines below prove the types reject misuse.
 import {
-  init, ClientKey, Session, KitError,
+  init, ClientKey, Session, KitError, passkey,
   type KitErrorCode, type SignedRetryHeaders, type QuoteSignatureHeader, type SessionResponse,
-  type PendingSignature, type Quote, type InitInput,
+  type PendingSignature, type Quote, type InitInput, type InitOptions,
+  type PasskeyRegisterOptions, type PasskeyAuthenticateOptions, type PasskeyAttestation,
+  type PasskeyAssertion, type PasskeyRegistrationBody, type PasskeyApi,
 } from 'embedded-wallet-kit';
 
 export async function demo(response: SessionResponse, pending: PendingSignature, quote: Quote, wasm: InitInput): Promise<void> {
@@ -54,4 +56,47 @@ export async function demo(response: SessionResponse, pending: PendingSignature,
   }
   const e = new KitError('INVALID_INPUT', 'x', new Error('cause'));
   void e;
+}
+
+export async function passkeys(registrationChallenge: string, loginChallenge: string): Promise<PasskeyRegistrationBody> {
+  await init({ passkeys: true });
+  const opts: InitOptions = { module_or_path: '/kit.wasm', passkeys: { module_or_path: '/kit-passkey.wasm' } };
+  await init(opts);
+  const api: PasskeyApi = passkey;
+  const supported: boolean = api.isSupported();
+  const platform: boolean = await passkey.platformAuthenticatorAvailable();
+  const conditional: boolean = await passkey.conditionalMediationAvailable();
+  const caps: Record<string, boolean> | undefined = await passkey.clientCapabilities();
+  void [supported, platform, conditional, caps];
+  const controller = new AbortController();
+  const regOptions: PasskeyRegisterOptions = {
+    challenge: registrationChallenge,
+    rpId: 'example.com',
+    rpName: 'Example',
+    user: { id: 'InternalAccount:1', name: 'alice@example.com', displayName: 'Alice' },
+    excludeCredentialIds: ['AAAA'],
+    residentKey: 'preferred',
+    userVerification: 'required',
+    attachment: 'platform',
+    timeoutMs: 60_000,
+    signal: controller.signal,
+  };
+  const att: PasskeyAttestation = await passkey.register(regOptions);
+  const transports: string[] = att.transports;
+  const authOptions: PasskeyAuthenticateOptions = { challenge: loginChallenge, credentialId: att.credentialId };
+  const assertion: PasskeyAssertion = await passkey.authenticate({ ...authOptions, rpId: 'example.com', timeoutMs: 5_000 });
+  const handle: string | undefined = assertion.userHandle;
+  const parts: string[] = [assertion.clientDataJson, assertion.authenticatorData, assertion.signature, att.attestationObject];
+  void [transports, handle, parts];
+  passkey.cancel();
+  // @ts-expect-error: the kit spells it clientDataJson
+  void att.clientDataJSON;
+  // @ts-expect-error: userHandle may be absent
+  const sure: string = assertion.userHandle;
+  void sure;
+  // @ts-expect-error: residentKey is required | preferred | discouraged
+  void passkey.register({ ...regOptions, residentKey: 'always' });
+  // @ts-expect-error: credentialId is required
+  void passkey.authenticate({ challenge: loginChallenge });
+  return passkey.registrationBody('InternalAccount:1', 'My laptop', registrationChallenge, att);
 }

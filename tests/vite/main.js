@@ -1,7 +1,8 @@
 // Imports the package by name, exactly as an app would; Vite resolves the browser entry
 // and emits the .wasm as an asset. The driver (run.mjs) reads window.kitState and
-// drives window.kit.
-import { init, ClientKey, Session, KitError } from 'embedded-wallet-kit';
+// drives window.kit. The passkey module is a dynamic import: Vite emits it as its own
+// chunk (plus its .wasm), fetched only by init({ passkeys: true }).
+import { init, ClientKey, Session, KitError, passkey } from 'embedded-wallet-kit';
 
 const state = { done: false, preInitCode: null, sameInitPromise: null, error: null, publicKeyHex: null };
 window.kitState = state;
@@ -19,7 +20,7 @@ state.sameInitPromise = p1 === p2;
 
 p1.then(
   () => {
-    window.kit = { init, ClientKey, Session, KitError };
+    window.kit = { init, ClientKey, Session, KitError, passkey };
     const key = ClientKey.generate();
     state.publicKeyHex = key.publicKeyHex;
     key.free();

@@ -2,8 +2,9 @@
 // End to end: the packed tarball, installed into a Vite app, built with Vite, served from
 // a local static server and driven in headless Chromium (Debian's, via playwright-core).
 // Node seals a session key to the page's ClientKey with @turnkey/crypto; the page opens
-// it and stamps; Node verifies the stamp with @noble/curves. Also loads the plain (no
-// bundler) demo page from pkg/. Prints "N passed, N failed"; exits non-zero on failure.
+// it and stamps; Node verifies the stamp with @noble/curves. Also checks that the passkey
+// module is a separate chunk loaded by init({ passkeys: true }). (The plain demo page is
+// driven against the emulator by tests/e2e/run.mjs.) Prints "N passed, N failed"; exits non-zero on failure.
 //
 // Usage: node tests/vite/run.mjs [path/to/embedded-wallet-kit-x.y.z.tgz]
 import { execFileSync } from 'node:child_process';
@@ -67,7 +68,7 @@ await build({ root: here, configFile: false, logLevel: 'warn', build: { outDir, 
 const assets = readdirSync(join(outDir, 'assets'));
 console.log(`# vite output: ${assets.join(', ')}`);
 
-const server = await serveStatic({ '/': outDir, '/demo/': join(root, 'examples', 'wallet'), '/demo/pkg/': join(root, 'pkg') });
+const server = await serveStatic({ '/': outDir });
 const base = `http://localhost:${server.port}`;
 let browser;
 try {
@@ -82,6 +83,10 @@ try {
   await check('vite build emitted the .wasm as an asset', () => {
     assert(assets.some((a) => a.endsWith('.wasm')), `no .wasm in ${assets.join(', ')}`);
   });
+  await check('vite build emitted the passkey module as its own chunk plus its .wasm', () => {
+    assert(assets.some((a) => /^embedded_wallet_kit_passkey_bg-.*\.wasm$/.test(a)), `no passkey .wasm in ${assets.join(', ')}`);
+    assert(assets.some((a) => /^embedded_wallet_kit_passkey-.*\.js$/.test(a)), `no passkey chunk in ${assets.join(', ')}`);
+  });
 
   await page.goto(`${base}/`);
   await page.waitForFunction(() => window.kitState?.done === true, null, { timeout: 30_000 });
@@ -95,6 +100,10 @@ try {
     const wasm = server.requests.filter((r) => r.path.endsWith('.wasm'));
     assert(wasm.length === 1, `wasm requests: ${JSON.stringify(wasm)}`);
     assert(wasm[0].status === 200 && wasm[0].type === 'application/wasm', JSON.stringify(wasm[0]));
+  });
+  await check('init() alone did not fetch the passkey module', () => {
+    const passkeyFiles = server.requests.filter((r) => r.path.includes('embedded_wallet_kit_passkey'));
+    assert(passkeyFiles.length === 0, `fetched: ${passkeyFiles.map((r) => r.path).join(', ')}`);
   });
   await check('ClientKey.generate in the page', () => assert(/^04[0-9a-f]{128}$/.test(state.publicKeyHex ?? ''), state.publicKeyHex));
 
@@ -167,19 +176,31 @@ try {
   await check('use after free throws SESSION_CLOSED in the page', () =>
     assert(e.closed.kit && e.closed.code === 'SESSION_CLOSED', JSON.stringify(e.closed)));
 
-  // The plain (no bundler) demo page, loading pkg/browser.js directly.
-  const demo = await browser.newPage();
-  demo.on('pageerror', (err) => pageErrors.push(`demo: ${err.message}`));
-  await demo.goto(`${base}/demo/`);
-  await check('plain demo page: init, key generation and a sandbox stamp', async () => {
-    await demo.waitForFunction(() => window.demoReady === true, null, { timeout: 30_000 });
-    await demo.click('#generate');
-    const pub = await demo.textContent('#publicKeyHex');
-    assert(/^04[0-9a-f]{128}$/.test(pub.trim()), `publicKeyHex shown: ${pub}`);
-    await demo.fill('#payload', 'demo payload');
-    await demo.click('#sign');
-    const stamp = await demo.textContent('#stamp');
-    assert(stamp.trim() === 'sandbox-valid-signature', `stamp shown: ${stamp}`);
+  const pk = await page.evaluate(async () => {
+    const { init, passkey, KitError } = window.kit;
+    let before;
+    try {
+      passkey.isSupported();
+      before = 'no error';
+    } catch (err) {
+      before = err instanceof KitError ? err.code : String(err);
+    }
+    try {
+      await init({ passkeys: true });
+      // An error from the passkey chunk is the same KitError class as the main chunk's.
+      const bad = await passkey.register({}).then(() => 'resolved', (err) => (err instanceof KitError ? err.code : String(err)));
+      return { before, supported: passkey.isSupported(), bad };
+    } catch (err) {
+      return { before, error: `${err?.code ?? err?.name}: ${err?.message}` };
+    }
+  });
+  await check('init({ passkeys: true }) in the Vite page loads the passkey chunk; passkey.isSupported() is a boolean; its errors are the KitError', () => {
+    assert(pk.before === 'NOT_INITIALIZED', `before: ${pk.before}`);
+    assert(pk.error === undefined, pk.error);
+    assert(typeof pk.supported === 'boolean', JSON.stringify(pk));
+    assert(pk.bad === 'INVALID_INPUT', `passkey.register({}) in the Vite page: ${pk.bad}`);
+    const wasm = server.requests.filter((r) => /embedded_wallet_kit_passkey_bg-.*\.wasm$/.test(r.path));
+    assert(wasm.length === 1 && wasm[0].type === 'application/wasm', JSON.stringify(wasm));
   });
 
   await check('no page errors and no 404s', () => {

@@ -1,0 +1,677 @@
+#!/usr/bin/env node
+/* global window, document */
+// End to end: the demo wallet page (examples/wallet) against the local service emulator
+// (examples/emulator, the release binary), in headless Chromium (Debian's, via
+// playwright-core) with a DevTools-protocol virtual authenticator (ctap2, internal,
+// resident key, user verification, automatic presence).
+//
+// Every flow of the page is driven by clicking its buttons, in both emulator modes:
+//   strict  — real crypto: EMAIL_OTP create + verify (Session.open of a sealed bundle),
+//             passkey registration (a signed retry) and login, fund, quote create +
+//             execute (balances move), refresh, revoke; stamps are re-verified in Node;
+//   sandbox — the same flows with the spec's magic values (Session.sandbox, 000000,
+//             sandbox-valid-signature, sandbox-valid-passkey-signature).
+// Then negative cases in strict mode, asserting the HTTP status and the `reason`:
+// tampered payload and tampered body (401), a reused request id (401, and the kit's
+// local REQUEST_ALREADY_SIGNED), a tampered quote signature (401, no money moves), and an
+// expired session (a second emulator with --session-ttl-secs 2: the kit refuses locally
+// with SESSION_EXPIRED; a stamp made before expiry is answered 401 "Session expired").
+//
+// The pages are opened at http://localhost:<port> (WebAuthn refuses IP origins).
+// Prints "ok - …" / "not ok - …" and "N passed, N failed"; exits non-zero on failure.
+//
+// Usage: node tests/e2e/run.mjs [--screenshot docs/demo.png]
+//   (needs pkg/ from `make build`; builds target/release/emulator if it is missing)
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { chromium } from 'playwright-core';
+import { checkStamp } from '../support/fixtures.mjs';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const root = resolve(here, '../..');
+const EMULATOR = join(root, 'target', 'release', 'emulator');
+const STATIC_DIR = join(root, 'examples', 'wallet');
+const PKG_DIR = join(root, 'pkg');
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
+];
+/** The emulator's default API credentials (HTTP Basic at the root), for checks made from Node. */
+const BASIC = `Basic ${Buffer.from('emulator-token:emulator-secret').toString('base64')}`;
+const SANDBOX_SIGNATURE = 'sandbox-valid-signature';
+const SANDBOX_PASSKEY_SIGNATURE = 'sandbox-valid-passkey-signature';
+/** A valid uncompressed P-256 public key (the emulator README's), for bodies that need one. */
+const SOME_PUBLIC_KEY =
+  '04f45f2a22c908b9ce09a7150e514afd24627c401c38a4afc164e1ea783adaaa31d4245acfb88c2ebd42b47628d63ecabf345484f0a9f665b63c54c897d5578be2';
+const FUND = 25_000; // the page's default fund amount, 250.00 USD in cents
+const QUOTE = 4_250; // the page's default quote amount, 42.50 USD
+
+const screenshotArg = process.argv.indexOf('--screenshot');
+const SCREENSHOT = screenshotArg > 0 ? resolve(process.argv[screenshotArg + 1] ?? 'docs/demo.png') : null;
+
+let passed = 0;
+let failed = 0;
+async function check(name, fn) {
+  try {
+    await fn();
+    passed++;
+    console.log(`ok - ${name}`);
+  } catch (err) {
+    failed++;
+    console.log(`not ok - ${name}\n  ${String(err?.stack ?? err).split('\n').join('\n  ')}`);
+  }
+}
+function assert(cond, msg) {
+  if (!cond) throw new Error(msg);
+}
+const json = (v) => JSON.stringify(v);
+const started = Date.now();
+
+// ---- prerequisites -------------------------------------------------------------------
+if (!existsSync(join(PKG_DIR, 'browser.js')) || !existsSync(join(PKG_DIR, 'embedded_wallet_kit_passkey_bg.wasm'))) {
+  console.log('not ok - pkg/ is missing or incomplete: run `make build` first\n0 passed, 1 failed');
+  process.exit(1);
+}
+if (!existsSync(EMULATOR)) {
+  console.log('# target/release/emulator is missing: cargo build --release -p emulator');
+  execFileSync('cargo', ['build', '--release', '-p', 'emulator'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+}
+
+// ---- emulator processes --------------------------------------------------------------
+const emulators = new Set();
+
+/** Starts the emulator binary on a free port; resolves once it prints its address. */
+function startEmulator(mode, extra = []) {
+  const args = ['--mode', mode, '--port', '0', '--static-dir', STATIC_DIR, '--pkg-dir', PKG_DIR, ...extra];
+  const proc = spawn(EMULATOR, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  emulators.add(proc);
+  const stderr = [];
+  proc.stderr.setEncoding('utf8');
+  proc.stderr.on('data', (chunk) => {
+    stderr.push(chunk);
+    if (stderr.length > 400) stderr.splice(0, stderr.length - 400);
+  });
+  proc.on('exit', () => emulators.delete(proc));
+  return new Promise((resolvePromise, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`emulator did not start in 15 s: ${out}${stderr.join('')}`)), 15_000);
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`emulator exited (${code}) before listening: ${out}${stderr.join('')}`));
+    });
+    proc.stdout.setEncoding('utf8');
+    proc.stdout.on('data', (chunk) => {
+      out += chunk;
+      const m = /emulator listening on (http:\/\/localhost:(\d+)) \(mode: (\w+)\)/.exec(out);
+      if (!m) return;
+      clearTimeout(timer);
+      resolvePromise({
+        origin: m[1],
+        port: Number(m[2]),
+        mode: m[3],
+        stderr: () => stderr.join(''),
+        stop: () => stopProcess(proc),
+      });
+    });
+  });
+}
+
+function stopProcess(proc) {
+  if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
+  return new Promise((done) => {
+    const kill = setTimeout(() => proc.kill('SIGKILL'), 3_000);
+    proc.once('exit', () => {
+      clearTimeout(kill);
+      done();
+    });
+    proc.kill('SIGTERM');
+  });
+}
+
+function killAllNow() {
+  for (const proc of emulators) proc.kill('SIGKILL');
+}
+process.on('exit', killAllNow);
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    killAllNow();
+    process.exit(130);
+  });
+}
+
+/** The API at the emulator's root, with Basic auth, from Node: an independent view. */
+async function rootApi(emu, method, path, body) {
+  const res = await fetch(`${emu.origin}${path}`, {
+    method,
+    headers: { Authorization: BASIC, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+async function balanceOf(emu, accountId) {
+  const res = await rootApi(emu, 'GET', '/internal-accounts?limit=100');
+  const account = res.body.data.find((a) => a.id === accountId);
+  assert(account, `account ${accountId} not listed`);
+  return account.balance.amount;
+}
+
+// ---- the page ------------------------------------------------------------------------
+let browser;
+
+/** A fresh context + page with a virtual authenticator, on the demo page of `emu`. */
+async function openDemo(emu, { viewport = { width: 1440, height: 1000 } } = {}) {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  const pageErrors = [];
+  page.on('pageerror', (err) => pageErrors.push(err.message));
+  page.on('console', (msg) => {
+    // Chromium reports every 4xx/5xx fetch as a console error; the negative cases expect some.
+    if (msg.type() === 'error') pageErrors.push(`console: ${msg.text()}`);
+  });
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('WebAuthn.enable', { enableUI: false });
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true,
+      isUserVerified: true, automaticPresenceSimulation: true,
+    },
+  });
+  await page.goto(`${emu.origin}/`);
+  await page.waitForFunction(() => window.demo?.ready === true, null, { timeout: 15_000 });
+  return { page, pageErrors, close: () => context.close() };
+}
+
+/** Clicks a step's button and waits for that run to finish; throws if the step failed. */
+async function step(page, id) {
+  const row = `#step-${id}`;
+  const runs = Number(await page.getAttribute(row, 'data-runs'));
+  assert(await page.isEnabled(`#btn-${id}`), `the "${id}" button is disabled`);
+  await page.click(`#btn-${id}`);
+  await page.waitForFunction(({ sel, n }) => Number(document.querySelector(sel).dataset.runs) > n,
+    { sel: row, n: runs }, { timeout: 20_000 });
+  const outcome = await page.$eval(row, (el) => ({ state: el.dataset.state, result: el.querySelector('.result').textContent }));
+  assert(outcome.state === 'done', `step ${id} failed: ${outcome.result}`);
+  return outcome.result;
+}
+
+/** What the page knows, JSON-safe. */
+const snapshot = (page) => page.evaluate(() => {
+  const { state } = window.demo;
+  const v = state.sessionView;
+  return {
+    mode: state.config?.mode,
+    merchantAccountId: state.config?.merchantAccountId,
+    account: state.account,
+    otpCredential: state.otpCredential,
+    otp: state.otp,
+    passkeyCredential: state.passkeyCredential,
+    session: v && { ...v, expiresAt: v.expiresAt.toISOString() },
+    sessionObject: state.session !== null,
+    quote: state.quote,
+    transaction: state.transaction,
+    balances: state.balances,
+    lastError: state.lastError,
+  };
+});
+
+/** The log entries since index `from`, JSON-safe. */
+const logSince = (page, from) => page.evaluate((n) => window.demo.log.slice(n).map((e) => ({ ...e })), from);
+const logLength = (page) => page.evaluate(() => window.demo.log.length);
+const enabledButtons = (page) => page.$$eval('#steps button:not([disabled])', (bs) => bs.map((b) => b.id.replace(/^btn-/, '')));
+const httpEntries = (entries) => entries.filter((e) => e.kind === 'http');
+
+// ---- one full flow per mode ----------------------------------------------------------
+async function flow(emu) {
+  const mode = emu.mode;
+  const strict = mode === 'strict';
+  const t = (name) => `${mode}: ${name}`;
+  const { page, pageErrors, close } = await openDemo(emu);
+  try {
+    await check(t('the page loads the kit (init with passkeys) and shows the emulator mode; only "create account" is enabled'), async () => {
+      const pill = await page.textContent('#mode');
+      assert(pill.includes(mode), `mode pill: ${pill}`);
+      const enabled = await enabledButtons(page);
+      assert(json(enabled) === json(['account']), `enabled: ${json(enabled)}`);
+      const loaded = await page.evaluate(() => window.demo.kit.passkey.isSupported());
+      assert(loaded === true, 'the passkey module is not loaded');
+    });
+
+    let s;
+    await check(t('create a demo account (POST /emulator/accounts)'), async () => {
+      await step(page, 'account');
+      s = await snapshot(page);
+      assert(/^InternalAccount:[0-9a-f-]{36}$/.test(s.account.accountId), json(s.account));
+      assert((await page.textContent('#account-id')).includes(s.account.accountId), 'account not shown');
+    });
+
+    await check(t('create an EMAIL_OTP credential (POST /backend/auth/credentials → 201)'), async () => {
+      const from = await logLength(page);
+      await step(page, 'otp-credential');
+      s = await snapshot(page);
+      assert(s.otpCredential.type === 'EMAIL_OTP' && /^AuthMethod:/.test(s.otpCredential.id), json(s.otpCredential));
+      const [e] = httpEntries(await logSince(page, from));
+      assert(e.method === 'POST' && e.url === '/backend/auth/credentials' && e.status === 201, json(e));
+    });
+
+    await check(t(strict ? 'read the OTP from the outbox (shown as the email received)' : 'the sandbox OTP is 000000 (no email sent)'), async () => {
+      await step(page, 'otp-read');
+      s = await snapshot(page);
+      const outbox = await (await fetch(`${emu.origin}/emulator/outbox?accountId=${encodeURIComponent(s.account.accountId)}`)).json();
+      if (strict) {
+        assert(/^\d{6}$/.test(s.otp), `otp ${s.otp}`);
+        assert(outbox.length === 1 && outbox[0].otp === s.otp, `outbox ${json(outbox)}`);
+      } else {
+        assert(s.otp === '000000', `otp ${s.otp}`);
+        assert(outbox.length === 0, `sandbox sent an email: ${json(outbox)}`);
+      }
+      assert(await page.isVisible('#inbox'), 'inbox not shown');
+      assert((await page.textContent('#inbox-body')).includes(s.otp), 'the code is not in the inbox card');
+    });
+
+    await check(t(`verify the OTP with a fresh ClientKey → ${strict ? 'Session.open (real sealed bundle)' : 'Session.sandbox'}`), async () => {
+      const from = await logLength(page);
+      await step(page, 'otp-verify');
+      s = await snapshot(page);
+      const [e] = httpEntries(await logSince(page, from));
+      const sent = JSON.parse(e.requestBody);
+      assert(e.url === `/backend/auth/credentials/${s.otpCredential.id}/verify` && e.status === 200, json(e));
+      assert(/^04[0-9a-f]{128}$/.test(sent.clientPublicKey) && sent.otp === s.otp && sent.type === 'EMAIL_OTP', e.requestBody);
+      assert(s.session.type === 'EMAIL_OTP' && s.session.status === 'live', json(s.session));
+      if (strict) {
+        assert(s.session.sandboxed === false && /^0[23][0-9a-f]{64}$/.test(s.session.publicKeyHex), json(s.session));
+      } else {
+        assert(s.session.sandboxed === true && s.session.publicKeyHex === undefined, json(s.session));
+      }
+      const left = Date.parse(s.session.expiresAt) - Date.now();
+      assert(left > 880_000 && left <= 900_000, `expiresAt ${s.session.expiresAt}`);
+    });
+
+    await check(t('the session counts down to expiresAt'), async () => {
+      const first = await page.textContent('#countdown');
+      assert(/^1[45]:\d\d$/.test(first), `countdown ${first}`);
+      await page.waitForFunction((f) => document.getElementById('countdown').textContent !== f, first, { timeout: 3_000 });
+      assert((await page.textContent('#session-state')) === 'live', 'session pill not live');
+    });
+
+    let otpSession;
+    await check(t('register a passkey: WebAuthn create, then a signed retry (202 → signRetry → same body → 201)'), async () => {
+      otpSession = s.session;
+      const from = await logLength(page);
+      await step(page, 'passkey-register');
+      s = await snapshot(page);
+      assert(s.passkeyCredential.type === 'PASSKEY' && /^[A-Za-z0-9_-]+$/.test(s.passkeyCredential.credentialId),
+        json(s.passkeyCredential));
+      const calls = httpEntries(await logSince(page, from)).filter((e) => e.url === '/backend/auth/credentials');
+      assert(json(calls.map((e) => e.status)) === json([202, 201]), `statuses ${json(calls.map((e) => e.status))}`);
+      const [first, retry] = calls;
+      assert(first.requestBody === retry.requestBody, 'the retry body differs from the first call');
+      const body = JSON.parse(first.requestBody);
+      assert(body.accountId === s.account.accountId && body.attestation?.credentialId === s.passkeyCredential.credentialId,
+        first.requestBody);
+      assert(!('Service-Wallet-Signature' in first.requestHeaders) && !('Request-Id' in first.requestHeaders), 'first call signed');
+      const pending = JSON.parse(first.responseBody);
+      assert(retry.requestHeaders['Request-Id'] === pending.requestId, json(retry.requestHeaders));
+      const stamp = retry.requestHeaders['Service-Wallet-Signature'];
+      if (strict) {
+        const c = checkStamp(stamp, pending.payloadToSign, otpSession.publicKeyHex);
+        assert(c.ok, `the retry stamp does not verify over payloadToSign with the session key: ${json(c)}`);
+      } else {
+        assert(stamp === SANDBOX_SIGNATURE, stamp);
+      }
+    });
+
+    await check(t('log in with the passkey: challenge {clientPublicKey} → WebAuthn get → verify with Request-Id → new PASSKEY session'), async () => {
+      const from = await logLength(page);
+      await step(page, 'passkey-login');
+      s = await snapshot(page);
+      const [ch, verify] = httpEntries(await logSince(page, from));
+      assert(ch.url === `/backend/auth/credentials/${s.passkeyCredential.id}/challenge` && ch.status === 200, json(ch));
+      const challenge = JSON.parse(ch.responseBody);
+      assert(/^[0-9a-f]{64}$/.test(challenge.challenge), `challenge ${challenge.challenge}`);
+      assert(verify.url === `/backend/auth/credentials/${s.passkeyCredential.id}/verify` && verify.status === 200, json(verify));
+      assert(verify.requestHeaders['Request-Id'] === challenge.requestId, json(verify.requestHeaders));
+      const { assertion } = JSON.parse(verify.requestBody);
+      const clientData = JSON.parse(Buffer.from(assertion.clientDataJson, 'base64url').toString('utf8'));
+      assert(clientData.type === 'webauthn.get' && clientData.origin === emu.origin, json(clientData));
+      assert(clientData.challenge === Buffer.from(challenge.challenge, 'utf8').toString('base64url'), 'challenge binding');
+      if (strict) assert(assertion.signature !== SANDBOX_PASSKEY_SIGNATURE, 'strict mode sent the magic signature');
+      else assert(assertion.signature === SANDBOX_PASSKEY_SIGNATURE, `sandbox signature ${assertion.signature}`);
+      assert(s.session.type === 'PASSKEY' && s.session.id !== otpSession.id && s.session.status === 'live', json(s.session));
+      if (strict) assert(s.session.publicKeyHex !== otpSession.publicKeyHex, 'same session key');
+    });
+
+    await check(t('fund the wallet (POST /backend/sandbox/internal-accounts/{id}/fund)'), async () => {
+      await step(page, 'fund');
+      assert((await balanceOf(emu, s.account.accountId)) === FUND, 'balance after funding');
+      assert((await page.textContent('#balance-wallet')) === '$250.00', await page.textContent('#balance-wallet'));
+    });
+
+    let merchantBefore;
+    await check(t('create a quote to the merchant with an Idempotency-Key'), async () => {
+      merchantBefore = await balanceOf(emu, s.merchantAccountId);
+      const from = await logLength(page);
+      await step(page, 'quote-create');
+      s = await snapshot(page);
+      const [e] = httpEntries(await logSince(page, from));
+      assert(e.url === '/backend/quotes' && e.status === 201, json(e));
+      assert(/^[0-9a-f-]{36}$/.test(e.requestHeaders['Idempotency-Key'] ?? ''), json(e.requestHeaders));
+      const body = JSON.parse(e.requestBody);
+      assert(body.destination.accountId === s.merchantAccountId && body.lockedCurrencyAmount === QUOTE, e.requestBody);
+      assert(/^Quote:/.test(s.quote.id) && typeof s.quote.payloadToSign === 'string', json(s.quote));
+    });
+
+    await check(t('execute the quote with session.signQuote headers + Idempotency-Key: COMPLETED, balances move'), async () => {
+      const from = await logLength(page);
+      await step(page, 'quote-execute');
+      s = await snapshot(page);
+      const [e] = httpEntries(await logSince(page, from));
+      assert(e.url === `/backend/quotes/${s.quote.id}/execute` && e.status === 200, json(e));
+      assert(!('Request-Id' in e.requestHeaders) && e.requestHeaders['Idempotency-Key'] === s.quote.executeKey,
+        json(e.requestHeaders));
+      const stamp = e.requestHeaders['Service-Wallet-Signature'];
+      if (strict) assert(checkStamp(stamp, s.quote.payloadToSign, s.session.publicKeyHex).ok, 'quote stamp does not verify');
+      else assert(stamp === SANDBOX_SIGNATURE, stamp);
+      assert(s.transaction.status === 'COMPLETED' && s.transaction.quoteId === s.quote.id, json(s.transaction));
+      assert((await balanceOf(emu, s.account.accountId)) === FUND - QUOTE, 'wallet balance');
+      assert((await balanceOf(emu, s.merchantAccountId)) === merchantBefore + QUOTE, 'merchant balance');
+    });
+
+    await check(t('show balances (GET /backend/internal-accounts)'), async () => {
+      await step(page, 'balances');
+      assert((await page.textContent('#balance-wallet')) === '$207.50', await page.textContent('#balance-wallet'));
+      const merchant = await page.textContent('#balance-merchant');
+      assert(merchant === `$${((merchantBefore + QUOTE) / 100).toFixed(2)}`, merchant);
+    });
+
+    let beforeRefresh;
+    await check(t('refresh: new ClientKey, 202 → signRetry with the old session → 201 → Session.open with the new key'), async () => {
+      beforeRefresh = s.session;
+      const from = await logLength(page);
+      await step(page, 'refresh');
+      s = await snapshot(page);
+      const path = `/backend/auth/sessions/${beforeRefresh.id}/refresh`;
+      const calls = httpEntries(await logSince(page, from)).filter((e) => e.url === path);
+      assert(json(calls.map((e) => e.status)) === json([202, 201]), json(calls.map((e) => e.status)));
+      const newKey = JSON.parse(calls[0].requestBody).clientPublicKey;
+      const pending = JSON.parse(calls[0].responseBody);
+      if (strict) {
+        assert(JSON.parse(pending.payloadToSign).parameters.targetPublicKey === newKey, 'targetPublicKey');
+        assert(checkStamp(calls[1].requestHeaders['Service-Wallet-Signature'], pending.payloadToSign, beforeRefresh.publicKeyHex).ok,
+          'the refresh is not signed by the old session');
+        assert(s.session.publicKeyHex !== beforeRefresh.publicKeyHex, 'same key after refresh');
+      }
+      assert(s.session.id !== beforeRefresh.id && s.session.type === 'PASSKEY' && s.session.status === 'live', json(s.session));
+      const freed = (await logSince(page, from)).some((e) => e.kind === 'kit' && e.text.includes(`${beforeRefresh.id}: free()`));
+      assert(freed, 'the old session was not freed');
+    });
+
+    if (strict && SCREENSHOT) {
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.screenshot({ path: SCREENSHOT, fullPage: true });
+      console.log(`# screenshot ${SCREENSHOT}`);
+    }
+
+    await check(t('revoke the session (signed retry DELETE /backend/auth/sessions/{id} → 204); the service refuses it afterwards'), async () => {
+      const revoked = s.session;
+      const from = await logLength(page);
+      await step(page, 'revoke');
+      s = await snapshot(page);
+      const calls = httpEntries(await logSince(page, from));
+      assert(json(calls.map((e) => `${e.method} ${e.status}`)) === json(['DELETE 202', 'DELETE 204']), json(calls.map((e) => e.status)));
+      assert(s.session.status === 'revoked' && s.sessionObject === false, json(s.session));
+      assert((await page.textContent('#countdown')) === 'revoked', 'countdown not revoked');
+      const enabled = await enabledButtons(page);
+      for (const id of ['refresh', 'revoke', 'quote-create', 'fund']) assert(!enabled.includes(id), `${id} still enabled`);
+      const after = await rootApi(emu, 'POST', `/auth/sessions/${revoked.id}/refresh`, { clientPublicKey: SOME_PUBLIC_KEY });
+      assert(after.status === 401 && after.body.reason === 'Session revoked', json(after));
+    });
+
+    await check(t('the page never sends Authorization (the API secret stays in the backend proxy); no page errors'), async () => {
+      const entries = httpEntries(await logSince(page, 0));
+      assert(entries.length > 15, `only ${entries.length} requests logged`);
+      assert(entries.every((e) => !Object.keys(e.requestHeaders).some((h) => h.toLowerCase() === 'authorization')), 'Authorization sent');
+      assert(entries.every((e) => e.url.startsWith('/backend/') || e.url.startsWith('/emulator/')), 'a call outside /backend and /emulator');
+      assert(pageErrors.length === 0, pageErrors.join('\n'));
+    });
+  } finally {
+    await close();
+  }
+}
+
+/** Clicks through to a live EMAIL_OTP session. */
+async function otpSession(page) {
+  for (const id of ['account', 'otp-credential', 'otp-read', 'otp-verify']) await step(page, id);
+}
+
+// ---- negative cases (strict) ---------------------------------------------------------
+async function negatives(emu) {
+  const { page, close } = await openDemo(emu);
+  try {
+    await otpSession(page);
+    // One signed-retry operation, driven by hand through the page's api helper:
+    // PATCH /internal-accounts/{id} {privacyEnabled: true}.
+    const r = await page.evaluate(async () => {
+      const { api, state, kit } = window.demo;
+      const session = state.session;
+      const path = `/internal-accounts/${state.account.accountId}`;
+      const body = JSON.stringify({ privacyEnabled: true });
+      const out = {};
+      const first = await api('PATCH', path, body);
+      out.first = { status: first.status };
+      const pending = JSON.parse(first.text);
+      // (1) a stamp over a different payload than the 202's
+      const tampered = pending.payloadToSign.replace(/"timestampMs":"(\d+)"/, (_, ms) => `"timestampMs":"${Number(ms) + 1}"`);
+      out.payloadChanged = tampered !== pending.payloadToSign;
+      const bad = await api('PATCH', path, body, { 'Service-Wallet-Signature': session.stamp(tampered), 'Request-Id': pending.requestId });
+      out.tampered = { status: bad.status, body: bad.body };
+      // (2) the right signature, another body
+      const headers = session.signRetry(first.text);
+      const otherBody = await api('PATCH', path, JSON.stringify({ privacyEnabled: false }), headers);
+      out.otherBody = { status: otherBody.status, body: otherBody.body };
+      // (3) the genuine retry: failed attempts did not burn the request id
+      const good = await api('PATCH', path, body, headers);
+      out.good = { status: good.status, body: good.body };
+      // (4) the exact successful retry, replayed
+      const replay = await api('PATCH', path, body, headers);
+      out.replay = { status: replay.status, body: replay.body };
+      // (5) the kit refuses to sign the same request id twice
+      try {
+        session.signRetry(first.text);
+        out.resign = 'signed';
+      } catch (err) {
+        out.resign = { kit: err instanceof kit.KitError, code: err.code };
+      }
+      return out;
+    });
+
+    await check('strict: tampered payload — a stamp over another payload than the 202\'s is refused: 401 Invalid Service-Wallet-Signature', () => {
+      assert(r.first.status === 202 && r.payloadChanged, json(r));
+      assert(r.tampered.status === 401 && r.tampered.body.code === 'UNAUTHORIZED', json(r.tampered));
+      assert(r.tampered.body.reason === 'Invalid Service-Wallet-Signature: the stamp does not verify over payloadToSign',
+        `reason: ${r.tampered.body.reason}`);
+    });
+    await check('strict: tampered body — the signed retry with other body bytes is refused: 401 WALLET_SIGNATURE_BODY_MISMATCH', () => {
+      assert(r.otherBody.status === 401 && r.otherBody.body.reason === 'WALLET_SIGNATURE_BODY_MISMATCH', json(r.otherBody));
+    });
+    await check('strict: after the failed attempts, the genuine retry succeeds (200, privacyEnabled)', () => {
+      assert(r.good.status === 200 && r.good.body.privacyEnabled === true, json(r.good));
+    });
+    await check('strict: reused request id — replaying the exact successful retry: 401 "Request id already used"', () => {
+      assert(r.replay.status === 401 && r.replay.body.code === 'UNAUTHORIZED', json(r.replay));
+      assert(r.replay.body.reason === 'Request id already used', `reason: ${r.replay.body.reason}`);
+    });
+    await check('strict: the kit refuses to sign a request id twice (KitError REQUEST_ALREADY_SIGNED)', () => {
+      assert(r.resign.kit === true && r.resign.code === 'REQUEST_ALREADY_SIGNED', json(r.resign));
+    });
+
+    // The page's signedRetry loop against a routed endpoint that answers 202 twice, then
+    // 200 (the emulator never repeats a 202), and one that never stops answering 202.
+    let routed = 0;
+    const seen = [];
+    await page.route('**/backend/__repeat/**', async (route) => {
+      const request = route.request();
+      seen.push({ headers: request.headers(), body: request.postData() });
+      const endless = request.url().includes('/endless');
+      routed++;
+      if (endless || seen.length <= 2) {
+        await route.fulfill({
+          status: 202,
+          contentType: 'application/json',
+          body: JSON.stringify({
+            payloadToSign: JSON.stringify({ round: seen.length, nonce: crypto.randomUUID() }),
+            requestId: `Request:${crypto.randomUUID()}`,
+            expiresAt: new Date(Date.now() + 60_000).toISOString(),
+          }),
+        });
+      } else {
+        await route.fulfill({ status: 200, contentType: 'application/json', body: '{"done":true}' });
+      }
+    });
+    const repeat = await page.evaluate(async () => {
+      const { signedRetry, state } = window.demo;
+      const ok = await signedRetry(state.session, 'POST', '/__repeat/op', { n: 1 });
+      let endless;
+      try {
+        await signedRetry(state.session, 'POST', '/__repeat/endless', { n: 2 });
+        endless = 'resolved';
+      } catch (err) {
+        endless = err.message;
+      }
+      return { status: ok.status, endless };
+    });
+    await page.unroute('**/backend/__repeat/**');
+    await check('signedRetry: a retry answered 202 again is signed again (same body each time), and the loop is bounded', () => {
+      assert(repeat.status === 200, json(repeat));
+      const first = seen.slice(0, 3);
+      assert(first.every((r) => r.body === '{"n":1}'), `bodies ${json(first.map((r) => r.body))}`);
+      assert(first[0].headers['request-id'] === undefined, 'the first call carried a Request-Id');
+      const ids = first.slice(1).map((r) => r.headers['request-id']);
+      assert(ids.every(Boolean) && ids[0] !== ids[1], `request ids ${json(ids)}`);
+      assert(first.slice(1).every((r) => r.headers['service-wallet-signature']), 'a retry was not signed');
+      assert(/still 202 after 3 signed retries/.test(repeat.endless), repeat.endless);
+      assert(routed === 3 + 4, `routed ${routed} requests`);
+    });
+
+    // A quote executed with a stamp over a tampered payload moves no money.
+    const q = await page.evaluate(async () => {
+      const { api, state } = window.demo;
+      const { accountId } = state.account;
+      await api('POST', `/sandbox/internal-accounts/${accountId}/fund`, { amount: 1000 });
+      const quote = (await api('POST', '/quotes', {
+        source: { sourceType: 'ACCOUNT', accountId },
+        destination: { destinationType: 'ACCOUNT', accountId: state.config.merchantAccountId },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 500,
+      }, { 'Idempotency-Key': crypto.randomUUID() })).body;
+      const stamp = state.session.stamp(`${quote.payloadToSign} `);
+      const res = await api('POST', `/quotes/${quote.id}/execute`, undefined,
+        { 'Idempotency-Key': crypto.randomUUID(), 'Service-Wallet-Signature': stamp });
+      return { status: res.status, body: res.body, accountId };
+    });
+    await check('strict: quote executed with a stamp over a tampered payload: 401, no money moves', async () => {
+      assert(q.status === 401 && q.body.reason === 'Invalid Service-Wallet-Signature: the stamp does not verify over payloadToSign',
+        json(q));
+      assert((await balanceOf(emu, q.accountId)) === 1000, 'money moved');
+    });
+  } finally {
+    await close();
+  }
+}
+
+async function expiry() {
+  const TTL = 2;
+  const emu = await startEmulator('strict', ['--session-ttl-secs', String(TTL)]);
+  const { page, close } = await openDemo(emu);
+  try {
+    // Verify, then at once (well within the 2 s) get a 202 and sign it.
+    await otpSession(page);
+    const early = await page.evaluate(async () => {
+      const { api, state } = window.demo;
+      const path = `/auth/sessions/${state.session.id}`;
+      const first = await api('DELETE', path);
+      const headers = state.session.signRetry(first.text);
+      return { path, status: first.status, headers, expiresAt: state.session.expiresAt.getTime(), now: Date.now() };
+    });
+    await check('expired session: a 202 signed while the session was live (TTL 2 s)', () => {
+      assert(early.status === 202 && early.now < early.expiresAt, json(early));
+      assert(early.expiresAt - early.now <= TTL * 1000, `expiresAt ${early.expiresAt - early.now} ms away`);
+    });
+    await sleep(Math.max(0, early.expiresAt - Date.now()) + 300);
+
+    await check('expired session: the page shows it expired and disables the signing steps', async () => {
+      await page.waitForSelector('#countdown[data-state="expired"]', { timeout: 3_000 });
+      assert((await page.textContent('#session-state')) === 'expired', await page.textContent('#session-state'));
+      const enabled = await enabledButtons(page);
+      assert(!enabled.includes('passkey-register'), `enabled: ${json(enabled)}`);
+    });
+    const late = await page.evaluate(async (pathAndHeaders) => {
+      const { api, state, signedRetry, kit } = window.demo;
+      const session = state.session;
+      const out = { isExpired: session.isExpired() };
+      const codeOf = (err) => ({ kit: err instanceof kit.KitError, code: err.code });
+      try {
+        session.stamp('anything');
+        out.stamp = 'signed';
+      } catch (err) {
+        out.stamp = codeOf(err);
+      }
+      try {
+        await signedRetry(session, 'DELETE', pathAndHeaders.path);
+        out.retry = 'signed';
+      } catch (err) {
+        out.retry = codeOf(err);
+      }
+      const res = await api('DELETE', pathAndHeaders.path, undefined, pathAndHeaders.headers);
+      out.stale = { status: res.status, body: res.body };
+      return out;
+    }, { path: early.path, headers: early.headers });
+    await check('expired session: the kit refuses locally (stamp and signedRetry → KitError SESSION_EXPIRED)', () => {
+      assert(late.isExpired === true, 'isExpired() is false');
+      assert(late.stamp.kit && late.stamp.code === 'SESSION_EXPIRED', json(late.stamp));
+      assert(late.retry.kit && late.retry.code === 'SESSION_EXPIRED', json(late.retry));
+    });
+    await check('expired session: the stamp made before expiry, sent after it → 401 "Session expired"', () => {
+      assert(late.stale.status === 401 && late.stale.body.code === 'UNAUTHORIZED', json(late.stale));
+      assert(late.stale.body.reason === 'Session expired', `reason: ${late.stale.body.reason}`);
+    });
+  } finally {
+    await close();
+    await emu.stop();
+  }
+}
+
+// ---- main ----------------------------------------------------------------------------
+let strictEmu;
+let sandboxEmu;
+try {
+  [strictEmu, sandboxEmu] = await Promise.all([startEmulator('strict'), startEmulator('sandbox')]);
+  console.log(`# strict emulator ${strictEmu.origin}, sandbox emulator ${sandboxEmu.origin}`);
+  await check('the emulators report their modes', () => {
+    assert(strictEmu.mode === 'strict' && sandboxEmu.mode === 'sandbox', `${strictEmu.mode} ${sandboxEmu.mode}`);
+  });
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  await flow(strictEmu);
+  await flow(sandboxEmu);
+  await negatives(strictEmu);
+  await expiry();
+} catch (err) {
+  failed++;
+  console.log(`not ok - e2e driver: ${String(err?.stack ?? err).split('\n').join('\n  ')}`);
+  for (const emu of [strictEmu, sandboxEmu]) {
+    if (emu) console.log(`# ${emu.mode} emulator log (tail):\n${emu.stderr().split('\n').slice(-20).map((l) => `#   ${l}`).join('\n')}`);
+  }
+} finally {
+  await browser?.close();
+  await Promise.all([strictEmu?.stop(), sandboxEmu?.stop()]);
+  killAllNow();
+}
+
+console.log(`# ${((Date.now() - started) / 1000).toFixed(1)} s`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 && passed > 0 ? 0 : 1);

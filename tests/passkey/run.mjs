@@ -1,0 +1,591 @@
+#!/usr/bin/env node
+// Passkeys end to end, through the built package (pkg/browser.js) in headless Chromium
+// (Debian's, via playwright-core) with a DevTools-protocol virtual authenticator (ctap2,
+// internal, resident key, user verification). Registration and authentication run
+// through the Rust code and are checked by an independent verifier,
+// @simplewebauthn/server; then the error paths (timeout, abort, cancel, a superseded
+// ceremony, wrong rpId, excluded and unknown credentials, bad input), detection, and the
+// lazy loading of the passkey module.
+//
+// The page is served from http://localhost:<port> (WebAuthn rejects IP origins).
+// Every scenario gets a fresh browser context, CDP session and authenticator.
+// Prints "N passed, N failed"; exits non-zero on failure.
+//
+// Usage: node tests/passkey/run.mjs
+import { createHash, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { verifyRegistrationResponse, verifyAuthenticationResponse } from '@simplewebauthn/server';
+import { serveStatic } from '../../scripts/serve.mjs';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const root = resolve(here, '../..');
+const pkgDir = join(root, 'pkg');
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
+];
+const PASSKEY_WASM = '/pkg/embedded_wallet_kit_passkey_bg.wasm';
+const SIGNING_WASM = '/pkg/embedded_wallet_kit_bg.wasm';
+
+let passed = 0;
+let failed = 0;
+async function check(name, fn) {
+  try {
+    await fn();
+    passed++;
+    console.log(`ok - ${name}`);
+  } catch (err) {
+    failed++;
+    console.log(`not ok - ${name}\n  ${String(err?.stack ?? err).split('\n').join('\n  ')}`);
+  }
+}
+function assert(cond, msg) {
+  if (!cond) throw new Error(msg);
+}
+const json = (v) => JSON.stringify(v);
+const b64u = (bytes) => Buffer.from(bytes).toString('base64url');
+const utf8b64u = (text) => b64u(Buffer.from(text, 'utf8'));
+const clientData = (clientDataJson) => JSON.parse(Buffer.from(clientDataJson, 'base64url').toString('utf8'));
+const sameKeys = (obj, keys) => json(Object.keys(obj).sort()) === json([...keys].sort());
+
+/** Asserts that an attempt (window.attempt) failed with a KitError of `code`. */
+function expectKitError(r, code, causeName) {
+  assert(!r.ok, `expected KitError ${code}, but it resolved: ${json(r.value)}`);
+  const e = r.error;
+  assert(e.kit === true && e.error === true && e.name === 'KitError',
+    `not the package's KitError: ${json(e)}`);
+  assert(e.code === code, `expected ${code}, got ${e.code}: ${e.message} (cause ${e.causeName})`);
+  assert(typeof e.message === 'string' && e.message.length > 0, 'empty message');
+  if (causeName !== undefined) assert(e.causeName === causeName, `cause.name ${e.causeName}, expected ${causeName}`);
+  return e;
+}
+
+if (!existsSync(join(pkgDir, 'browser.js')) || !existsSync(join(root, PASSKEY_WASM))) {
+  console.log('not ok - pkg/ is missing or has no passkey module: run `make build` first\n0 passed, 1 failed');
+  process.exit(1);
+}
+
+const server = await serveStatic({ '/': here, '/pkg/': pkgDir });
+const origin = `http://localhost:${server.port}`;
+const RP_ID = 'localhost';
+console.log(`# serving ${origin}`);
+
+let browser;
+/** Fresh context + page + CDP session with a virtual authenticator. */
+async function scenario({ presence = true } = {}) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const pageErrors = [];
+  page.on('pageerror', (err) => pageErrors.push(err.message));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') pageErrors.push(`console: ${msg.text()}`);
+  });
+  const firstRequest = server.requests.length;
+  await page.goto(`${origin}/`);
+  await page.waitForFunction(() => window.kitLoaded === true, null, { timeout: 10_000 });
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('WebAuthn.enable', { enableUI: false });
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true,
+      isUserVerified: true, automaticPresenceSimulation: presence,
+    },
+  });
+  return {
+    page, cdp, authenticatorId, pageErrors,
+    /** Requests the server answered since this scenario's page load. */
+    requests: () => server.requests.slice(firstRequest),
+    close: () => context.close(),
+  };
+}
+
+const registrationOptions = (overrides = {}) => ({
+  challenge: b64u(randomBytes(32)),
+  rpId: RP_ID,
+  rpName: 'embedded-wallet-kit e2e',
+  user: { id: `user:Zoë-${randomUUID()}`, name: 'zoe@example.com', displayName: 'Zoë Example' },
+  timeoutMs: 20_000,
+  ...overrides,
+});
+/** A login challenge as the service issues it: 64 lowercase hex chars (a SHA-256 digest). */
+const loginChallenge = () => createHash('sha256')
+  .update(json({ clientPublicKey: `04${randomBytes(64).toString('hex')}`, nonce: randomUUID() }))
+  .digest('hex');
+
+const register = (page, options) => page.evaluate((o) => window.attempt(() => window.kit.passkey.register(o)), options);
+const authenticate = (page, options) =>
+  page.evaluate((o) => window.attempt(() => window.kit.passkey.authenticate(o)), options);
+const initPasskeys = (page) => page.evaluate(() => window.attempt(() => window.kit.init({ passkeys: true })));
+
+const ATTESTATION_KEYS = ['credentialId', 'clientDataJson', 'attestationObject', 'transports'];
+const ASSERTION_KEYS = ['credentialId', 'clientDataJson', 'authenticatorData', 'signature', 'userHandle'];
+
+try {
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+
+  // ---- (e) detection, and what init() / init({ passkeys: true }) load -------------------
+  {
+    const s = await scenario();
+    try {
+      const before = await s.page.evaluate(() => {
+        const { passkey } = window.kit;
+        const out = {};
+        for (const [name, fn] of [
+          ['isSupported', () => passkey.isSupported()],
+          ['registrationBody', () => passkey.registrationBody('InternalAccount:x', 'nick', 'AAAA', {})],
+        ]) {
+          try {
+            out[name] = { ok: true, value: fn() };
+          } catch (e) {
+            out[name] = { ok: false, error: window.errorInfo(e) };
+          }
+        }
+        try {
+          passkey.cancel();
+          out.cancel = 'no-op';
+        } catch (e) {
+          out.cancel = window.errorInfo(e);
+        }
+        out.frozen = Object.isFrozen(passkey);
+        out.keys = Object.keys(passkey).sort();
+        return out;
+      });
+      await check('passkey namespace: exactly the documented functions, frozen', () => {
+        const expected = ['authenticate', 'cancel', 'clientCapabilities', 'conditionalMediationAvailable',
+          'isSupported', 'platformAuthenticatorAvailable', 'register', 'registrationBody'];
+        assert(json(before.keys) === json(expected), json(before.keys));
+        assert(before.frozen, 'not frozen');
+      });
+      await check('before init({ passkeys: true }): isSupported/registrationBody throw NOT_INITIALIZED; cancel() is a no-op', () => {
+        for (const name of ['isSupported', 'registrationBody']) {
+          const e = expectKitError(before[name], 'NOT_INITIALIZED');
+          assert(e.message.includes('init({ passkeys: true })'), `${name}: message does not say what to do: ${e.message}`);
+        }
+        assert(before.cancel === 'no-op', json(before.cancel));
+      });
+
+      const plain = await s.page.evaluate(() => window.attempt(() => window.kit.init()));
+      await check('init() alone loads the signing module only (no passkey module fetched)', () => {
+        assert(plain.ok, json(plain.error));
+        const paths = s.requests().map((r) => r.path);
+        assert(paths.includes(SIGNING_WASM), `signing wasm not fetched: ${paths.join(', ')}`);
+        // passkey.js (the namespace) is part of the entry; the passkey glue and .wasm are not.
+        assert(!paths.some((p) => p.includes('embedded_wallet_kit_passkey')),
+          `the passkey module was fetched by init(): ${paths.join(', ')}`);
+      });
+
+      const [r1, r2] = await s.page.evaluate(() => {
+        const p1 = window.attempt(() => window.kit.init({ passkeys: true }));
+        const p2 = window.attempt(() => window.kit.init({ passkeys: true }));
+        return Promise.all([p1, p2]);
+      });
+      const detect = await s.page.evaluate(async () => {
+        const { passkey } = window.kit;
+        return {
+          supported: passkey.isSupported(),
+          platform: await passkey.platformAuthenticatorAvailable(),
+          conditional: await passkey.conditionalMediationAvailable(),
+          capabilities: await passkey.clientCapabilities(),
+        };
+      });
+      await check('init({ passkeys: true }) loads the passkey module once; then isSupported() is true', () => {
+        assert(r1.ok && r2.ok, json([r1, r2]));
+        const wasm = s.requests().filter((r) => r.path === PASSKEY_WASM);
+        assert(wasm.length === 1, `passkey wasm requests: ${json(wasm)}`);
+        assert(wasm[0].status === 200 && wasm[0].type === 'application/wasm', json(wasm[0]));
+        assert(detect.supported === true, `isSupported() = ${detect.supported}`);
+      });
+      await check('platformAuthenticatorAvailable() is true with the internal authenticator attached', () =>
+        assert(detect.platform === true, json(detect.platform)));
+      await check('conditionalMediationAvailable() is a boolean; clientCapabilities() an object', () => {
+        assert(typeof detect.conditional === 'boolean', json(detect.conditional));
+        assert(detect.capabilities !== null && typeof detect.capabilities === 'object' && !Array.isArray(detect.capabilities),
+          json(detect.capabilities));
+        assert(Object.values(detect.capabilities).every((v) => typeof v === 'boolean'), json(detect.capabilities));
+      });
+      await check('detection: no page errors, no 404s', () => {
+        const missing = s.requests().filter((r) => r.status !== 200).map((r) => `${r.status} ${r.path}`);
+        assert(s.pageErrors.length === 0 && missing.length === 0, [...s.pageErrors, ...missing].join('\n'));
+      });
+    } finally {
+      await s.close();
+    }
+  }
+
+  // ---- (a)–(c) registration, authentication, registration body; then (d) errors needing
+  //      a registered credential -------------------------------------------------------
+  {
+    const s = await scenario();
+    try {
+      const init = await initPasskeys(s.page);
+      assert(init.ok, `init({ passkeys: true }) failed: ${json(init.error)}`);
+
+      const regOptions = registrationOptions();
+      const reg = await register(s.page, regOptions);
+      let registered;
+      await check('(a) passkey.register resolves to exactly {credentialId, clientDataJson, attestationObject, transports}', () => {
+        assert(reg.ok, `register failed: ${json(reg.error)}`);
+        const att = reg.value;
+        assert(sameKeys(att, ATTESTATION_KEYS), `keys: ${Object.keys(att).join(', ')}`);
+        for (const k of ['credentialId', 'clientDataJson', 'attestationObject']) {
+          assert(typeof att[k] === 'string' && /^[A-Za-z0-9_-]+$/.test(att[k]), `${k} is not unpadded base64url: ${att[k]}`);
+        }
+        assert(json(att.transports) === json(['internal']), `transports ${json(att.transports)}`);
+      });
+      await check('(a) clientDataJSON: type webauthn.create, challenge === the registration challenge string, origin', () => {
+        const cd = clientData(reg.value.clientDataJson);
+        assert(cd.type === 'webauthn.create', cd.type);
+        assert(cd.challenge === regOptions.challenge, `${cd.challenge} !== ${regOptions.challenge}`);
+        assert(cd.origin === origin, cd.origin);
+      });
+      await check('(a) @simplewebauthn/server verifies the registration (challenge, origin, rpId, UV)', async () => {
+        const att = reg.value;
+        const v = await verifyRegistrationResponse({
+          response: {
+            id: att.credentialId,
+            rawId: att.credentialId,
+            type: 'public-key',
+            response: {
+              clientDataJSON: att.clientDataJson,
+              attestationObject: att.attestationObject,
+              transports: att.transports,
+            },
+            clientExtensionResults: {},
+          },
+          expectedChallenge: regOptions.challenge,
+          expectedOrigin: origin,
+          expectedRPID: RP_ID,
+          requireUserVerification: true,
+        });
+        assert(v.verified === true, json(v));
+        const info = v.registrationInfo;
+        assert(info.credential.id === att.credentialId, `credential id ${info.credential.id} !== ${att.credentialId}`);
+        assert(info.fmt === 'none', `fmt ${info.fmt}`);
+        assert(info.userVerified === true, 'not user-verified');
+        assert(info.rpID === RP_ID && info.origin === origin, `${info.rpID} ${info.origin}`);
+        registered = { credential: info.credential, credentialId: att.credentialId };
+      });
+
+      // (b) authentication, twice: the counter must go up each time.
+      for (const round of [1, 2]) {
+        const challenge = loginChallenge();
+        const auth = registered
+          ? await authenticate(s.page, { challenge, credentialId: registered.credentialId, rpId: RP_ID, timeoutMs: 20_000 })
+          : { ok: false, error: { message: 'no registered credential' } };
+        await check(`(b${round}) passkey.authenticate resolves to exactly {credentialId, clientDataJson, authenticatorData, signature, userHandle}`, () => {
+          assert(auth.ok, `authenticate failed: ${json(auth.error)}`);
+          const a = auth.value;
+          assert(sameKeys(a, ASSERTION_KEYS), `keys: ${Object.keys(a).join(', ')}`);
+          for (const k of ASSERTION_KEYS) {
+            assert(typeof a[k] === 'string' && /^[A-Za-z0-9_-]+$/.test(a[k]), `${k} is not unpadded base64url: ${a[k]}`);
+          }
+          assert(a.credentialId === registered.credentialId, 'credentialId is not the registered one');
+          assert(a.userHandle === utf8b64u(regOptions.user.id),
+            `userHandle ${a.userHandle} !== base64url(utf8(user.id)) ${utf8b64u(regOptions.user.id)}`);
+        });
+        await check(`(b${round}) clientDataJSON.challenge === base64url(utf8(the 64-hex login challenge)), not its hex decoding`, () => {
+          const cd = clientData(auth.value.clientDataJson);
+          assert(cd.type === 'webauthn.get', cd.type);
+          assert(cd.challenge === utf8b64u(challenge), `${cd.challenge} !== ${utf8b64u(challenge)}`);
+          assert(cd.challenge !== b64u(Buffer.from(challenge, 'hex')), 'the challenge was hex-decoded');
+          assert(cd.origin === origin, cd.origin);
+        });
+        await check(`(b${round}) @simplewebauthn/server verifies the assertion against the registered key and counter`, async () => {
+          const a = auth.value;
+          const response = {
+            id: a.credentialId,
+            rawId: a.credentialId,
+            type: 'public-key',
+            response: {
+              clientDataJSON: a.clientDataJson,
+              authenticatorData: a.authenticatorData,
+              signature: a.signature,
+              userHandle: a.userHandle,
+            },
+            clientExtensionResults: {},
+          };
+          const args = { response, expectedOrigin: origin, expectedRPID: RP_ID, requireUserVerification: true };
+          const v = await verifyAuthenticationResponse({
+            ...args, expectedChallenge: utf8b64u(challenge), credential: registered.credential,
+          });
+          assert(v.verified === true, json(v));
+          const { newCounter } = v.authenticationInfo;
+          assert(newCounter > registered.credential.counter,
+            `counter did not increase: ${registered.credential.counter} -> ${newCounter}`);
+          assert(v.authenticationInfo.userVerified === true, 'not user-verified');
+          // The same assertion under the hex-decoded challenge must not verify.
+          let rejected = false;
+          try {
+            const w = await verifyAuthenticationResponse({
+              ...args, expectedChallenge: b64u(Buffer.from(challenge, 'hex')), credential: registered.credential,
+            });
+            rejected = w.verified !== true;
+          } catch {
+            rejected = true;
+          }
+          assert(rejected, 'verified under the hex-decoded challenge too');
+          registered.credential = { ...registered.credential, counter: newCounter };
+        });
+      }
+
+      // (c) the POST /auth/credentials body.
+      const body = await s.page.evaluate(({ att, challenge }) => {
+        const { passkey } = window.kit;
+        const out = { body: passkey.registrationBody('InternalAccount:4f1c', 'My laptop', challenge, att), errors: {} };
+        const cases = {
+          empty: ['InternalAccount:4f1c', '', challenge, att],
+          tooLong: ['InternalAccount:4f1c', 'n'.repeat(101), challenge, att],
+          badChallenge: ['InternalAccount:4f1c', 'ok', 'not base64url!', att],
+          badAttestation: ['InternalAccount:4f1c', 'ok', challenge, { ...att, transports: 'internal' }],
+        };
+        for (const [name, args] of Object.entries(cases)) {
+          try {
+            out.errors[name] = { ok: true, value: passkey.registrationBody(...args) };
+          } catch (e) {
+            out.errors[name] = { ok: false, error: window.errorInfo(e) };
+          }
+        }
+        out.hundred = passkey.registrationBody('InternalAccount:4f1c', 'é'.repeat(100), challenge, att).nickname.length;
+        return out;
+      }, { att: reg.value, challenge: regOptions.challenge });
+      await check('(c) passkey.registrationBody builds exactly {accountId, nickname, challenge, attestation}', () => {
+        const expected = {
+          accountId: 'InternalAccount:4f1c',
+          nickname: 'My laptop',
+          challenge: regOptions.challenge,
+          attestation: {
+            credentialId: reg.value.credentialId,
+            clientDataJson: reg.value.clientDataJson,
+            attestationObject: reg.value.attestationObject,
+            transports: reg.value.transports,
+          },
+        };
+        assert(json(body.body) === json(expected), `${json(body.body)}\n  !== ${json(expected)}`);
+        assert(body.hundred === 100, 'a 100-character nickname is accepted');
+      });
+      await check('(c) registrationBody: empty / 101-character nickname, bad challenge, bad attestation → INVALID_INPUT', () => {
+        for (const name of ['empty', 'tooLong', 'badChallenge', 'badAttestation']) expectKitError(body.errors[name], 'INVALID_INPUT');
+      });
+
+      // (d) errors that need the registered credential or a live authenticator.
+      const excluded = await register(s.page, registrationOptions({
+        user: regOptions.user, excludeCredentialIds: [registered?.credentialId ?? 'AAAA'],
+      }));
+      await check('(d) register with the registered id in excludeCredentialIds → PASSKEY_ALREADY_REGISTERED', () =>
+        expectKitError(excluded, 'PASSKEY_ALREADY_REGISTERED', 'InvalidStateError'));
+
+      const unknown = await authenticate(s.page, {
+        challenge: loginChallenge(), credentialId: b64u(randomBytes(32)), rpId: RP_ID, timeoutMs: 20_000,
+      });
+      await check('(d) authenticate with an unknown credentialId → PASSKEY_CANCELLED, cause NotAllowedError, at once', () => {
+        expectKitError(unknown, 'PASSKEY_CANCELLED', 'NotAllowedError');
+        assert(unknown.ms < 5_000, `took ${unknown.ms} ms`);
+      });
+
+      const wrongRp = await register(s.page, registrationOptions({ rpId: 'example.com' }));
+      await check("(d) register with rpId 'example.com' on localhost → PASSKEY_INVALID_DOMAIN, cause SecurityError", () =>
+        expectKitError(wrongRp, 'PASSKEY_INVALID_DOMAIN', 'SecurityError'));
+      const wrongRpAuth = await authenticate(s.page, {
+        challenge: loginChallenge(), credentialId: registered?.credentialId ?? 'AAAA', rpId: 'example.com',
+      });
+      await check("(d) authenticate with rpId 'example.com' on localhost → PASSKEY_INVALID_DOMAIN, cause SecurityError", () =>
+        expectKitError(wrongRpAuth, 'PASSKEY_INVALID_DOMAIN', 'SecurityError'));
+
+      const badInput = {
+        challenge: await register(s.page, registrationOptions({ challenge: 'not base64url!' })),
+        emptyChallenge: await register(s.page, registrationOptions({ challenge: '' })),
+        userId: await register(s.page, registrationOptions({ user: { id: 'x'.repeat(65), name: 'n' } })),
+        timeout: await register(s.page, registrationOptions({ timeoutMs: 0 })),
+        options: await s.page.evaluate(() => window.attempt(() => window.kit.passkey.register('nope'))),
+        authCredential: await authenticate(s.page, { challenge: loginChallenge(), credentialId: 'not base64url!' }),
+        authChallenge: await authenticate(s.page, { credentialId: registered?.credentialId ?? 'AAAA' }),
+      };
+      await check('(d) bad options → INVALID_INPUT naming the field (challenge, user.id, timeoutMs, credentialId)', () => {
+        const fields = {
+          challenge: 'challenge', emptyChallenge: 'challenge', userId: 'user.id', timeout: 'timeoutMs',
+          options: 'options', authCredential: 'credentialId', authChallenge: 'challenge',
+        };
+        for (const [name, field] of Object.entries(fields)) {
+          const e = expectKitError(badInput[name], 'INVALID_INPUT');
+          assert(e.message.includes(field), `${name}: message does not name ${field}: ${e.message}`);
+        }
+      });
+
+      await check('(a–d) no page errors', () => assert(s.pageErrors.length === 0, s.pageErrors.join('\n')));
+    } finally {
+      await s.close();
+    }
+  }
+
+  // ---- (d) ceremonies that hang: presence simulation off ------------------------------
+  {
+    const s = await scenario({ presence: false });
+    try {
+      const init = await initPasskeys(s.page);
+      assert(init.ok, `init({ passkeys: true }) failed: ${json(init.error)}`);
+
+      const timedOut = await register(s.page, registrationOptions({ timeoutMs: 1_000 }));
+      await check('(d) no user presence + timeoutMs 1000 → PASSKEY_TIMEOUT (within the watchdog grace)', () => {
+        expectKitError(timedOut, 'PASSKEY_TIMEOUT');
+        assert(timedOut.ms >= 1_000 && timedOut.ms < 4_000, `settled after ${Math.round(timedOut.ms)} ms`);
+      });
+      // A credential the authenticator holds (injected over CDP), so that the assertion
+      // really waits for user presence instead of failing on an unknown id.
+      const injectedId = randomBytes(16);
+      const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+      await s.cdp.send('WebAuthn.addCredential', {
+        authenticatorId: s.authenticatorId,
+        credential: {
+          credentialId: injectedId.toString('base64'),
+          isResidentCredential: true,
+          rpId: RP_ID,
+          privateKey: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
+          userHandle: Buffer.from('user:injected').toString('base64'),
+          signCount: 0,
+        },
+      });
+      const authTimedOut = await authenticate(s.page, {
+        challenge: loginChallenge(), credentialId: b64u(injectedId), rpId: RP_ID, timeoutMs: 1_000,
+      });
+      await check('(d) authenticate: no user presence + timeoutMs 1000 → PASSKEY_TIMEOUT', () => {
+        expectKitError(authTimedOut, 'PASSKEY_TIMEOUT');
+        assert(authTimedOut.ms >= 1_000 && authTimedOut.ms < 4_000, `settled after ${Math.round(authTimedOut.ms)} ms`);
+      });
+      console.log(`# timeouts settled after ${Math.round(timedOut.ms)} ms (register), ${Math.round(authTimedOut.ms)} ms (authenticate); causes ${timedOut.error?.causeName}, ${authTimedOut.error?.causeName}`);
+
+      const abortedRun = await s.page.evaluate((o) => {
+        const { passkey } = window.kit;
+        const controller = new AbortController();
+        setTimeout(() => controller.abort(), 300);
+        return window.attempt(() => passkey.register({ ...o, signal: controller.signal }));
+      }, registrationOptions());
+      await check('(d) no user presence + AbortController.abort() via signal → PASSKEY_CANCELLED', () => {
+        expectKitError(abortedRun, 'PASSKEY_CANCELLED');
+        assert(abortedRun.ms >= 250 && abortedRun.ms < 3_000, `settled after ${Math.round(abortedRun.ms)} ms`);
+      });
+
+      const cancelled = await s.page.evaluate((o) => {
+        const { passkey } = window.kit;
+        setTimeout(() => passkey.cancel(), 300);
+        return window.attempt(() => passkey.register(o));
+      }, registrationOptions());
+      await check('(d) no user presence + passkey.cancel() → PASSKEY_CANCELLED', () => {
+        expectKitError(cancelled, 'PASSKEY_CANCELLED');
+        assert(cancelled.ms >= 250 && cancelled.ms < 3_000, `settled after ${Math.round(cancelled.ms)} ms`);
+      });
+
+      const superseded = await s.page.evaluate(async ({ first, second }) => {
+        const { passkey } = window.kit;
+        const p1 = window.attempt(() => passkey.register(first));
+        await new Promise((r) => setTimeout(r, 300));
+        const p2 = window.attempt(() => passkey.register(second));
+        const r1 = await p1;
+        // The second ceremony must be live (pending), not refused: give it time, then cancel it.
+        const state = await Promise.race([p2.then(() => 'settled'), new Promise((r) => setTimeout(() => r('pending'), 500))]);
+        passkey.cancel();
+        return { r1, state, r2: await p2 };
+      }, { first: registrationOptions(), second: registrationOptions() });
+      await check('(d) a second register while one is pending → the first rejects PASSKEY_CANCELLED; the second runs', () => {
+        expectKitError(superseded.r1, 'PASSKEY_CANCELLED');
+        assert(superseded.state === 'pending', `the second ceremony settled at once: ${json(superseded.r2)}`);
+        expectKitError(superseded.r2, 'PASSKEY_CANCELLED');
+      });
+
+      const authCancelled = await s.page.evaluate(({ credentialId }) => {
+        const { passkey } = window.kit;
+        setTimeout(() => passkey.cancel(), 300);
+        return window.attempt(() => passkey.authenticate({ challenge: 'a'.repeat(64), credentialId }));
+      }, { credentialId: b64u(injectedId) });
+      await check('(d) no user presence + authenticate + passkey.cancel() → PASSKEY_CANCELLED', () => {
+        expectKitError(authCancelled, 'PASSKEY_CANCELLED');
+        assert(authCancelled.ms >= 250 && authCancelled.ms < 3_000, `settled after ${Math.round(authCancelled.ms)} ms`);
+      });
+
+      const preAborted = await s.page.evaluate((o) => {
+        const { passkey } = window.kit;
+        return Promise.all([
+          window.attempt(() => passkey.register({ ...o, signal: AbortSignal.abort() })),
+          window.attempt(() => passkey.authenticate({ challenge: 'b'.repeat(64), credentialId: 'AAAA', signal: AbortSignal.abort() })),
+        ]);
+      }, registrationOptions());
+      await check('(d) an already aborted signal → PASSKEY_CANCELLED at once (register and authenticate)', () => {
+        for (const r of preAborted) {
+          expectKitError(r, 'PASSKEY_CANCELLED');
+          assert(r.ms < 200, `took ${Math.round(r.ms)} ms`);
+        }
+      });
+
+      // With the module loaded, register reaches navigator.credentials.create in the same
+      // task as the call (no fetch, no timer in between): what user activation needs.
+      const sameTask = await s.page.evaluate((o) => {
+        const { passkey } = window.kit;
+        const creds = navigator.credentials;
+        const original = creds.create;
+        let called = false;
+        creds.create = function create(...args) {
+          called = true;
+          return original.apply(this, args);
+        };
+        const p = window.attempt(() => passkey.register(o));
+        return new Promise((resolveTask) => {
+          setTimeout(() => {
+            const reached = called;
+            creds.create = original;
+            passkey.cancel();
+            p.then((r) => resolveTask({ reached, r }));
+          }, 0);
+        });
+      }, registrationOptions());
+      await check('(d) after init, register reaches navigator.credentials.create before the next task', () => {
+        assert(sameTask.reached === true, 'navigator.credentials.create was not called within the calling task');
+        expectKitError(sameTask.r, 'PASSKEY_CANCELLED');
+      });
+
+      await check('(d) no page errors', () => assert(s.pageErrors.length === 0, s.pageErrors.join('\n')));
+    } finally {
+      await s.close();
+    }
+  }
+
+  // ---- lazy loading: no init at all ---------------------------------------------------
+  {
+    const s = await scenario();
+    try {
+      const [lazy, cancelledWhileLoading] = await s.page.evaluate(async (o) => {
+        const { passkey } = window.kit;
+        // cancel() while the module is still loading cancels the waiting ceremony too.
+        const doomed = window.attempt(() => passkey.register(o));
+        passkey.cancel();
+        const c = await doomed;
+        return [await window.attempt(() => passkey.register(o)), c];
+      }, registrationOptions());
+      await check('without init: passkey.register loads the passkey module on first use and works', () => {
+        assert(lazy.ok, json(lazy.error));
+        assert(sameKeys(lazy.value, ATTESTATION_KEYS), Object.keys(lazy.value).join(', '));
+        const paths = s.requests().map((r) => r.path);
+        assert(paths.filter((p) => p === PASSKEY_WASM).length === 1, paths.join(', '));
+        assert(!paths.includes(SIGNING_WASM), `the signing module was fetched: ${paths.join(', ')}`);
+      });
+      await check('without init: cancel() while the module loads cancels the waiting ceremony (PASSKEY_CANCELLED)', () =>
+        expectKitError(cancelledWhileLoading, 'PASSKEY_CANCELLED'));
+      const sync = await s.page.evaluate(() => window.kit.passkey.isSupported());
+      await check('without init: after a lazy load, isSupported() works', () => assert(sync === true, json(sync)));
+      await check('lazy: no page errors', () => assert(s.pageErrors.length === 0, s.pageErrors.join('\n')));
+    } finally {
+      await s.close();
+    }
+  }
+} catch (err) {
+  failed++;
+  console.log(`not ok - passkey e2e driver: ${err?.stack ?? err}`);
+} finally {
+  await browser?.close();
+  await server.close();
+}
+
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 && passed > 0 ? 0 : 1);
