@@ -84,6 +84,8 @@ pub struct Session {
     /// handful at most live at once, so a Vec beats a map (and is smaller in wasm).
     signed_requests: Vec<(String, UnixMillis)>,
     clock: Box<dyn Clock + Send + Sync>,
+    /// The AuthMethod this session was issued for, when the flow that opened it knows.
+    credential_id: Option<String>,
 }
 
 impl core::fmt::Debug for Session {
@@ -104,6 +106,7 @@ impl Session {
             signer,
             signed_requests: Vec::new(),
             clock: Box::new(SystemClock),
+            credential_id: None,
         }
     }
 
@@ -191,6 +194,17 @@ impl Session {
     pub fn with_clock(mut self, clock: impl Clock + Send + Sync + 'static) -> Self {
         self.clock = Box::new(clock);
         self
+    }
+
+    /// Records the AuthMethod (`AuthMethod:<uuid>`) this session was issued for.
+    pub fn with_credential_id(mut self, credential_id: &str) -> Self {
+        self.credential_id = Some(credential_id.to_owned());
+        self
+    }
+
+    /// The AuthMethod this session was issued for, if known.
+    pub fn credential_id(&self) -> Option<&str> {
+        self.credential_id.as_deref()
     }
 
     /// The session's public fields.

@@ -27,6 +27,8 @@ pub struct SignedRetryFlow {
     request: Request,
     legs: u8,
     restarted: bool,
+    /// Both hex forms of the key a refresh authorizes, when the payload must name it.
+    target_key: Option<[String; 2]>,
 }
 
 impl SignedRetryFlow {
@@ -36,6 +38,42 @@ impl SignedRetryFlow {
             request,
             legs: 0,
             restarted: false,
+            target_key: None,
+        }
+    }
+
+    /// Refuses to sign a JSON payload unless every `targetPublicKey` in it is `key` (the
+    /// refresh payload names the key it authorizes: signing one that names another key
+    /// would hand the session to whoever holds that key).
+    pub fn expecting_target_key(mut self, key: &crate::ClientKey) -> Self {
+        self.target_key = Some([key.public_key_hex(), key.compressed_public_key_hex()]);
+        self
+    }
+
+    fn check_target_key(&self, payload: &str) -> Result<()> {
+        let Some(expected) = &self.target_key else {
+            return Ok(());
+        };
+        if !payload.trim_start().starts_with('{') {
+            return Ok(()); // not JSON (e.g. base64 text): nothing to read
+        }
+        let named = target_public_keys(payload);
+        if named.is_empty() {
+            return Err(Error::new(
+                ErrorCode::InvalidPendingSignature,
+                "the payload to sign does not name the new key (no targetPublicKey): not signed",
+            ));
+        }
+        if named
+            .iter()
+            .all(|k| expected.iter().any(|e| e.eq_ignore_ascii_case(k)))
+        {
+            Ok(())
+        } else {
+            Err(Error::new(
+                ErrorCode::InvalidPendingSignature,
+                "the payload to sign authorizes a key other than the new ClientKey: not signed",
+            ))
         }
     }
 
@@ -67,6 +105,7 @@ impl SignedRetryFlow {
             )
         })?;
         let pending = PendingSignature::from_fields(body)?;
+        self.check_target_key(&pending.payload_to_sign)?;
         match session.sign_retry(&pending) {
             Ok(headers) => Ok(Next::Send(
                 self.request
@@ -84,6 +123,24 @@ impl SignedRetryFlow {
             Err(e) => Err(e),
         }
     }
+}
+
+/// Every string value of a `"targetPublicKey"` member, wherever it is nested. A scan, not
+/// a parser: hex values need no unescaping, and the wasm module carries no JSON parser.
+fn target_public_keys(payload: &str) -> Vec<&str> {
+    const NAME: &str = "\"targetPublicKey\"";
+    let mut found = Vec::new();
+    let mut rest = payload;
+    while let Some(at) = rest.find(NAME) {
+        rest = &rest[at + NAME.len()..];
+        let after_colon = rest.trim_start().strip_prefix(':').map(str::trim_start);
+        if let Some(value) = after_colon.and_then(|v| v.strip_prefix('"')) {
+            if let Some(end) = value.find('"') {
+                found.push(&value[..end]);
+            }
+        }
+    }
+    found
 }
 
 #[cfg(all(test, feature = "json"))]
@@ -204,6 +261,72 @@ mod tests {
         // Twice expired: give up with the typed error.
         let err = run(2, &["2025-10-13T11:00:00Z", "2025-10-13T11:00:00Z"]).unwrap_err();
         assert_eq!(err.code(), ErrorCode::RequestExpired);
+    }
+
+    #[test]
+    fn refresh_payloads_must_name_the_new_key() {
+        let (mut s, _) = session();
+        let new_key = ClientKey::generate().unwrap();
+        let flow = || {
+            SignedRetryFlow::new(Request::new("POST", "/r", Some("{}".into())))
+                .expecting_target_key(&new_key)
+        };
+        let pending = |payload: &str| {
+            TestFields::default()
+                .with("payloadToSign", payload)
+                .with(
+                    "requestId",
+                    &format!("Request:00000000-0000-4000-8000-{:012}", payload.len()),
+                )
+                .with("expiresAt", "2025-10-13T12:05:00Z")
+        };
+        let ok = format!(
+            r#"{{"parameters":{{"targetPublicKey" : "{}"}},"type":"ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2"}}"#,
+            new_key.public_key_hex().to_uppercase()
+        );
+        let other = ClientKey::generate().unwrap().public_key_hex();
+        let cases = [
+            (ok.clone(), None),
+            (
+                format!(
+                    r#"{{"parameters":{{"targetPublicKey":"{}"}}}}"#,
+                    new_key.compressed_public_key_hex()
+                ),
+                None,
+            ),
+            ("bm90IGpzb24=".to_owned(), None),
+            (
+                format!(r#"{{"parameters":{{"targetPublicKey":"{other}"}}}}"#),
+                Some("other than"),
+            ),
+            (
+                format!(
+                    r#"{{"a":{{"targetPublicKey":"{}"}},"b":{{"targetPublicKey":"{other}"}}}}"#,
+                    new_key.public_key_hex()
+                ),
+                Some("other than"),
+            ),
+            (r#"{"parameters":{}}"#.to_owned(), Some("does not name")),
+        ];
+        for (payload, refused) in cases {
+            let body = pending(&payload);
+            let result = flow().on_response(
+                &mut s,
+                &Response {
+                    status: 202,
+                    retry_after: None,
+                    body: Some(&body),
+                },
+            );
+            match refused {
+                None => assert!(matches!(result.unwrap(), Next::Send(_)), "{payload}"),
+                Some(needle) => {
+                    let err = result.unwrap_err();
+                    assert_eq!(err.code(), ErrorCode::InvalidPendingSignature);
+                    assert!(err.message().contains(needle), "{payload}: {err}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub struct Emu {
     pub origin: String,
 }
 
+#[derive(Debug)]
 pub struct Resp {
     pub status: u16,
     pub headers: Vec<(String, String)>,
