@@ -27,6 +27,7 @@
 
 pub mod bundle;
 pub mod client_key;
+pub mod enclave;
 pub mod encoding;
 pub mod error;
 pub mod fields;

@@ -4,6 +4,7 @@
 mod common;
 
 use common::{register_body, start, Emu, Resp};
+use embedded_wallet_kit::enclave::{open_export_json, SignerPin};
 use embedded_wallet_kit::flows::wallet::{self, body_string, PasskeyChallenge};
 use embedded_wallet_kit::flows::{Next, QuoteExecution, Request, Response, SignedRetryFlow};
 use embedded_wallet_kit::passkey::SoftAuthenticator;
@@ -155,6 +156,33 @@ fn a_whole_wallet_through_the_kits_flows() {
         emu.balance(&account),
         7_500,
         "the retried execution moved money once"
+    );
+
+    // Export the wallet: the envelope is signed by the emulator's enclave key (pinned
+    // here as production would pin its own) and opens to the mnemonic with the export key.
+    let mut export_key = ClientKey::generate().unwrap();
+    let flow = wallet::export_wallet(&account, &export_key).unwrap();
+    let exported = drive(&emu, &mut session, flow).unwrap();
+    exported.expect(200);
+    let envelope = exported.json()["encryptedWalletCredentials"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let signer = emu.config()["exportSignerPublicKey"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mnemonic =
+        open_export_json(&envelope, &mut export_key, &SignerPin::Key(signer), None).unwrap();
+    assert_eq!(mnemonic.as_str(), emulator::crypto::TEST_MNEMONIC);
+    let mut other_key = ClientKey::generate().unwrap();
+    let wrong_pin =
+        SignerPin::Key(embedded_wallet_kit::enclave::PRODUCTION_SIGNER_PUBLIC_KEY.into());
+    assert_eq!(
+        open_export_json(&envelope, &mut other_key, &wrong_pin, None)
+            .unwrap_err()
+            .code(),
+        ErrorCode::DecryptionFailed
     );
 
     // Revoke the session; its stamps are then refused by the service.

@@ -1,0 +1,287 @@
+//! Signed enclave envelopes of newer API versions (DESIGN §3): `{version:"v1.0.0", data,
+//! dataSignature, enclaveQuorumPublic}`, where `data` is hex of UTF-8 JSON and the
+//! signature is DER ECDSA-P256-SHA256 over the hex-decoded `data`. In production the signer
+//! is pinned to a published key; sandboxes leave both signature fields empty.
+//!
+//! Used by wallet export (`encryptedWalletCredentials`, opened here to the mnemonic) and by
+//! the encrypted OTP flow (`otpEncryptionTargetBundle`).
+
+use p256::ecdsa::signature::Verifier as _;
+use p256::ecdsa::{Signature, VerifyingKey};
+use p256::PublicKey;
+use zeroize::Zeroizing;
+
+use crate::bundle::{open_with, Aad, HPKE_INFO};
+use crate::client_key::{parse_public_key_hex, ClientKey};
+use crate::encoding::hex_decode;
+use crate::error::{Error, ErrorCode, Result};
+use crate::fields::{required, Fields};
+
+/// The production signer of export bundles (`PRODUCTION_SIGNER_SIGN_PUBLIC_KEY`).
+pub const PRODUCTION_SIGNER_PUBLIC_KEY: &str = "04cf288fe433cc4e1aa0ce1632feac4ea26bf2f5a09dcfe5a42c398e06898710330f0572882f4dbdf0f5304b8fc8703acd69adca9a4bbf7f5d00d20a5e364b2569";
+/// The production signer of OTP target bundles (`PRODUCTION_TLS_FETCHER_SIGN_PUBLIC_KEY`).
+pub const PRODUCTION_TLS_FETCHER_PUBLIC_KEY: &str = "046b4f88421f76b6ba418afc2ea1d8ced671337d7db6b80478a60d8531bf8f17fa9a512f0fef96fc0c9b4cd9dff70b34992e520ce04c79d931f6ff6296b547d201";
+
+/// Who must have signed an envelope.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SignerPin {
+    /// `enclaveQuorumPublic` must be this key (hex, either encoding) and the signature
+    /// must verify with it: production.
+    Key(String),
+    /// The signature must verify with whatever `enclaveQuorumPublic` says; it is not
+    /// pinned (test deployments with their own enclave keys).
+    Unpinned,
+    /// No signature check at all: the sandbox of the newer versions sends empty fields.
+    Sandbox,
+}
+
+/// A parsed envelope whose signature has been checked as its pin requires.
+#[derive(Clone, Debug)]
+pub struct VerifiedEnvelope {
+    data: Vec<u8>,
+}
+
+impl VerifiedEnvelope {
+    /// Reads and checks an envelope. `what` names it in errors (e.g. "export bundle").
+    pub fn verify(envelope: &dyn Fields, pin: &SignerPin, what: &str) -> Result<Self> {
+        let code = ErrorCode::InvalidBundle;
+        let version = required(envelope, "version", code, what)?;
+        if version != "v1.0.0" {
+            return Err(Error::new(code, format!("{what} version is not v1.0.0")));
+        }
+        let data = hex_decode(&required(envelope, "data", code, what)?)
+            .filter(|d| !d.is_empty())
+            .ok_or_else(|| Error::new(code, format!("{what} data is not hex")))?;
+        if *pin != SignerPin::Sandbox {
+            let signer_hex = required(envelope, "enclaveQuorumPublic", code, what)?;
+            let signer = parse_public_key_hex(&signer_hex, &format!("{what} enclaveQuorumPublic"))?;
+            if let SignerPin::Key(pinned) = pin {
+                let pinned = parse_public_key_hex(pinned, "pinned signer key")?;
+                if signer != pinned {
+                    return Err(Error::new(
+                        ErrorCode::DecryptionFailed,
+                        format!("{what} is signed by an enclave key other than the pinned one"),
+                    ));
+                }
+            }
+            let signature = hex_decode(&required(envelope, "dataSignature", code, what)?)
+                .and_then(|der| Signature::from_der(&der).ok())
+                .ok_or_else(|| {
+                    Error::new(
+                        code,
+                        format!("{what} dataSignature is not a DER hex signature"),
+                    )
+                })?;
+            VerifyingKey::from(&signer)
+                .verify(&data, &signature)
+                .map_err(|_| {
+                    Error::new(
+                        ErrorCode::DecryptionFailed,
+                        format!("{what} signature does not verify"),
+                    )
+                })?;
+        }
+        Ok(Self { data })
+    }
+
+    /// The signed data, as UTF-8 text (JSON).
+    pub fn data_text(&self) -> Result<&str> {
+        std::str::from_utf8(&self.data)
+            .map_err(|_| Error::new(ErrorCode::InvalidBundle, "envelope data is not UTF-8"))
+    }
+}
+
+/// Opens wallet-export data (`{encappedPublic, ciphertext, organizationId}`, already read
+/// from the verified envelope's JSON) with the export key, to the UTF-8 mnemonic. Consumes
+/// the key on success. `organization_id`, when given, must match.
+pub fn open_export(
+    data: &dyn Fields,
+    key: &mut ClientKey,
+    expected_organization_id: Option<&str>,
+) -> Result<Zeroizing<String>> {
+    const WHAT: &str = "export bundle data";
+    let code = ErrorCode::InvalidBundle;
+    let enc_hex = required(data, "encappedPublic", code, WHAT)?;
+    let enc = hex_decode(&enc_hex)
+        .filter(|b| b.len() == 65 && b[0] == 0x04)
+        .and_then(|b| PublicKey::from_sec1_bytes(&b).ok())
+        .ok_or_else(|| {
+            Error::new(
+                code,
+                "export encappedPublic is not an uncompressed P-256 point",
+            )
+        })?;
+    let ciphertext = hex_decode(&required(data, "ciphertext", code, WHAT)?)
+        .filter(|c| c.len() > 16)
+        .ok_or_else(|| Error::new(code, "export ciphertext is not hex of ciphertext and tag"))?;
+    if let Some(expected) = expected_organization_id {
+        if required(data, "organizationId", code, WHAT)? != expected {
+            return Err(Error::new(
+                code,
+                "export bundle is for another organization",
+            ));
+        }
+    }
+    let plaintext = open_with(key.secret()?, &enc, &ciphertext, HPKE_INFO, Aad::Standard)?;
+    let mnemonic = String::from_utf8(plaintext.to_vec())
+        .map_err(|_| Error::new(code, "the exported secret is not UTF-8 text"))?;
+    key.consume();
+    Ok(Zeroizing::new(mnemonic))
+}
+
+/// Verifies an `encryptedWalletCredentials` JSON text and opens it (native convenience).
+#[cfg(feature = "json")]
+pub fn open_export_json(
+    envelope: &str,
+    key: &mut ClientKey,
+    pin: &SignerPin,
+    expected_organization_id: Option<&str>,
+) -> Result<Zeroizing<String>> {
+    key.check_unused()?;
+    let envelope =
+        crate::fields::parse_object(envelope, ErrorCode::InvalidBundle, "export bundle")?;
+    let verified = VerifiedEnvelope::verify(&envelope, pin, "export bundle")?;
+    let data = crate::fields::parse_object(
+        verified.data_text()?,
+        ErrorCode::InvalidBundle,
+        "export bundle data",
+    )?;
+    open_export(&data, key, expected_organization_id)
+}
+
+#[cfg(all(test, feature = "json"))]
+mod tests {
+    use super::*;
+    use crate::encoding::hex_encode;
+    use crate::test_vectors::{hex, vectors};
+    use p256::SecretKey;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    fn case() -> (String, ClientKey, String, String) {
+        let v = vectors("export-bundles.json");
+        let c = &v["vectors"][0];
+        assert_eq!(
+            v["pinnedProductionSignerPublicKeyHex"].as_str().unwrap(),
+            PRODUCTION_SIGNER_PUBLIC_KEY
+        );
+        let key = ClientKey::from_secret(
+            SecretKey::from_slice(&hex(c["embeddedPrivateKeyHex"].as_str().unwrap())).unwrap(),
+        );
+        (
+            c["exportBundle"].as_str().unwrap().to_owned(),
+            key,
+            c["organizationId"].as_str().unwrap().to_owned(),
+            c["expectedPlaintextUtf8"].as_str().unwrap().to_owned(),
+        )
+    }
+
+    fn pinned() -> SignerPin {
+        SignerPin::Key(PRODUCTION_SIGNER_PUBLIC_KEY.into())
+    }
+
+    #[test]
+    fn the_published_export_bundle_opens_to_its_mnemonic_under_the_production_pin() {
+        let (bundle, mut key, org, mnemonic) = case();
+        let opened = open_export_json(&bundle, &mut key, &pinned(), Some(&org)).unwrap();
+        assert_eq!(opened.as_str(), mnemonic);
+        assert!(key.is_consumed(), "the export key is single-use");
+        assert_eq!(
+            open_export_json(&bundle, &mut key, &pinned(), None)
+                .unwrap_err()
+                .code(),
+            ErrorCode::KeyConsumed
+        );
+    }
+
+    #[test]
+    fn tampering_a_wrong_pin_or_a_wrong_org_is_refused() {
+        let (bundle, _, org, _) = case();
+        let fresh = || case().1;
+        let mut envelope: serde_json::Value = serde_json::from_str(&bundle).unwrap();
+
+        // Another signer, even with a valid signature of its own, fails the pin.
+        let other = ClientKey::generate().unwrap();
+        let err = open_export_json(
+            &bundle,
+            &mut fresh(),
+            &SignerPin::Key(other.public_key_hex()),
+            None,
+        )
+        .unwrap_err();
+        assert_eq!(err.code(), ErrorCode::DecryptionFailed);
+        assert!(err.message().contains("pinned"));
+
+        // A flipped data byte breaks the signature.
+        let mut data = hex(envelope["data"].as_str().unwrap());
+        let last = data.len() - 3;
+        data[last] ^= 1;
+        envelope["data"] = hex_encode(&data).into();
+        let err =
+            open_export_json(&envelope.to_string(), &mut fresh(), &pinned(), None).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::DecryptionFailed);
+        // Without the signature (sandbox) the flip goes unnoticed by HPKE (it hit the
+        // unauthenticated organizationId), which only the organization check then catches.
+        let err = open_export_json(
+            &envelope.to_string(),
+            &mut fresh(),
+            &SignerPin::Sandbox,
+            Some(&org),
+        )
+        .unwrap_err();
+        assert!(err.message().contains("another organization"));
+
+        let err =
+            open_export_json(&bundle, &mut fresh(), &pinned(), Some("other-org")).unwrap_err();
+        assert!(err.message().contains("another organization"));
+        let mut wrong_key = ClientKey::generate().unwrap();
+        let err = open_export_json(&bundle, &mut wrong_key, &pinned(), Some(&org)).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::DecryptionFailed);
+        assert!(!wrong_key.is_consumed());
+    }
+
+    #[test]
+    fn malformed_envelopes() {
+        let (bundle, _, _, _) = case();
+        let envelope: serde_json::Value = serde_json::from_str(&bundle).unwrap();
+        let with = |k: &str, v: serde_json::Value| {
+            let mut e = envelope.clone();
+            e[k] = v;
+            e.to_string()
+        };
+        for (text, needle) in [
+            (with("version", "v2".into()), "version"),
+            (with("data", "zz".into()), "data is not hex"),
+            (with("dataSignature", "".into()), "dataSignature"),
+            (
+                with("enclaveQuorumPublic", "04ab".into()),
+                "enclaveQuorumPublic",
+            ),
+            ("[]".to_owned(), "not a JSON object"),
+        ] {
+            let err = open_export_json(&text, &mut case().1, &pinned(), None).unwrap_err();
+            assert!(err.message().contains(needle), "{needle}: {err}");
+        }
+        // The sandbox sends empty signature fields; only SignerPin::Sandbox accepts that.
+        let sandbox = with("dataSignature", "".into());
+        let sandbox: serde_json::Value = serde_json::from_str(&sandbox).unwrap();
+        let mut sandbox = sandbox;
+        sandbox["enclaveQuorumPublic"] = "".into();
+        let (_, _, _, mnemonic) = case();
+        let opened = open_export_json(
+            &sandbox.to_string(),
+            &mut case().1,
+            &SignerPin::Sandbox,
+            None,
+        )
+        .unwrap();
+        assert_eq!(opened.as_str(), mnemonic);
+        assert!(open_export_json(
+            &sandbox.to_string(),
+            &mut case().1,
+            &SignerPin::Unpinned,
+            None
+        )
+        .is_err());
+    }
+}
