@@ -161,9 +161,10 @@ pub(crate) fn open_with(
     .map_err(|_| failed())
 }
 
-/// Seals `plaintext` to `recipient` in the bundle format, with a fresh ephemeral key from
-/// the platform CSPRNG. The service does this; the kit exposes it for emulators and tests.
-pub fn seal(recipient: &PublicKey, plaintext: &[u8]) -> Result<String> {
+/// HPKE-seals `plaintext` to `recipient` (suite, info and aad as everywhere: aad =
+/// enc ‖ recipient, both uncompressed) with a fresh ephemeral key from the platform
+/// CSPRNG. Returns the encapsulated key and the ciphertext with its tag.
+pub fn seal_raw(recipient: &PublicKey, plaintext: &[u8]) -> Result<(PublicKey, Vec<u8>)> {
     let recipient_bytes = recipient.to_sec1_point(false);
     let pk =
         <Kem as hpke::Kem>::PublicKey::from_bytes(recipient_bytes.as_bytes()).map_err(|_| {
@@ -188,10 +189,16 @@ pub fn seal(recipient: &PublicKey, plaintext: &[u8]) -> Result<String> {
     let ciphertext = ctx
         .seal(plaintext, &aad)
         .map_err(|_| Error::new(ErrorCode::InvalidInput, "plaintext too long to seal"))?;
-    let enc = PublicKey::from_sec1_bytes(&enc_uncompressed)
-        .expect("HPKE produced a valid point")
-        .to_sec1_point(true);
-    let payload = [enc.as_bytes(), &ciphertext].concat();
+    let enc = PublicKey::from_sec1_bytes(&enc_uncompressed).expect("HPKE produced a valid point");
+    Ok((enc, ciphertext))
+}
+
+/// Seals `plaintext` to `recipient` in the bundle format (base58check of the compressed
+/// encapsulated key and the ciphertext). The service does this; the kit exposes it for
+/// emulators and tests.
+pub fn seal(recipient: &PublicKey, plaintext: &[u8]) -> Result<String> {
+    let (enc, ciphertext) = seal_raw(recipient, plaintext)?;
+    let payload = [enc.to_sec1_point(true).as_bytes(), &ciphertext[..]].concat();
     Ok(base58check_encode(&payload))
 }
 

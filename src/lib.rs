@@ -32,6 +32,7 @@ pub mod encoding;
 pub mod error;
 pub mod fields;
 pub mod flows;
+pub mod otp;
 pub mod passkey;
 pub mod session;
 pub mod signed_retry;

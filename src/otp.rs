@@ -1,0 +1,189 @@
+//! Encrypted OTP (newer API versions, DESIGN §3): `/challenge` returns
+//! `otpEncryptionTargetBundle`, a signed enclave envelope whose data names the enclave's
+//! HPKE key `targetPublic`; the client seals the compact JSON
+//! `{"otp_code":"…","public_key":"…"}` to it and sends the result as a string. The key
+//! whose public half goes in `public_key` (the TEK) then signs the second leg and becomes
+//! the session key (`Session::from_client_key`).
+
+use p256::elliptic_curve::sec1::ToSec1Point;
+
+use crate::bundle::seal_raw;
+use crate::client_key::{parse_public_key_hex, ClientKey};
+#[cfg(feature = "json")]
+use crate::enclave::{SignerPin, VerifiedEnvelope};
+use crate::encoding::hex_encode;
+use crate::error::{Error, ErrorCode, Result};
+use crate::fields::{required, Fields};
+use crate::flows::wallet::json_string;
+
+/// The longest OTP accepted (codes are 6–8 digits; this only bounds hostile input).
+const MAX_OTP_LEN: usize = 64;
+
+/// Tolerates the documented quirk of the bundle arriving wrapped in single quotes.
+pub fn unquote_target_bundle(text: &str) -> &str {
+    let t = text.trim();
+    t.strip_prefix('\'')
+        .and_then(|t| t.strip_suffix('\''))
+        .unwrap_or(t)
+}
+
+/// Seals `otp` for the enclave named by a verified target bundle's data (`targetPublic`),
+/// binding `tek`'s public key. Returns the `encryptedOtpBundle` string:
+/// `{"encappedPublic":"<65-byte hex>","ciphertext":"<hex>"}`.
+pub fn encrypt_otp(target_data: &dyn Fields, otp: &str, tek: &ClientKey) -> Result<String> {
+    tek.check_unused()?;
+    if otp.is_empty() || otp.len() > MAX_OTP_LEN || otp.chars().any(char::is_control) {
+        // The code itself is never put in a message.
+        return Err(Error::new(
+            ErrorCode::InvalidInput,
+            "otp must be 1 to 64 printable characters",
+        ));
+    }
+    let target_hex = required(
+        target_data,
+        "targetPublic",
+        ErrorCode::InvalidBundle,
+        "OTP target bundle data",
+    )?;
+    let target = parse_public_key_hex(&target_hex, "OTP target bundle targetPublic")?;
+    let plaintext = zeroize::Zeroizing::new(format!(
+        "{{\"otp_code\":{},\"public_key\":{}}}",
+        json_string(otp),
+        json_string(&tek.public_key_hex())
+    ));
+    let (enc, ciphertext) = seal_raw(&target, plaintext.as_bytes())?;
+    Ok(format!(
+        "{{\"encappedPublic\":\"{}\",\"ciphertext\":\"{}\"}}",
+        hex_encode(enc.to_sec1_point(false).as_bytes()),
+        hex_encode(&ciphertext)
+    ))
+}
+
+/// Verifies an `otpEncryptionTargetBundle` (JSON text, single quotes tolerated) under
+/// `pin` and seals `otp` to it (native convenience).
+#[cfg(feature = "json")]
+pub fn encrypt_otp_json(
+    target_bundle: &str,
+    otp: &str,
+    tek: &ClientKey,
+    pin: &SignerPin,
+) -> Result<String> {
+    let what = "OTP target bundle";
+    let envelope = crate::fields::parse_object(
+        unquote_target_bundle(target_bundle),
+        ErrorCode::InvalidBundle,
+        what,
+    )?;
+    let verified = VerifiedEnvelope::verify(&envelope, pin, what)?;
+    let data = crate::fields::parse_object(
+        verified.data_text()?,
+        ErrorCode::InvalidBundle,
+        "OTP target bundle data",
+    )?;
+    encrypt_otp(&data, otp, tek)
+}
+
+#[cfg(all(test, feature = "json"))]
+mod tests {
+    use super::*;
+    use crate::bundle::{open_with, Aad, HPKE_INFO};
+    use crate::enclave::PRODUCTION_TLS_FETCHER_PUBLIC_KEY;
+    use crate::encoding::hex_decode;
+    use p256::ecdsa::signature::Signer as _;
+    use p256::ecdsa::{DerSignature, SigningKey};
+    use p256::{PublicKey, SecretKey};
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    /// A throwaway enclave: its HPKE key and its signing key, and a target bundle it signed.
+    fn enclave() -> (SecretKey, SigningKey, String) {
+        let hpke = SecretKey::from_slice(&[0x51; 32]).unwrap();
+        let signer = SigningKey::from_slice(&[0x52; 32]).unwrap();
+        let data = format!(
+            r#"{{"organizationId":"org","targetPublic":"{}"}}"#,
+            crate::client_key::uncompressed_hex(&hpke.public_key())
+        );
+        let signature: DerSignature = signer.sign(data.as_bytes());
+        let bundle = format!(
+            r#"{{"version":"v1.0.0","data":"{}","dataSignature":"{}","enclaveQuorumPublic":"{}"}}"#,
+            hex_encode(data.as_bytes()),
+            hex_encode(signature.as_bytes()),
+            crate::client_key::uncompressed_hex(&PublicKey::from(signer.verifying_key()))
+        );
+        (hpke, signer, bundle)
+    }
+
+    fn open(hpke: &SecretKey, sealed: &str) -> serde_json::Value {
+        let v: serde_json::Value = serde_json::from_str(sealed).unwrap();
+        assert_eq!(
+            v.as_object().unwrap().keys().collect::<Vec<_>>(),
+            ["ciphertext", "encappedPublic"]
+        );
+        assert!(
+            sealed.starts_with(r#"{"encappedPublic":"04"#),
+            "compact, encappedPublic first: {sealed}"
+        );
+        let enc =
+            PublicKey::from_sec1_bytes(&hex_decode(v["encappedPublic"].as_str().unwrap()).unwrap())
+                .unwrap();
+        let ct = hex_decode(v["ciphertext"].as_str().unwrap()).unwrap();
+        let pt = open_with(hpke, &enc, &ct, HPKE_INFO, Aad::Standard).unwrap();
+        let text = String::from_utf8(pt.to_vec()).unwrap();
+        assert!(text.starts_with(r#"{"otp_code":"#), "key order: {text}");
+        serde_json::from_str(&text).unwrap()
+    }
+
+    #[test]
+    fn round_trip_with_a_throwaway_enclave() {
+        let (hpke, signer, bundle) = enclave();
+        let tek = ClientKey::generate().unwrap();
+        let pin = SignerPin::Key(crate::client_key::uncompressed_hex(&PublicKey::from(
+            signer.verifying_key(),
+        )));
+        for text in [
+            bundle.clone(),
+            format!("'{bundle}'"),
+            format!("  '{bundle}'\n"),
+        ] {
+            let sealed = encrypt_otp_json(&text, "123456", &tek, &pin).unwrap();
+            let opened = open(&hpke, &sealed);
+            assert_eq!(opened["otp_code"], "123456");
+            assert_eq!(opened["public_key"], tek.public_key_hex());
+        }
+        assert!(!tek.is_consumed(), "the TEK goes on to sign the second leg");
+    }
+
+    #[test]
+    fn pins_signatures_and_inputs() {
+        let (_, _, bundle) = enclave();
+        let tek = ClientKey::generate().unwrap();
+        let production = SignerPin::Key(PRODUCTION_TLS_FETCHER_PUBLIC_KEY.into());
+        let err = encrypt_otp_json(&bundle, "123456", &tek, &production).unwrap_err();
+        assert_eq!(
+            err.code(),
+            ErrorCode::DecryptionFailed,
+            "a throwaway enclave is not production"
+        );
+        assert!(encrypt_otp_json(&bundle, "123456", &tek, &SignerPin::Unpinned).is_ok());
+        let forged = bundle.replacen("\"data\":\"7b", "\"data\":\"7c", 1);
+        assert_eq!(
+            encrypt_otp_json(&forged, "1", &tek, &SignerPin::Unpinned)
+                .unwrap_err()
+                .code(),
+            ErrorCode::DecryptionFailed
+        );
+        for bad in ["", "12\n34", &"9".repeat(65)] {
+            let err = encrypt_otp_json(&bundle, bad, &tek, &SignerPin::Unpinned).unwrap_err();
+            assert_eq!(err.code(), ErrorCode::InvalidInput);
+        }
+        let err = encrypt_otp_json(&bundle, "987654", &tek, &production).unwrap_err();
+        assert!(
+            !err.to_string().contains("987654"),
+            "the code never appears in errors"
+        );
+        // The unquoted-keys example of the old docs is not JSON: a typed error, no guess.
+        let err =
+            encrypt_otp_json("{version:'v1.0.0'}", "1", &tek, &SignerPin::Sandbox).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidBundle);
+    }
+}
