@@ -16,7 +16,7 @@ export default [
     },
   },
   {
-    files: ['scripts/**/*.{js,mjs}', 'tests/**/*.mjs', 'eslint.config.js'],
+    files: ['scripts/**/*.{js,mjs}', 'tests/**/*.mjs', 'bench/**/*.mjs', 'eslint.config.js'],
     languageOptions: {
       ecmaVersion: 2024,
       sourceType: 'module',

@@ -18,9 +18,12 @@ import { passkey, loadPasskeys } from './passkey.js';
 export { KitError, passkey };
 
 /** @type {typeof RawClientKey} */
-export const ClientKey = exportClass(RawClientKey, 'ClientKey');
+export const ClientKey = exportClass(RawClientKey, 'ClientKey', { create: 'ClientKey.generate()' });
 /** @type {typeof RawSession} */
-export const Session = exportClass(RawSession, 'Session');
+export const Session = exportClass(RawSession, 'Session', {
+  create: 'Session.open, Session.sandbox or Session.fromClientKey',
+  keyClass: RawClientKey,
+});
 
 /** @type {Promise<void> | undefined} */
 let initPromise;

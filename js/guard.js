@@ -56,20 +56,38 @@ export function freeMeansClose(cls) {
  * @template {Function} C
  * @param {C} cls
  * @param {string} name the exported name, used in the error message
+ * @param {{ create?: string, keyClass?: Function }} [options] `create`: the factories to
+ *   name when `new` is tried on a class without a public constructor; `keyClass`: the
+ *   ClientKey class that `open`/`fromClientKey` must be given
  * @returns {C}
  */
-export function guardClass(cls, name) {
+export function guardClass(cls, name, { create, keyClass } = {}) {
   return new Proxy(cls, {
     get(target, prop, receiver) {
+      // wasm-bindgen internals (`__wrap` turns any integer into a handle): not public.
+      if (typeof prop === 'string' && prop.startsWith('__')) return undefined;
       const value = Reflect.get(target, prop, receiver);
-      if (ready || typeof value !== 'function' || !Object.hasOwn(target, prop)) return value;
-      const label = `${name}.${String(prop)}`;
-      return function notReady() {
-        throw notInitialized(label);
-      };
+      if (typeof value !== 'function' || !Object.hasOwn(target, prop)) return value;
+      if (!ready) {
+        const label = `${name}.${String(prop)}`;
+        return function notReady() {
+          throw notInitialized(label);
+        };
+      }
+      if (keyClass && (prop === 'open' || prop === 'fromClientKey')) {
+        // wasm-bindgen's own check would throw a plain Error for a wrong key.
+        return function checkedKey(response, key) {
+          if (!(key instanceof keyClass)) {
+            throw new KitError('INVALID_INPUT', `${name}.${prop}: key must be a ClientKey (from ClientKey.generate())`);
+          }
+          return value.call(target, response, key);
+        };
+      }
+      return value;
     },
     construct(target, args, newTarget) {
       if (!ready) throw notInitialized(`new ${name}()`);
+      if (create) throw new KitError('INVALID_INPUT', `${name} has no public constructor: use ${create}`);
       return Reflect.construct(target, args, newTarget);
     },
   });
@@ -82,9 +100,10 @@ export function guardClass(cls, name) {
  * @template {Function} C
  * @param {C} cls
  * @param {string} name
+ * @param {{ create?: string, keyClass?: Function }} [options] see guardClass
  * @returns {C}
  */
-export function exportClass(cls, name) {
+export function exportClass(cls, name, options) {
   freeMeansClose(cls);
-  return guardClass(cls, name);
+  return guardClass(cls, name, options);
 }

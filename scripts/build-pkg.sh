@@ -5,8 +5,11 @@
 #   2. passkey (passkey.*; loaded by init({ passkeys: true }) or on first use):
 #      the same build with --features passkey-module -> wasm-bindgen --out-name
 #      embedded_wallet_kit_passkey -> wasm-opt -Oz
+#   3. testing (SoftAuthenticator; the `embedded-wallet-kit/testing` entry, for tests only):
+#      the same build with --features testing-module -> wasm-bindgen --out-name
+#      embedded_wallet_kit_testing -> wasm-opt -Oz
 #   (wasm-opt: npm binaryen 132, by explicit path) -> JS entries, types, README, LICENSE,
-#   package.json. Both builds write the same target/ artifact, so each is run through
+#   package.json. All builds write the same target/ artifact, so each is run through
 #   wasm-bindgen before the next build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +18,7 @@ export PATH="$HOME/.cargo/bin:$PATH"
 OUT=pkg
 NAME=embedded_wallet_kit
 PASSKEY_NAME=embedded_wallet_kit_passkey
+TESTING_NAME=embedded_wallet_kit_testing
 WASM_IN="target/wasm32-unknown-unknown/release/${NAME}.wasm"
 WASM_OPT="$PWD/node_modules/.bin/wasm-opt"
 
@@ -54,11 +58,12 @@ build_module() {
 
 build_module "${NAME}"
 build_module "${PASSKEY_NAME}" --features passkey-module
+build_module "${TESTING_NAME}" --features testing-module
 
-# Both glues import KitError from the snippet wasm-bindgen copied out of js/kit-error.js;
-# the entries import ./kit-error.js, which must be that very module for instanceof. Both
-# modules must name the same snippet path (one directory, same hash), or a passkey error
-# would be another class than a signing error.
+# All three glues import KitError from the snippet wasm-bindgen copied out of
+# js/kit-error.js; the entries import ./kit-error.js, which must be that very module for
+# instanceof. All modules must name the same snippet path (one directory, same hash), or a
+# passkey or testing error would be another class than a signing error.
 mapfile -t SNIPPETS < <(find "${OUT}/snippets" -path '*/js/kit-error.js' -type f 2>/dev/null | sort)
 if [ "${#SNIPPETS[@]}" -ne 1 ]; then
   echo "[build] expected exactly one snippets/*/js/kit-error.js in ${OUT}, found ${#SNIPPETS[@]}:" \
@@ -70,7 +75,7 @@ if ! cmp -s "${SNIPPETS[0]}" js/kit-error.js; then
   exit 1
 fi
 SNIPPET_REL="./${SNIPPETS[0]#"${OUT}/"}"
-for glue in "${NAME}" "${PASSKEY_NAME}"; do
+for glue in "${NAME}" "${PASSKEY_NAME}" "${TESTING_NAME}"; do
   if ! grep -qF "from '${SNIPPET_REL}'" "${OUT}/${glue}.js"; then
     echo "[build] the glue ${OUT}/${glue}.js does not import ${SNIPPET_REL}" >&2
     exit 1
@@ -83,9 +88,25 @@ export { KitError } from '${SNIPPET_REL}';
 JS
 
 say "copying entries, types and package files"
-cp js/browser.js js/node.js js/guard.js js/passkey.js "${OUT}/"
-cp js/index.d.ts "${OUT}/index.d.ts"
+# The entries ship without their comments (the documentation is in the .d.ts files and
+# the README): TypeScript's emitter drops them and changes nothing else at this target.
+ENTRIES=(browser.js node.js guard.js passkey.js testing.js testing-node.js)
+STRIP_DIR=$(mktemp -d)
+"$PWD/node_modules/.bin/tsc" --allowJs --removeComments --noResolve --skipLibCheck \
+  --target es2022 --module esnext --moduleResolution bundler --outDir "${STRIP_DIR}" \
+  "${ENTRIES[@]/#/js/}" > "${STRIP_DIR}/tsc.log" 2>&1 || true
+for f in "${ENTRIES[@]}"; do
+  if [ ! -s "${STRIP_DIR}/${f}" ]; then
+    echo "[build] stripping comments from js/${f} failed:" >&2
+    cat "${STRIP_DIR}/tsc.log" >&2
+    exit 1
+  fi
+  cp "${STRIP_DIR}/${f}" "${OUT}/${f}"
+done
+rm -rf "${STRIP_DIR}"
+cp js/index.d.ts js/testing.d.ts "${OUT}/"
 cp pkg-template/package.json pkg-template/README.md pkg-template/LICENSE "${OUT}/"
 
 say "done: $(cd "${OUT}" && find . -type f | sort | tr '\n' ' ')"
-ls -l "${OUT}/${NAME}_bg.wasm" "${OUT}/${NAME}.js" "${OUT}/${PASSKEY_NAME}_bg.wasm" "${OUT}/${PASSKEY_NAME}.js"
+ls -l "${OUT}/${NAME}_bg.wasm" "${OUT}/${NAME}.js" "${OUT}/${PASSKEY_NAME}_bg.wasm" "${OUT}/${PASSKEY_NAME}.js" \
+  "${OUT}/${TESTING_NAME}_bg.wasm" "${OUT}/${TESTING_NAME}.js"

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm pack ./pkg` smoke test: the tarball holds exactly the package files, installs
-// into a fresh project, resolves to the Node entry by name, works there, and its
-// TypeScript declarations compile against tests/types/usage.ts.
+// into a fresh project, resolves to the Node entry by name, works there (and so does
+// `embedded-wallet-kit/testing`), and its TypeScript declarations compile against
+// tests/types/usage.ts and tests/types/testing-usage.ts.
 // Prints "N passed, N failed"; exits non-zero on failure. Leaves the tarball in dist/.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
@@ -41,8 +42,10 @@ check('the tarball holds exactly the package files', () => {
   const files = packed.files.map((f) => f.path).sort();
   const expected = [
     'LICENSE', 'README.md', 'browser.js', 'embedded_wallet_kit.js', 'embedded_wallet_kit_bg.wasm',
-    'embedded_wallet_kit_passkey.js', 'embedded_wallet_kit_passkey_bg.wasm', 'guard.js',
+    'embedded_wallet_kit_passkey.js', 'embedded_wallet_kit_passkey_bg.wasm',
+    'embedded_wallet_kit_testing.js', 'embedded_wallet_kit_testing_bg.wasm', 'guard.js',
     'index.d.ts', 'kit-error.js', 'node.js', 'package.json', 'passkey.js',
+    'testing-node.js', 'testing.d.ts', 'testing.js',
   ];
   const snippets = files.filter((f) => f.startsWith('snippets/'));
   assert(snippets.length === 1 && /^snippets\/embedded-wallet-kit-[0-9a-f]+\/js\/kit-error\.js$/.test(snippets[0]),
@@ -92,15 +95,48 @@ check('Node resolves the package to node.js and it works there', () => {
   assert(out.includes('node entry ok'), out);
 });
 
+check('Node resolves embedded-wallet-kit/testing to testing-node.js: register + authenticate, one KitError', () => {
+  const script = `
+    import { init, SoftAuthenticator, KitError } from 'embedded-wallet-kit/testing';
+    import { KitError as MainKitError, passkey } from 'embedded-wallet-kit';
+    import assert from 'node:assert/strict';
+    import { createHash, randomBytes } from 'node:crypto';
+    assert.ok(import.meta.resolve('embedded-wallet-kit/testing').endsWith('/node_modules/embedded-wallet-kit/testing-node.js'));
+    assert.equal(KitError, MainKitError);
+    await init();
+    const origin = 'http://localhost:8787';
+    const authenticator = new SoftAuthenticator(origin);
+    const challenge = randomBytes(32).toString('base64url');
+    const att = authenticator.register({ challenge, rpId: 'localhost', rpName: 'Smoke', user: { id: 'u-1', name: 'alice' } });
+    assert.deepEqual(Object.keys(att), ['credentialId', 'clientDataJson', 'attestationObject', 'transports']);
+    const regClient = JSON.parse(Buffer.from(att.clientDataJson, 'base64url'));
+    assert.deepEqual([regClient.type, regClient.challenge, regClient.origin], ['webauthn.create', challenge, origin]);
+    const login = createHash('sha256').update(randomBytes(16)).digest('hex');
+    const a = authenticator.authenticate({ challenge: login, credentialId: att.credentialId });
+    assert.deepEqual(Object.keys(a), ['credentialId', 'clientDataJson', 'authenticatorData', 'signature', 'userHandle']);
+    assert.equal(a.credentialId, att.credentialId);
+    assert.equal(JSON.parse(Buffer.from(a.clientDataJson, 'base64url')).challenge, Buffer.from(login).toString('base64url'));
+    assert.equal(Buffer.from(a.authenticatorData, 'base64url').readUInt32BE(33), 1);
+    assert.throws(() => authenticator.authenticate({ challenge: login, credentialId: 'AAAA' }),
+      (e) => e instanceof MainKitError && e.code === 'PASSKEY_CANCELLED');
+    assert.equal(passkey.registrationBody('InternalAccount:1', 'Smoke', challenge, att).attestation.credentialId, att.credentialId);
+    authenticator.free();
+    console.log('testing entry ok');
+  `;
+  const out = run(process.execPath, ['--input-type=module', '-e', script], project);
+  assert(out.includes('testing entry ok'), out);
+});
+
 for (const resolution of ['Bundler', 'NodeNext']) {
-  check(`index.d.ts compiles against tests/types/usage.ts (tsc --strict, moduleResolution ${resolution})`, () => {
+  check(`index.d.ts and testing.d.ts compile against tests/types/{usage,testing-usage}.ts (tsc --strict, moduleResolution ${resolution})`, () => {
     copyFileSync(join(root, 'tests', 'types', 'usage.ts'), join(project, 'usage.ts'));
+    copyFileSync(join(root, 'tests', 'types', 'testing-usage.ts'), join(project, 'testing-usage.ts'));
     writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({
       compilerOptions: {
         strict: true, noEmit: true, target: 'ES2022', module: resolution === 'Bundler' ? 'ESNext' : 'NodeNext',
         moduleResolution: resolution, lib: ['ES2022', 'DOM'], skipLibCheck: false, types: [],
       },
-      files: ['usage.ts'],
+      files: ['usage.ts', 'testing-usage.ts'],
     }));
     run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], project);
   });

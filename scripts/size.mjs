@@ -8,8 +8,11 @@
 //      Budget 80 KB gzip.
 //   2. what `init({ passkeys: true })` (or the first passkey call) loads on top: the
 //      passkey module's glue and .wasm. Budget 45 KB gzip.
+//   3. for information only, no budget: what the `embedded-wallet-kit/testing` entry
+//      (the software authenticator, for tests) loads — testing.js, its glue and .wasm.
+//      It is part of neither budget: apps never load it.
 //
-// The Node entry is not counted.
+// The Node entries are not counted.
 //
 // Usage: node scripts/size.mjs [pkgDir] [--budget BYTES] [--passkey-budget BYTES]
 import { readFileSync, readdirSync, statSync, existsSync } from 'node:fs';
@@ -25,7 +28,7 @@ for (let i = 0; i < args.length; i++) {
   else if (args[i] === '--passkey-budget') passkeyBudget = Number(args[++i]);
   else pkgDir = args[i];
 }
-for (const f of ['browser.js', 'embedded_wallet_kit_passkey_bg.wasm']) {
+for (const f of ['browser.js', 'embedded_wallet_kit_passkey_bg.wasm', 'embedded_wallet_kit_testing_bg.wasm']) {
   if (!existsSync(join(pkgDir, f))) {
     console.error(`size: ${pkgDir}/${f} not found; run \`make build\` first`);
     process.exit(2);
@@ -61,7 +64,7 @@ function measure(f) {
   };
 }
 
-/** Prints one table; returns whether its gzip total is within `limit`. */
+/** Prints one table; returns whether its gzip total is within `limit` (no limit: informational, true). */
 function table(title, files, limit) {
   const rows = files.map(measure);
   const total = rows.reduce((t, r) => ({ ...t, raw: t.raw + r.raw, gzip: t.gzip + r.gzip, brotli: t.brotli + r.brotli }),
@@ -73,6 +76,10 @@ function table(title, files, limit) {
   console.log(`|${'-'.repeat(w + 2)}|${'-'.repeat(11)}|${'-'.repeat(11)}|${'-'.repeat(11)}|`);
   for (const r of rows) console.log(line(r));
   console.log(line(total));
+  if (limit === undefined) {
+    console.log(`size: info — ${title.split(':')[0]}: gzip total ${fmt(total.gzip)} B (${kb(total.gzip)} KB), no budget; brotli ${fmt(total.brotli)} B`);
+    return true;
+  }
   const ok = total.gzip <= limit;
   const verdict = ok ? 'ok' : 'FAIL';
   const relation = ok ? 'within' : 'exceeds';
@@ -94,5 +101,12 @@ const passkeyOk = table('passkey module: loaded by init({ passkeys: true }) or t
   'embedded_wallet_kit_passkey.js',
   'embedded_wallet_kit_passkey_bg.wasm',
 ], passkeyBudget);
+
+// Shared files it imports (kit-error.js and the snippet, guard.js) are in the first table.
+table('testing module (informational, in no budget): embedded-wallet-kit/testing in the browser', [
+  'testing.js',
+  'embedded_wallet_kit_testing.js',
+  'embedded_wallet_kit_testing_bg.wasm',
+]);
 
 process.exit(signingOk && passkeyOk ? 0 : 1);

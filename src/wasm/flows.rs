@@ -6,6 +6,7 @@ use js_sys::{Object, Reflect, JSON};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use super::js::string_entries;
 use super::signing::{object_or_json, set, JsFields, JsSession};
 use super::{invalid_input, to_js};
 use crate::error::ErrorCode;
@@ -55,11 +56,10 @@ fn request_from_js(value: &JsValue) -> JsResult<Request> {
     let mut request = Request::new(&method, path, body);
     let headers = member(value, "headers");
     if headers.is_object() {
-        for entry in Object::entries(headers.unchecked_ref()).iter() {
-            let pair: js_sys::Array = entry.unchecked_into();
-            if let (Some(name), Some(v)) = (pair.get(0).as_string(), pair.get(1).as_string()) {
-                request = request.with_header(&name, v);
-            }
+        let entries = string_entries(&headers)
+            .map_err(|_| invalid_input("request.headers could not be read"))?;
+        for (name, v) in entries {
+            request = request.with_header(&name, v);
         }
     }
     Ok(request)

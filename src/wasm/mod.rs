@@ -16,6 +16,7 @@ use crate::error::{Error, ErrorCode};
     not(any(feature = "passkey-module", feature = "testing-module"))
 ))]
 mod flows;
+mod js;
 #[cfg(feature = "passkey")]
 pub mod passkey;
 #[cfg(any(feature = "passkey", feature = "testing"))]

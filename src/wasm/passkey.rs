@@ -1,10 +1,11 @@
 //! Passkey exports. The JS shim groups them as `passkey.*`.
 
-use js_sys::{Array, Object};
+use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::AbortSignal;
 
+use super::js::{array_items, exact_string};
 use super::passkey_input::{
     assertion_object, attestation_object, authentication_input, member, opt_string,
     registration_input, set,
@@ -21,9 +22,13 @@ fn opt_signal(target: &JsValue) -> JsResult<Option<AbortSignal>> {
     if v.is_undefined() || v.is_null() {
         return Ok(None);
     }
-    v.dyn_into::<AbortSignal>()
-        .map(Some)
-        .map_err(|_| invalid_input("signal must be an AbortSignal"))
+    // A real AbortSignal answers `aborted` with a boolean; a Proxy or lookalike that only
+    // passes instanceof throws or answers something else (read with a catching get).
+    let genuine = Reflect::get(&v, &"aborted".into()).is_ok_and(|a| a.as_bool().is_some());
+    match v.dyn_into::<AbortSignal>() {
+        Ok(signal) if genuine => Ok(Some(signal)),
+        _ => Err(invalid_input("signal must be an AbortSignal")),
+    }
 }
 
 /// Registers a passkey; resolves to `{credentialId, clientDataJson, attestationObject, transports}`.
@@ -84,10 +89,7 @@ pub fn registration_body(
     challenge: JsValue,
     attestation: JsValue,
 ) -> JsResult<Object> {
-    let text = |v: &JsValue, name: &str| {
-        v.as_string()
-            .ok_or_else(|| invalid_input(&format!("{name} must be a string")))
-    };
+    let text = |v: &JsValue, name: &str| exact_string(v, name, ErrorCode::InvalidInput);
     let account_id = text(&account_id, "accountId")?;
     let nickname = text(&nickname, "nickname")?;
     let challenge = text(&challenge, "challenge")?;
@@ -113,15 +115,12 @@ pub fn registration_body(
             })?;
         fields.push((key, value));
     }
-    let transports = member(&attestation, "transports");
-    let transports =
-        if Array::is_array(&transports) && Array::from(&transports).iter().all(|t| t.is_string()) {
-            Array::from(&transports)
-        } else {
-            return Err(invalid_input(
-                "attestation.transports must be an array of strings",
-            ));
-        };
+    let transports: Array = array_items(&member(&attestation, "transports"))
+        .ok()
+        .filter(|items| items.iter().all(JsValue::is_string))
+        .ok_or_else(|| invalid_input("attestation.transports must be an array of strings"))?
+        .into_iter()
+        .collect();
     let att = Object::new();
     for (key, value) in fields {
         set(&att, key, &value.into());

@@ -5,6 +5,7 @@ use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::invalid_input;
+use super::js::array_items;
 use crate::passkey::{Assertion, Attestation, AuthenticationInput, RegistrationInput};
 
 type JsResult<T> = Result<T, JsValue>;
@@ -86,9 +87,12 @@ pub(crate) fn registration_input(options: &JsValue) -> JsResult<RegistrationInpu
     let exclude = member(options, "excludeCredentialIds");
     let exclude_credential_ids = if exclude.is_undefined() || exclude.is_null() {
         Vec::new()
-    } else if Array::is_array(&exclude) {
-        Array::from(&exclude)
-            .iter()
+    } else {
+        array_items(&exclude)
+            .map_err(|_| {
+                invalid_input("excludeCredentialIds must be an array of base64url strings")
+            })?
+            .into_iter()
             .enumerate()
             .map(|(i, id)| {
                 id.as_string().ok_or_else(|| {
@@ -96,10 +100,6 @@ pub(crate) fn registration_input(options: &JsValue) -> JsResult<RegistrationInpu
                 })
             })
             .collect::<JsResult<Vec<_>>>()?
-    } else {
-        return Err(invalid_input(
-            "excludeCredentialIds must be an array of base64url strings",
-        ));
     };
     Ok(RegistrationInput {
         challenge: opt_string(options, "challenge", "challenge")?,

@@ -1,9 +1,9 @@
 //! The signing exports: `ClientKey` and `Session`.
 
-use js_sys::{JsString, Object, Reflect, JSON};
+use js_sys::{Object, Reflect, JSON};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
+use super::js::{date_millis, exact_string, is_array, own, scrub_stack};
 use super::{invalid_input, to_js};
 use crate::error::{Error, ErrorCode};
 use crate::fields::{Field, Fields};
@@ -12,15 +12,15 @@ use crate::timestamp::UnixMillis;
 
 type JsResult<T> = Result<T, JsValue>;
 
-/// A JS object read through `Reflect`.
+/// A JS object's own properties, read with catching reads.
 pub(crate) struct JsFields(pub(crate) JsValue);
 
 impl Fields for JsFields {
     fn field(&self, name: &str) -> Field {
-        match Reflect::get(&self.0, &JsValue::from_str(name)) {
-            Ok(v) if v.is_undefined() || v.is_null() => Field::Missing,
-            Ok(v) => v.as_string().map_or(Field::NotAString, Field::Str),
-            Err(_) => Field::NotAString,
+        match own(&self.0, name) {
+            None => Field::Missing,
+            Some(v) if v.is_undefined() || v.is_null() => Field::Missing,
+            Some(v) => v.as_string().map_or(Field::NotAString, Field::Str),
         }
     }
 }
@@ -32,7 +32,7 @@ pub(crate) fn object_or_json(value: &JsValue, code: ErrorCode, what: &str) -> Js
             .map_err(|_| to_js(Error::new(code, format!("{what} is not valid JSON"))))?,
         None => value.clone(),
     };
-    if value.is_object() && !js_sys::Array::is_array(&value) {
+    if value.is_object() && !is_array(&value) {
         Ok(JsFields(value))
     } else {
         Err(to_js(Error::new(
@@ -42,26 +42,11 @@ pub(crate) fn object_or_json(value: &JsValue, code: ErrorCode, what: &str) -> Js
     }
 }
 
-/// A JS string as UTF-8, refusing lone surrogates: they have no UTF-8 form, so signing
-/// them would sign something other than what the caller holds.
-fn exact_string(value: &JsValue, what: &str) -> JsResult<String> {
-    let text: &JsString = value
-        .dyn_ref()
-        .ok_or_else(|| invalid_input(&format!("{what} must be a string")))?;
-    if !text.is_valid_utf16() {
-        return Err(invalid_input(&format!(
-            "{what} contains a lone UTF-16 surrogate and has no exact UTF-8 form"
-        )));
-    }
-    Ok(String::from(text))
-}
-
 /// A 202 or quote whose `payloadToSign`, when it is a string, has an exact UTF-8 form.
 fn with_exact_payload(value: &JsValue, code: ErrorCode, what: &str) -> JsResult<JsFields> {
     let fields = object_or_json(value, code, what)?;
-    let payload = Reflect::get(&fields.0, &JsValue::from_str("payloadToSign")).unwrap_or_default();
-    if payload.is_string() {
-        exact_string(&payload, "payloadToSign")?;
+    if let Some(payload) = own(&fields.0, "payloadToSign").filter(JsValue::is_string) {
+        exact_string(&payload, &format!("{what} payloadToSign"), code)?;
     }
     Ok(fields)
 }
@@ -78,7 +63,9 @@ pub struct JsClientKey(pub(crate) crate::ClientKey);
 impl JsClientKey {
     /// Generates a key from `crypto.getRandomValues`.
     pub fn generate() -> JsResult<JsClientKey> {
-        crate::ClientKey::generate().map(JsClientKey).map_err(to_js)
+        let key = crate::ClientKey::generate().map(JsClientKey).map_err(to_js);
+        scrub_stack();
+        key
     }
 
     /// Uncompressed SEC1 lowercase hex (130 chars): the `clientPublicKey` to send.
@@ -108,6 +95,7 @@ impl JsClientKey {
     /// Zeroizes the private key now; the JS `free()` calls this.
     pub fn close(&mut self) {
         self.0.consume();
+        scrub_stack();
     }
 }
 
@@ -123,9 +111,9 @@ impl JsSession {
     pub fn open(response: &JsValue, key: &mut JsClientKey) -> JsResult<JsSession> {
         key.0.check_unused().map_err(to_js)?;
         let fields = object_or_json(response, ErrorCode::InvalidSession, SESSION_RESPONSE)?;
-        crate::Session::open(&fields, &mut key.0)
-            .map(JsSession)
-            .map_err(to_js)
+        let session = crate::Session::open(&fields, &mut key.0);
+        scrub_stack(); // decryption left copies of the scalar in dead frames
+        session.map(JsSession).map_err(to_js)
     }
 
     /// A sandbox session: signs with the magic value, never reads the bundle.
@@ -141,9 +129,9 @@ impl JsSession {
     pub fn from_client_key(response: &JsValue, key: &mut JsClientKey) -> JsResult<JsSession> {
         key.0.check_unused().map_err(to_js)?;
         let fields = object_or_json(response, ErrorCode::InvalidSession, SESSION_RESPONSE)?;
-        crate::Session::from_client_key(&fields, &mut key.0)
-            .map(JsSession)
-            .map_err(to_js)
+        let session = crate::Session::from_client_key(&fields, &mut key.0);
+        scrub_stack();
+        session.map(JsSession).map_err(to_js)
     }
 
     /// `Session:<uuid>`.
@@ -189,10 +177,9 @@ impl JsSession {
         if now.is_undefined() || now.is_null() {
             return Ok(self.0.is_expired());
         }
-        let ms = match now.dyn_ref::<js_sys::Date>() {
-            Some(d) => d.get_time(),
-            None => now
-                .as_f64()
+        let ms = match now.as_f64() {
+            Some(ms) => ms,
+            None => date_millis(now)
                 .ok_or_else(|| invalid_input("now must be a Date or epoch milliseconds"))?,
         };
         if !ms.is_finite() {
@@ -203,8 +190,10 @@ impl JsSession {
 
     /// The `Service-Wallet-Signature` value for `payloadToSign`, byte for byte.
     pub fn stamp(&self, payload: &JsValue) -> JsResult<String> {
-        let payload = exact_string(payload, "payloadToSign")?;
-        self.0.stamp(&payload).map_err(to_js)
+        let payload = exact_string(payload, "payloadToSign", ErrorCode::InvalidInput)?;
+        let stamp = self.0.stamp(&payload);
+        scrub_stack(); // signing left the scalar and the nonce in dead frames
+        stamp.map_err(to_js)
     }
 
     /// Both headers of a signed retry, from a 202 body (object or JSON text).
@@ -216,7 +205,9 @@ impl JsSession {
             "202 PendingSignature",
         )?;
         let pending = PendingSignature::from_fields(&fields).map_err(to_js)?;
-        let headers = self.0.sign_retry(&pending).map_err(to_js)?;
+        let headers = self.0.sign_retry(&pending);
+        scrub_stack();
+        let headers = headers.map_err(to_js)?;
         let out = Object::new();
         set(&out, SIGNATURE_HEADER, &headers.signature);
         set(&out, REQUEST_ID_HEADER, &headers.request_id);
@@ -229,7 +220,9 @@ impl JsSession {
     pub fn sign_quote(&self, quote: &JsValue) -> JsResult<Object> {
         let fields = with_exact_payload(quote, ErrorCode::InvalidInput, "quote")?;
         let quote = QuoteToSign::from_fields(&fields).map_err(to_js)?;
-        let signature = self.0.sign_quote(&quote).map_err(to_js)?;
+        let signature = self.0.sign_quote(&quote);
+        scrub_stack();
+        let signature = signature.map_err(to_js)?;
         let out = Object::new();
         set(&out, SIGNATURE_HEADER, &signature);
         Ok(out)
@@ -239,6 +232,7 @@ impl JsSession {
     /// throw `SESSION_CLOSED`.
     pub fn close(&mut self) {
         self.0.close();
+        scrub_stack();
     }
 }
 

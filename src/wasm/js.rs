@@ -1,0 +1,110 @@
+//! JS operations that can throw on hostile values (revoked Proxies, throwing getters,
+//! objects that pass `instanceof` without being what they claim). Every one is a binding
+//! with `catch`: a JS exception must never unwind through wasm, where it would leave the
+//! objects in use borrowed forever and leak wasm-bindgen's externref slots.
+
+// Each wasm module (signing, passkey, testing) uses a different subset of these.
+#![allow(dead_code)]
+
+use js_sys::{JsString, Object, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::to_js;
+use crate::error::{Error, ErrorCode};
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(catch, js_namespace = Array, js_name = isArray)]
+    fn is_array_raw(value: &JsValue) -> Result<bool, JsValue>;
+
+    #[wasm_bindgen(catch, js_namespace = Object, js_name = entries)]
+    fn entries_raw(value: &JsValue) -> Result<js_sys::Array, JsValue>;
+
+    #[wasm_bindgen(catch, js_namespace = ["Date", "prototype", "getTime"], js_name = call)]
+    fn date_get_time(this: &JsValue) -> Result<f64, JsValue>;
+}
+
+/// `Array.isArray`, false when it throws.
+pub(crate) fn is_array(value: &JsValue) -> bool {
+    is_array_raw(value).unwrap_or(false)
+}
+
+/// An own data property (`None` when absent, inherited, or unreadable): responses are
+/// plain JSON objects, so nothing is read from a prototype a polluted page may have filled.
+pub(crate) fn own(target: &JsValue, key: &str) -> Option<JsValue> {
+    if !target.is_object() {
+        return None;
+    }
+    let key = JsValue::from_str(key);
+    let descriptor =
+        Reflect::get_own_property_descriptor(target.unchecked_ref::<Object>(), &key).ok()?;
+    if descriptor.is_undefined() {
+        return None;
+    }
+    Reflect::get(target, &key).ok()
+}
+
+/// The items of a real array, read one by one with catching reads; `Err` (with no detail)
+/// when it is not an array or an item cannot be read.
+pub(crate) fn array_items(value: &JsValue) -> Result<Vec<JsValue>, ()> {
+    if !is_array(value) {
+        return Err(());
+    }
+    let length = Reflect::get(value, &"length".into())
+        .map_err(|_| ())?
+        .as_f64()
+        .ok_or(())?;
+    if !(0.0..=10_000.0).contains(&length) {
+        return Err(());
+    }
+    (0..length as u32)
+        .map(|i| Reflect::get(value, &JsValue::from(i)).map_err(|_| ()))
+        .collect()
+}
+
+/// `[name, value]` pairs of an object's own enumerable string-valued properties.
+pub(crate) fn string_entries(value: &JsValue) -> Result<Vec<(String, String)>, ()> {
+    let entries = entries_raw(value).map_err(|_| ())?;
+    Ok(entries
+        .iter()
+        .filter_map(|pair| {
+            let pair: js_sys::Array = pair.unchecked_into();
+            Some((pair.get(0).as_string()?, pair.get(1).as_string()?))
+        })
+        .collect())
+}
+
+/// The time value of a real Date; `None` for anything else (even if it passes instanceof).
+pub(crate) fn date_millis(value: &JsValue) -> Option<f64> {
+    date_get_time(value).ok()
+}
+
+/// Overwrites the stack region the last calls used, so copies of a private scalar left in
+/// dead frames (by decryption, key derivation, signing) do not outlive the operation.
+/// wasm's shadow stack lives in linear memory, which JS can read.
+#[inline(never)]
+pub(crate) fn scrub_stack() {
+    let mut region = [0u8; 32 * 1024];
+    zeroize::Zeroize::zeroize(&mut region[..]);
+    core::hint::black_box(&region);
+}
+
+/// A JS string as UTF-8, refusing lone surrogates: they have no UTF-8 form, so signing
+/// them would sign something other than what the caller holds.
+pub(crate) fn exact_string(
+    value: &JsValue,
+    what: &str,
+    code: ErrorCode,
+) -> Result<String, JsValue> {
+    let text: &JsString = value
+        .dyn_ref()
+        .ok_or_else(|| to_js(Error::new(code, format!("{what} must be a string"))))?;
+    if !text.is_valid_utf16() {
+        return Err(to_js(Error::new(
+            code,
+            format!("{what} contains a lone UTF-16 surrogate and has no exact UTF-8 form"),
+        )));
+    }
+    Ok(String::from(text))
+}
