@@ -87,18 +87,38 @@ impl SoftAuthenticator {
                 "origin must be scheme://host[:port] with no path, e.g. http://localhost:8787",
             ));
         }
+        let host = host.to_ascii_lowercase();
+        // As browsers: no IP-literal relying parties, and plain http only for localhost.
+        if host.starts_with('[') || host.bytes().all(|c| c.is_ascii_digit() || c == b'.') {
+            return Err(Error::new(
+                ErrorCode::PasskeyInvalidDomain,
+                "an IP address is not a valid WebAuthn domain; use localhost",
+            ));
+        }
+        // (`*.localhost` is a secure context too.)
+        if origin.starts_with("http://") && host != "localhost" && !host.ends_with(".localhost") {
+            return Err(Error::new(
+                ErrorCode::PasskeyInvalidDomain,
+                "WebAuthn needs https, or http://localhost",
+            ));
+        }
         Ok(Self {
-            origin: origin.to_owned(),
-            host: host.to_ascii_lowercase(),
+            // The origin as a browser serialises it: lowercase host (ports are kept as given).
+            origin: origin.to_ascii_lowercase(),
+            host,
             credentials: Vec::new(),
         })
     }
 
     /// Browsers allow an rpId equal to the origin's host or a registrable suffix of it.
-    fn check_rp_id(&self, rp_id: &str) -> Result<()> {
+    /// The rpId in canonical (lowercase) form, if this origin may use it: the host itself
+    /// or a parent domain of it that is not a bare top-level label.
+    fn check_rp_id(&self, rp_id: &str) -> Result<String> {
         let rp_id = rp_id.to_ascii_lowercase();
-        if self.host == rp_id || self.host.ends_with(&format!(".{rp_id}")) {
-            Ok(())
+        let parent = self.host.ends_with(&format!(".{rp_id}"))
+            && (rp_id.contains('.') || rp_id == "localhost");
+        if self.host == rp_id || parent {
+            Ok(rp_id)
         } else {
             Err(Error::new(
                 ErrorCode::PasskeyInvalidDomain,
@@ -126,11 +146,11 @@ impl SoftAuthenticator {
 
     /// Creates a credential, as `navigator.credentials.create` with "none" attestation.
     pub fn register(&mut self, reg: &Registration) -> Result<Attestation> {
-        self.check_rp_id(&reg.rp_id)?;
+        let rp_id = self.check_rp_id(&reg.rp_id)?;
         if self
             .credentials
             .iter()
-            .any(|c| c.rp_id == reg.rp_id && reg.exclude_credentials.contains(&c.id))
+            .any(|c| c.rp_id == rp_id && reg.exclude_credentials.contains(&c.id))
         {
             return Err(Error::new(
                 ErrorCode::PasskeyAlreadyRegistered,
@@ -166,7 +186,7 @@ impl SoftAuthenticator {
             .map_err(cbor_error)?;
         let cose = cose.into_writer();
 
-        let mut auth_data = Sha256::digest(reg.rp_id.as_bytes()).to_vec();
+        let mut auth_data = Sha256::digest(rp_id.as_bytes()).to_vec();
         auth_data.push(Self::flags(reg.user_verification) | FLAG_AT);
         auth_data.extend_from_slice(&0u32.to_be_bytes());
         auth_data.extend_from_slice(&[0u8; 16]); // AAGUID: none
@@ -188,7 +208,7 @@ impl SoftAuthenticator {
         let client_data = self.client_data("webauthn.create", &reg.challenge_bytes);
         self.credentials.push(SoftCredential {
             id: id.clone(),
-            rp_id: reg.rp_id.clone(),
+            rp_id,
             user_handle: reg.user_id.clone(),
             key,
             sign_count: 0,
@@ -204,8 +224,7 @@ impl SoftAuthenticator {
     /// Signs an assertion, as `navigator.credentials.get` with one allowed credential.
     /// The counter goes up by one each time.
     pub fn authenticate(&mut self, auth: &Authentication) -> Result<Assertion> {
-        let rp_id = auth.rp_id.clone().unwrap_or_else(|| self.host.clone());
-        self.check_rp_id(&rp_id)?;
+        let rp_id = self.check_rp_id(auth.rp_id.as_deref().unwrap_or(&self.host))?;
         let client_data = self.client_data("webauthn.get", auth.challenge_bytes());
         let credential = self
             .credentials
