@@ -106,8 +106,19 @@ impl Bundle {
     /// HPKE-opens the bundle with the recipient's secret key. `DECRYPTION_FAILED` when it
     /// was sealed to another key or altered.
     pub fn open(&self, recipient: &SecretKey) -> Result<Zeroizing<Vec<u8>>> {
+        self.open_for(recipient, &recipient.public_key())
+    }
+
+    /// [`Bundle::open`] with the recipient's public key already at hand (a ClientKey keeps
+    /// it), which saves deriving it again: a full scalar multiplication.
+    pub fn open_for(
+        &self,
+        recipient: &SecretKey,
+        recipient_public: &PublicKey,
+    ) -> Result<Zeroizing<Vec<u8>>> {
         open_with(
             recipient,
+            recipient_public,
             &self.enc,
             &self.ciphertext,
             HPKE_INFO,
@@ -127,6 +138,7 @@ pub(crate) enum Aad {
 
 pub(crate) fn open_with(
     recipient: &SecretKey,
+    recipient_public: &PublicKey,
     enc: &PublicKey,
     ciphertext: &[u8],
     info: &[u8],
@@ -139,7 +151,7 @@ pub(crate) fn open_with(
         )
     };
     let enc_bytes = enc.to_sec1_point(false);
-    let recipient_public = recipient.public_key().to_sec1_point(false);
+    let recipient_public = recipient_public.to_sec1_point(false);
     let aad = match aad_kind {
         Aad::Standard => [enc_bytes.as_bytes(), recipient_public.as_bytes()].concat(),
         #[cfg(test)]
@@ -356,7 +368,15 @@ mod tests {
             PublicKey::from_sec1_bytes(&hex(data["encappedPublic"].as_str().unwrap())).unwrap();
         let ciphertext = hex(data["ciphertext"].as_str().unwrap());
         let receiver = secret(case["embeddedPrivateKeyHex"].as_str().unwrap());
-        let plaintext = open_with(&receiver, &enc, &ciphertext, HPKE_INFO, Aad::Standard).unwrap();
+        let plaintext = open_with(
+            &receiver,
+            &receiver.public_key(),
+            &enc,
+            &ciphertext,
+            HPKE_INFO,
+            Aad::Standard,
+        )
+        .unwrap();
         assert_eq!(
             std::str::from_utf8(&plaintext).unwrap(),
             case["expectedPlaintextUtf8"].as_str().unwrap()
@@ -389,8 +409,16 @@ mod tests {
         let case = &v["upstream"][0];
         let receiver = secret(case["receiverPrivateKeyHex"].as_str().unwrap());
         let bundle = Bundle::decode(case["bundle"].as_str().unwrap()).unwrap();
-        let open =
-            |info: &[u8], aad| open_with(&receiver, &bundle.enc, &bundle.ciphertext, info, aad);
+        let open = |info: &[u8], aad| {
+            open_with(
+                &receiver,
+                &receiver.public_key(),
+                &bundle.enc,
+                &bundle.ciphertext,
+                info,
+                aad,
+            )
+        };
         assert!(open(HPKE_INFO, Aad::Standard).is_ok());
         assert_eq!(
             open(b"", Aad::Standard).unwrap_err().code(),

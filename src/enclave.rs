@@ -122,7 +122,14 @@ pub fn open_export(
             ));
         }
     }
-    let plaintext = open_with(key.secret()?, &enc, &ciphertext, HPKE_INFO, Aad::Standard)?;
+    let plaintext = open_with(
+        key.secret()?,
+        key.public_key(),
+        &enc,
+        &ciphertext,
+        HPKE_INFO,
+        Aad::Standard,
+    )?;
     let mnemonic = String::from_utf8(plaintext.to_vec())
         .map_err(|_| Error::new(code, "the exported secret is not UTF-8 text"))?;
     key.consume();

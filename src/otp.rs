@@ -127,7 +127,15 @@ mod tests {
             PublicKey::from_sec1_bytes(&hex_decode(v["encappedPublic"].as_str().unwrap()).unwrap())
                 .unwrap();
         let ct = hex_decode(v["ciphertext"].as_str().unwrap()).unwrap();
-        let pt = open_with(hpke, &enc, &ct, HPKE_INFO, Aad::Standard).unwrap();
+        let pt = open_with(
+            hpke,
+            &hpke.public_key(),
+            &enc,
+            &ct,
+            HPKE_INFO,
+            Aad::Standard,
+        )
+        .unwrap();
         let text = String::from_utf8(pt.to_vec()).unwrap();
         assert!(text.starts_with(r#"{"otp_code":"#), "key order: {text}");
         serde_json::from_str(&text).unwrap()

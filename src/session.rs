@@ -132,7 +132,7 @@ impl Session {
                 ),
             ));
         }
-        let scalar = bundle.open(secret)?;
+        let scalar = bundle.open_for(secret, key.public_key())?;
         let signing_key = SigningKey::from_slice(&scalar).map_err(|_| {
             Error::new(
                 ErrorCode::InvalidBundle,

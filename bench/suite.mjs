@@ -1,0 +1,233 @@
+// The timed loops of `make bench`, shared by Node and the Chromium page: the same code
+// measures the kit (pkg/node.js or pkg/browser.js), the peer (@turnkey/crypto +
+// @turnkey/api-key-stamper, bench/peer-entry.mjs) and WebCrypto's native P-256 (the floor).
+// Nothing here imports a Node or browser module: run.mjs passes the kit and the peer in.
+//
+// Every measurement: `warmup` untimed-but-executed iterations, then `iters` timed ones,
+// each timed alone with performance.now() (in Chromium the page is cross-origin isolated,
+// so the clock has 5 µs resolution instead of 100 µs). Inputs that an operation consumes
+// (client keys, bundles, 202s with a fresh requestId) are made before the timed region.
+
+/** A ~300-byte activity body, as a wallet would stamp it. */
+export const PAYLOAD = JSON.stringify({
+  type: 'ACTIVITY_TYPE_SIGN_TRANSACTION_V2',
+  timestampMs: '1763812800000',
+  organizationId: '5f0c1e9a-3b7d-4c2e-9a61-2d8f4b7e0c13',
+  parameters: {
+    signWith: '0x4d3C5A6b2F1e9D8c7B6a5F4E3d2C1b0A9f8E7d6C',
+    type: 'TRANSACTION_TYPE_ETHEREUM',
+    unsignedTransaction: '02f86c0182012a8402faf0808504a817c80082520894b0b1b2b3b4b5b6b7b8b9bab',
+  },
+});
+
+const HOUR = 3_600_000;
+const uuid = () => crypto.randomUUID();
+
+/** Summary of samples in milliseconds: median, p95 (nearest rank), mean, min, max. */
+export function stats(samples) {
+  const s = Float64Array.from(samples).sort();
+  const n = s.length;
+  const median = n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+  const p95 = s[Math.min(n - 1, Math.ceil(0.95 * n) - 1)];
+  const mean = s.reduce((a, b) => a + b, 0) / n;
+  return { n, median, p95, mean, min: s[0], max: s[n - 1] };
+}
+
+/**
+ * Runs `fn(i)` for i in [0, warmup + iters); times the last `iters` calls one by one.
+ * `fn` may return a promise (awaited inside the timed region) or a value; `after(i, out)`
+ * runs untimed after each call (freeing wasm objects).
+ */
+async function timeLoop({ warmup, iters }, fn, after) {
+  const samples = new Float64Array(iters);
+  for (let i = 0; i < warmup + iters; i++) {
+    const t0 = performance.now();
+    let out = fn(i);
+    if (out instanceof Promise) out = await out;
+    const t1 = performance.now();
+    if (i >= warmup) samples[i - warmup] = t1 - t0;
+    if (after) after(i, out);
+  }
+  // drift: median of the second half over that of the first (≈ 1 when the warm-up was enough).
+  const half = iters >> 1;
+  return { ...stats(samples), drift: stats(samples.subarray(half)).median / stats(samples.subarray(0, half)).median };
+}
+
+/** A verify/refresh response as the service sends it, carrying `bundle`. */
+export function sessionResponse(bundle) {
+  const now = new Date().toISOString();
+  return {
+    id: `Session:${uuid()}`,
+    accountId: `InternalAccount:${uuid()}`,
+    type: 'EMAIL_OTP',
+    nickname: 'alice@example.com',
+    createdAt: now,
+    updatedAt: now,
+    expiresAt: new Date(Date.now() + HOUR).toISOString(),
+    encryptedSessionSigningKey: bundle,
+  };
+}
+
+/** `n` distinct 202 PendingSignature bodies over ~300-byte payloads. */
+function pendings(n) {
+  const expiresAt = new Date(Date.now() + HOUR).toISOString();
+  return Array.from({ length: n }, () => ({
+    type: 'EMAIL_OTP',
+    payloadToSign: PAYLOAD.replace('1763812800000', String(Date.now())).replace('5f0c1e9a', uuid().slice(0, 8)),
+    requestId: `Request:${uuid()}`,
+    expiresAt,
+  }));
+}
+
+const hexToBytes = (hex) => Uint8Array.from(hex.match(/../g), (b) => parseInt(b, 16));
+
+/**
+ * What a peer user writes for signRetry: the same checks as the kit (shape, expiry, one
+ * signature per requestId) around ApiKeyStamper.stamp, returning the two retry headers.
+ */
+async function peerSignRetry(stamper, signed, p) {
+  if (typeof p?.payloadToSign !== 'string' || typeof p.requestId !== 'string') throw new Error('INVALID_PENDING_SIGNATURE');
+  if (Date.parse(p.expiresAt) <= Date.now()) throw new Error('REQUEST_EXPIRED');
+  if (signed.has(p.requestId)) throw new Error('REQUEST_ALREADY_SIGNED');
+  const { stampHeaderValue } = await stamper.stamp(p.payloadToSign);
+  signed.add(p.requestId);
+  return { 'Service-Wallet-Signature': stampHeaderValue, 'Request-Id': p.requestId };
+}
+
+/**
+ * One benchmark context per environment. `kit` is the package's entry (after init),
+ * `peer` the namespace of bench/peer-entry.mjs. The caller:
+ *   1. `prepareKitKeys(n)` → uncompressed public keys of n fresh ClientKeys (kept here);
+ *   2. seals a session key to each (with @turnkey/crypto, in Node);
+ *   3. `run(op, input)` for each op of OPS.
+ */
+export function createHarness({ kit, peer, warmup, iters }) {
+  const cfg = { warmup, iters };
+  const n = warmup + iters;
+  let kitKeys = [];
+  const subtle = crypto.subtle;
+  const enc = new TextEncoder();
+
+  async function floorSignKey() {
+    const kp = await subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify']);
+    // Re-import the private key as an app would import a stored key (non-extractable).
+    const jwk = await subtle.exportKey('jwk', kp.privateKey);
+    return subtle.importKey('jwk', jwk, { name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign']);
+  }
+
+  const ops = {
+    // ---- kit ------------------------------------------------------------------------
+    'kit.keygen': () =>
+      timeLoop(cfg, () => {
+        const k = kit.ClientKey.generate();
+        return [k, k.publicKeyHex];
+      }, (_, [k, pub]) => {
+        if (pub.length !== 130) throw new Error(`kit publicKeyHex ${pub}`);
+        k.free();
+      }),
+    // input: { bundles: string[n] } sealed to prepareKitKeys' keys, in order.
+    'kit.open': ({ bundles }) => {
+      const responses = bundles.map(sessionResponse);
+      return timeLoop(cfg, (i) => kit.Session.open(responses[i], kitKeys[i]), (_, s) => {
+        if (s.publicKeyHex.length !== 66) throw new Error('kit open: no public key');
+        s.free();
+      });
+    },
+    // input: { bundle } sealed to kitKeys[n] (the extra key). Returns one stamp to verify.
+    'kit.stamp': async ({ bundle }) => {
+      const s = kit.Session.open(sessionResponse(bundle), kitKeys[n]);
+      const r = await timeLoop(cfg, () => s.stamp(PAYLOAD));
+      r.sample = { stamp: s.stamp(PAYLOAD), payload: PAYLOAD, publicKeyHex: s.publicKeyHex };
+      s.free();
+      return r;
+    },
+    'kit.signRetry': async ({ bundle }) => {
+      const s = kit.Session.open(sessionResponse(bundle), kitKeys[n + 1]);
+      const p = pendings(n + 1);
+      const r = await timeLoop(cfg, (i) => s.signRetry(p[i]), (i, h) => {
+        if (h['Request-Id'] !== p[i].requestId) throw new Error('kit signRetry: wrong Request-Id');
+      });
+      const h = s.signRetry(p[n]);
+      r.sample = { stamp: h['Service-Wallet-Signature'], payload: p[n].payloadToSign, publicKeyHex: s.publicKeyHex };
+      s.free();
+      return r;
+    },
+
+    // ---- peer -----------------------------------------------------------------------
+    'peer.keygen': () =>
+      timeLoop(cfg, () => peer.generateP256KeyPair().publicKeyUncompressed, (_, pub) => {
+        if (pub.length !== 130) throw new Error(`peer publicKeyUncompressed ${pub}`);
+      }),
+    // input: { bundles: [{ bundle, privateKey }] } sealed to peer key pairs.
+    // The same work as Session.open: the session key, its public key (the stamper's
+    // apiPublicKey) and a stamper ready to sign.
+    'peer.open': ({ bundles }) =>
+      timeLoop(cfg, (i) => {
+        const priv = peer.decryptCredentialBundle(bundles[i].bundle, bundles[i].privateKey);
+        const pub = peer.uint8ArrayToHexString(peer.getPublicKey(priv, true));
+        return new peer.ApiKeyStamper({ apiPublicKey: pub, apiPrivateKey: priv });
+      }, (_, st) => {
+        if (st.apiPrivateKey.length !== 64) throw new Error('peer open: no key');
+      }),
+    // decryptCredentialBundle alone (no public key), for reference.
+    'peer.decryptOnly': ({ bundles }) =>
+      timeLoop(cfg, (i) => peer.decryptCredentialBundle(bundles[i].bundle, bundles[i].privateKey)),
+    // ApiKeyStamper with the runtime it picks itself (Chromium: WebCrypto; Node: node:crypto).
+    'peer.stamp': () => {
+      const kp = peer.generateP256KeyPair();
+      const stamper = new peer.ApiKeyStamper({ apiPublicKey: kp.publicKey, apiPrivateKey: kp.privateKey });
+      return timeLoop(cfg, () => stamper.stamp(PAYLOAD));
+    },
+    // ApiKeyStamper forced to its pure-JS path (@noble/curves), for reference.
+    'peer.stampPurejs': () => {
+      const kp = peer.generateP256KeyPair();
+      const stamper = new peer.ApiKeyStamper({ apiPublicKey: kp.publicKey, apiPrivateKey: kp.privateKey, runtimeOverride: 'purejs' });
+      return timeLoop(cfg, () => stamper.stamp(PAYLOAD));
+    },
+    'peer.signRetry': () => {
+      const kp = peer.generateP256KeyPair();
+      const stamper = new peer.ApiKeyStamper({ apiPublicKey: kp.publicKey, apiPrivateKey: kp.privateKey });
+      const signed = new Set();
+      const p = pendings(n);
+      return timeLoop(cfg, (i) => peerSignRetry(stamper, signed, p[i]));
+    },
+
+    // ---- WebCrypto (the floor) ------------------------------------------------------
+    // generateKey + exporting the public key (what a key generation must hand out).
+    'floor.keygen': () =>
+      timeLoop(cfg, async () => {
+        const kp = await subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign']);
+        return new Uint8Array(await subtle.exportKey('raw', kp.publicKey));
+      }),
+    // ECDH alone (importKey of the peer point + deriveBits): the native part of an open.
+    // input: { points: hex[n] } uncompressed public keys.
+    'floor.ecdh': async ({ points }) => {
+      const alg = { name: 'ECDH', namedCurve: 'P-256' };
+      const mine = await subtle.generateKey(alg, false, ['deriveBits']);
+      const raw = points.map(hexToBytes);
+      return timeLoop(cfg, async (i) => {
+        const pub = await subtle.importKey('raw', raw[i], alg, false, []);
+        return subtle.deriveBits({ name: 'ECDH', public: pub }, mine.privateKey, 256);
+      });
+    },
+    // ECDSA P-256 over SHA-256 with an imported key: the bare native signature (no DER,
+    // no stamp JSON, no base64url).
+    'floor.sign': async () => {
+      const key = await floorSignKey();
+      return timeLoop(cfg, () => subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, key, enc.encode(PAYLOAD)));
+    },
+  };
+
+  return {
+    payloadBytes: enc.encode(PAYLOAD).length,
+    /** Generates the kit's ClientKeys for kit.open (n) plus kit.stamp and kit.signRetry (2). */
+    prepareKitKeys() {
+      for (const k of kitKeys) k.free();
+      kitKeys = Array.from({ length: n + 2 }, () => kit.ClientKey.generate());
+      return kitKeys.map((k) => k.publicKeyHex);
+    },
+    ops: Object.keys(ops),
+    /** Runs one measurement; returns stats (+ `sample` for the stamps, to verify). */
+    run: (op, input = {}) => ops[op](input),
+  };
+}
