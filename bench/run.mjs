@@ -35,15 +35,11 @@ import { chromium } from 'playwright-core';
 import { generateP256KeyPair } from '@turnkey/crypto';
 import { sealBundle, randomScalar, checkStamp } from '../tests/support/fixtures.mjs';
 import { createHarness, stats, PAYLOAD } from './suite.mjs';
+import { launchChromium } from '../tests/support/chromium.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = resolve(here, '..');
 const tmpDir = join(root, '.tmp', 'bench');
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
-];
 // Issue 7: ≥ 2× faster than the peer on open and stamp in Chromium; the whole kit ≤ 45 KB
 // gzip; cold init ≤ 10 ms.
 const TARGET = { speedup: 2, gzipBytes: 45 * 1024, coldMs: 10 };
@@ -650,7 +646,7 @@ const server = await serve({ '/peer.js': peerFile, '/bench/suite.mjs': join(here
 const base = `http://localhost:${server.port}`;
 let browser;
 try {
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  browser = await launchChromium(chromium);
   const chromiumVersion = browser.version();
   const { results: chrome, isolated } = await chromiumSuite(browser, base, peerBundles);
   log(`chromium: cold start, ${opt.cold} fresh contexts each for the kit and the peer`);

@@ -29,17 +29,13 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chromium } from 'playwright-core';
 import { checkStamp } from '../support/fixtures.mjs';
+import { launchChromium } from '../support/chromium.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = resolve(here, '../..');
 const EMULATOR = join(root, 'target', 'release', 'emulator');
 const STATIC_DIR = join(root, 'examples', 'wallet');
 const PKG_DIR = join(root, 'pkg');
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
-];
 /** The emulator's default API credentials (HTTP Basic at the root), for checks made from Node. */
 const BASIC = `Basic ${Buffer.from('emulator-token:emulator-secret').toString('base64')}`;
 const SANDBOX_SIGNATURE = 'sandbox-valid-signature';
@@ -655,7 +651,7 @@ try {
   await check('the emulators report their modes', () => {
     assert(strictEmu.mode === 'strict' && sandboxEmu.mode === 'sandbox', `${strictEmu.mode} ${sandboxEmu.mode}`);
   });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  browser = await launchChromium(chromium);
   await flow(strictEmu);
   await flow(sandboxEmu);
   await negatives(strictEmu);

@@ -19,15 +19,11 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { verifyRegistrationResponse, verifyAuthenticationResponse } from '@simplewebauthn/server';
 import { serveStatic } from '../../scripts/serve.mjs';
+import { launchChromium } from '../support/chromium.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = resolve(here, '../..');
 const pkgDir = join(root, 'pkg');
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
-];
 const PASSKEY_WASM = '/pkg/embedded_wallet_kit_passkey_bg.wasm';
 const SIGNING_WASM = '/pkg/embedded_wallet_kit_bg.wasm';
 
@@ -125,7 +121,7 @@ const ATTESTATION_KEYS = ['credentialId', 'clientDataJson', 'attestationObject',
 const ASSERTION_KEYS = ['credentialId', 'clientDataJson', 'authenticatorData', 'signature', 'userHandle'];
 
 try {
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  browser = await launchChromium(chromium);
 
   // ---- (e) detection, and what init() / init({ passkeys: true }) load -------------------
   {

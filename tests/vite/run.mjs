@@ -15,14 +15,10 @@ import { build } from 'vite';
 import { chromium } from 'playwright-core';
 import { serveStatic } from '../../scripts/serve.mjs';
 import { sessionResponse, pending202, randomScalar, compressedPublicKeyHex, sealBundle, checkStamp } from '../support/fixtures.mjs';
+import { launchChromium } from '../support/chromium.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = resolve(here, '../..');
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
-];
 
 let passed = 0;
 let failed = 0;
@@ -72,7 +68,7 @@ const server = await serveStatic({ '/': outDir });
 const base = `http://localhost:${server.port}`;
 let browser;
 try {
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  browser = await launchChromium(chromium);
   const page = await browser.newPage();
   const pageErrors = [];
   page.on('pageerror', (err) => pageErrors.push(err.message));
