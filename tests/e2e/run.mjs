@@ -30,6 +30,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { chromium } from 'playwright-core';
 import { checkStamp } from '../support/fixtures.mjs';
 import { launchChromium } from '../support/chromium.mjs';
+import { createChecks } from '../support/checks.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = resolve(here, '../..');
@@ -49,21 +50,7 @@ const QUOTE = 4_250; // the page's default quote amount, 42.50 USD
 const screenshotArg = process.argv.indexOf('--screenshot');
 const SCREENSHOT = screenshotArg > 0 ? resolve(process.argv[screenshotArg + 1] ?? 'docs/demo.png') : null;
 
-let passed = 0;
-let failed = 0;
-async function check(name, fn) {
-  try {
-    await fn();
-    passed++;
-    console.log(`ok - ${name}`);
-  } catch (err) {
-    failed++;
-    console.log(`not ok - ${name}\n  ${String(err?.stack ?? err).split('\n').join('\n  ')}`);
-  }
-}
-function assert(cond, msg) {
-  if (!cond) throw new Error(msg);
-}
+const { check, assert, fail, finish } = createChecks();
 const json = (v) => JSON.stringify(v);
 const started = Date.now();
 
@@ -657,8 +644,7 @@ try {
   await negatives(strictEmu);
   await expiry();
 } catch (err) {
-  failed++;
-  console.log(`not ok - e2e driver: ${String(err?.stack ?? err).split('\n').join('\n  ')}`);
+  fail(`e2e driver: ${String(err?.stack ?? err).split('\n').join('\n  ')}`);
   for (const emu of [strictEmu, sandboxEmu]) {
     if (emu) console.log(`# ${emu.mode} emulator log (tail):\n${emu.stderr().split('\n').slice(-20).map((l) => `#   ${l}`).join('\n')}`);
   }
@@ -669,5 +655,4 @@ try {
 }
 
 console.log(`# ${((Date.now() - started) / 1000).toFixed(1)} s`);
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 && passed > 0 ? 0 : 1);
+finish();

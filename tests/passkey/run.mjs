@@ -20,6 +20,7 @@ import { chromium } from 'playwright-core';
 import { verifyRegistrationResponse, verifyAuthenticationResponse } from '@simplewebauthn/server';
 import { serveStatic } from '../../scripts/serve.mjs';
 import { launchChromium } from '../support/chromium.mjs';
+import { createChecks } from '../support/checks.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = resolve(here, '../..');
@@ -27,21 +28,7 @@ const pkgDir = join(root, 'pkg');
 const PASSKEY_WASM = '/pkg/embedded_wallet_kit_passkey_bg.wasm';
 const SIGNING_WASM = '/pkg/embedded_wallet_kit_bg.wasm';
 
-let passed = 0;
-let failed = 0;
-async function check(name, fn) {
-  try {
-    await fn();
-    passed++;
-    console.log(`ok - ${name}`);
-  } catch (err) {
-    failed++;
-    console.log(`not ok - ${name}\n  ${String(err?.stack ?? err).split('\n').join('\n  ')}`);
-  }
-}
-function assert(cond, msg) {
-  if (!cond) throw new Error(msg);
-}
+const { check, assert, fail, finish } = createChecks();
 const json = (v) => JSON.stringify(v);
 const b64u = (bytes) => Buffer.from(bytes).toString('base64url');
 const utf8b64u = (text) => b64u(Buffer.from(text, 'utf8'));
@@ -576,12 +563,10 @@ try {
     }
   }
 } catch (err) {
-  failed++;
-  console.log(`not ok - passkey e2e driver: ${err?.stack ?? err}`);
+  fail(`passkey e2e driver: ${err?.stack ?? err}`);
 } finally {
   await browser?.close();
   await server.close();
 }
 
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 && passed > 0 ? 0 : 1);
+finish();

@@ -16,25 +16,12 @@ import { chromium } from 'playwright-core';
 import { serveStatic } from '../../scripts/serve.mjs';
 import { sessionResponse, pending202, randomScalar, compressedPublicKeyHex, sealBundle, checkStamp } from '../support/fixtures.mjs';
 import { launchChromium } from '../support/chromium.mjs';
+import { createChecks } from '../support/checks.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = resolve(here, '../..');
 
-let passed = 0;
-let failed = 0;
-async function check(name, fn) {
-  try {
-    await fn();
-    passed++;
-    console.log(`ok - ${name}`);
-  } catch (err) {
-    failed++;
-    console.log(`not ok - ${name}\n  ${String(err?.stack ?? err).split('\n').join('\n  ')}`);
-  }
-}
-function assert(cond, msg) {
-  if (!cond) throw new Error(msg);
-}
+const { check, assert, fail, finish } = createChecks();
 function sh(cmd, args, cwd) {
   execFileSync(cmd, args, { cwd, stdio: ['ignore', 'inherit', 'inherit'] });
 }
@@ -204,12 +191,10 @@ try {
     assert(pageErrors.length === 0 && missing.length === 0, [...pageErrors, ...missing].join('\n'));
   });
 } catch (err) {
-  failed++;
-  console.log(`not ok - e2e driver: ${err?.stack ?? err}`);
+  fail(`e2e driver: ${err?.stack ?? err}`);
 } finally {
   await browser?.close();
   await server.close();
 }
 
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 && passed > 0 ? 0 : 1);
+finish();
