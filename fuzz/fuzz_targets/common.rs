@@ -25,3 +25,4 @@ pub fn sandbox_session() -> Session {
     let response = r#"{"id":"Session:0b9a4a2e-5f7e-4d7e-9a57-2f0f8c1d3e4b","accountId":"InternalAccount:1","type":"EMAIL_OTP","expiresAt":"2999-01-01T00:00:00Z"}"#;
     Session::sandbox_json(response).expect("seed session").with_clock(FixedClock(NOW))
 }
+
