@@ -6,7 +6,7 @@
 use hpke::aead::AesGcm256;
 use hpke::kdf::HkdfSha256;
 use hpke::kem::DhP256HkdfSha256;
-use hpke::{Deserializable, Kem as _, OpModeR, OpModeS, Serializable};
+use hpke::{Deserializable, OpModeR, OpModeS, Serializable};
 use p256::elliptic_curve::sec1::ToSec1Point;
 use p256::{PublicKey, SecretKey};
 use zeroize::Zeroizing;
@@ -212,12 +212,6 @@ pub fn seal(recipient: &PublicKey, plaintext: &[u8]) -> Result<String> {
     let (enc, ciphertext) = seal_raw(recipient, plaintext)?;
     let payload = [enc.to_sec1_point(true).as_bytes(), &ciphertext[..]].concat();
     Ok(base58check_encode(&payload))
-}
-
-/// Keeps `Kem` referenced when only decoding is compiled in.
-#[allow(dead_code)]
-fn _kem_id() -> u16 {
-    Kem::KEM_ID
 }
 
 #[cfg(test)]

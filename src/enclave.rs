@@ -130,8 +130,11 @@ pub fn open_export(
         HPKE_INFO,
         Aad::Standard,
     )?;
-    let mnemonic = String::from_utf8(plaintext.to_vec())
-        .map_err(|_| Error::new(code, "the exported secret is not UTF-8 text"))?;
+    let mnemonic = String::from_utf8(plaintext.to_vec()).map_err(|e| {
+        // The rejected bytes are the secret too: wipe them before they are dropped.
+        zeroize::Zeroize::zeroize(&mut e.into_bytes());
+        Error::new(code, "the exported secret is not UTF-8 text")
+    })?;
     key.consume();
     Ok(Zeroizing::new(mnemonic))
 }

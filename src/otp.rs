@@ -46,9 +46,11 @@ pub fn encrypt_otp(target_data: &dyn Fields, otp: &str, tek: &ClientKey) -> Resu
         "OTP target bundle data",
     )?;
     let target = parse_public_key_hex(&target_hex, "OTP target bundle targetPublic")?;
+    // Both the escaped code and the plaintext hold the OTP: zeroized when dropped.
+    let otp_json = zeroize::Zeroizing::new(json_string(otp));
     let plaintext = zeroize::Zeroizing::new(format!(
         "{{\"otp_code\":{},\"public_key\":{}}}",
-        json_string(otp),
+        otp_json.as_str(),
         json_string(&tek.public_key_hex())
     ));
     let (enc, ciphertext) = seal_raw(&target, plaintext.as_bytes())?;

@@ -56,7 +56,8 @@ pub struct Response<'a> {
     pub body: Option<&'a dyn Fields>,
 }
 
-fn body_string(response: &Response<'_>, name: &str) -> Option<String> {
+/// A non-empty string member of the response body (ids, the service's `code`/`reason`).
+pub fn body_string(response: &Response<'_>, name: &str) -> Option<String> {
     match response.body?.field(name) {
         Field::Str(s) if !s.is_empty() => Some(s),
         _ => None,

@@ -157,6 +157,14 @@ mod tests {
 
     const NOW: i64 = 1_760_356_800_000;
 
+    fn respond(status: u16, body: Option<&TestFields>) -> Response<'_> {
+        Response {
+            status,
+            retry_after: None,
+            body: body.map(|b| b as &dyn crate::Fields),
+        }
+    }
+
     fn session() -> (Session, String) {
         let secret = SecretKey::from_slice(&[0x31; 32]).unwrap();
         let mut key = ClientKey::generate().unwrap();
@@ -310,14 +318,7 @@ mod tests {
         ];
         for (payload, refused) in cases {
             let body = pending(&payload);
-            let result = flow().on_response(
-                &mut s,
-                &Response {
-                    status: 202,
-                    retry_after: None,
-                    body: Some(&body),
-                },
-            );
+            let result = flow().on_response(&mut s, &respond(202, Some(&body)));
             match refused {
                 None => assert!(matches!(result.unwrap(), Next::Send(_)), "{payload}"),
                 Some(needle) => {
@@ -341,63 +342,25 @@ mod tests {
         let mut flow = SignedRetryFlow::new(Request::new("POST", "/x", None));
         let reason = TestFields::default().with("reason", "WALLET_SIGNATURE_BODY_MISMATCH");
         let err = flow
-            .on_response(
-                &mut s,
-                &Response {
-                    status: 401,
-                    retry_after: None,
-                    body: Some(&reason),
-                },
-            )
+            .on_response(&mut s, &respond(401, Some(&reason)))
             .unwrap_err();
         assert_eq!(err.code(), ErrorCode::Unauthorized);
         assert!(err.message().contains("WALLET_SIGNATURE_BODY_MISMATCH"));
-        let err = flow
-            .on_response(
-                &mut s,
-                &Response {
-                    status: 202,
-                    retry_after: None,
-                    body: None,
-                },
-            )
-            .unwrap_err();
+        let err = flow.on_response(&mut s, &respond(202, None)).unwrap_err();
         assert_eq!(err.code(), ErrorCode::InvalidPendingSignature);
         let bad = TestFields::default().with("payloadToSign", "p");
         let err = flow
-            .on_response(
-                &mut s,
-                &Response {
-                    status: 202,
-                    retry_after: None,
-                    body: Some(&bad),
-                },
-            )
+            .on_response(&mut s, &respond(202, Some(&bad)))
             .unwrap_err();
         assert_eq!(err.code(), ErrorCode::InvalidPendingSignature);
         // The same requestId twice is refused by the session, not signed again.
         let p = pending(1, "2025-10-13T12:05:00Z");
         assert!(matches!(
-            flow.on_response(
-                &mut s,
-                &Response {
-                    status: 202,
-                    retry_after: None,
-                    body: Some(&p)
-                }
-            )
-            .unwrap(),
+            flow.on_response(&mut s, &respond(202, Some(&p))).unwrap(),
             Next::Send(_)
         ));
         let err = flow
-            .on_response(
-                &mut s,
-                &Response {
-                    status: 202,
-                    retry_after: None,
-                    body: Some(&p),
-                },
-            )
+            .on_response(&mut s, &respond(202, Some(&p)))
             .unwrap_err();
         assert_eq!(err.code(), ErrorCode::RequestAlreadySigned);
     }

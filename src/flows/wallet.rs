@@ -2,6 +2,7 @@
 //! credential flows (EMAIL_OTP, OAUTH, PASSKEY), sessions (refresh, revoke), credential
 //! add/revoke, account export and update. Each is sans-IO, like the signed-retry driver.
 
+pub use super::http::body_string;
 use super::http::{expect_success, Request, Response};
 use super::signed_retry::SignedRetryFlow;
 use crate::client_key::ClientKey;
@@ -293,14 +294,6 @@ pub fn update_account(account_id: &str, patch: String) -> Result<SignedRetryFlow
         format!("/internal-accounts/{id}"),
         Some(patch),
     )))
-}
-
-/// Reads one string member of a response body, for callers that need an id back.
-pub fn body_string(response: &Response<'_>, name: &str) -> Option<String> {
-    match response.body?.field(name) {
-        crate::fields::Field::Str(s) => Some(s),
-        _ => None,
-    }
 }
 
 #[cfg(test)]

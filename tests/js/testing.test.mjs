@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { verifyRegistrationResponse, verifyAuthenticationResponse } from '@simplewebauthn/server';
+import { authenticationResponseJSON, registrationResponseJSON } from '../support/webauthn.mjs';
 import { init, SoftAuthenticator, KitError } from '../../pkg/testing-node.js';
 import { KitError as MainKitError, passkey } from '../../pkg/node.js';
 import * as browserTesting from '../../pkg/testing.js';
@@ -41,17 +42,7 @@ const registration = (overrides = {}) => ({
 
 async function verifyRegistration(att, challenge, requireUserVerification = true) {
   return verifyRegistrationResponse({
-    response: {
-      id: att.credentialId,
-      rawId: att.credentialId,
-      type: 'public-key',
-      response: {
-        clientDataJSON: att.clientDataJson,
-        attestationObject: att.attestationObject,
-        transports: att.transports,
-      },
-      clientExtensionResults: {},
-    },
+    response: registrationResponseJSON(att),
     expectedChallenge: challenge,
     expectedOrigin: ORIGIN,
     expectedRPID: RP_ID,
@@ -61,18 +52,7 @@ async function verifyRegistration(att, challenge, requireUserVerification = true
 
 async function verifyAssertion(a, expectedChallenge, credential, requireUserVerification = true) {
   return verifyAuthenticationResponse({
-    response: {
-      id: a.credentialId,
-      rawId: a.credentialId,
-      type: 'public-key',
-      response: {
-        clientDataJSON: a.clientDataJson,
-        authenticatorData: a.authenticatorData,
-        signature: a.signature,
-        userHandle: a.userHandle,
-      },
-      clientExtensionResults: {},
-    },
+    response: authenticationResponseJSON(a),
     expectedChallenge,
     expectedOrigin: ORIGIN,
     expectedRPID: RP_ID,
@@ -151,11 +131,7 @@ test('rpId defaults to the origin\'s host; a registrable suffix of the host is a
   const options = registration({ rpId: 'example.com' });
   const att = sub.register(options);
   const reg = await verifyRegistrationResponse({
-    response: {
-      id: att.credentialId, rawId: att.credentialId, type: 'public-key',
-      response: { clientDataJSON: att.clientDataJson, attestationObject: att.attestationObject, transports: att.transports },
-      clientExtensionResults: {},
-    },
+    response: registrationResponseJSON(att),
     expectedChallenge: options.challenge, expectedOrigin: 'https://wallet.example.com', expectedRPID: 'example.com',
   });
   assert.equal(reg.verified, true);

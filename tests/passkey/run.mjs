@@ -18,6 +18,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { verifyRegistrationResponse, verifyAuthenticationResponse } from '@simplewebauthn/server';
+import { authenticationResponseJSON, registrationResponseJSON } from '../support/webauthn.mjs';
 import { serveStatic } from '../../scripts/serve.mjs';
 import { launchChromium } from '../support/chromium.mjs';
 import { createChecks } from '../support/checks.mjs';
@@ -228,17 +229,7 @@ try {
       await check('(a) @simplewebauthn/server verifies the registration (challenge, origin, rpId, UV)', async () => {
         const att = reg.value;
         const v = await verifyRegistrationResponse({
-          response: {
-            id: att.credentialId,
-            rawId: att.credentialId,
-            type: 'public-key',
-            response: {
-              clientDataJSON: att.clientDataJson,
-              attestationObject: att.attestationObject,
-              transports: att.transports,
-            },
-            clientExtensionResults: {},
-          },
+          response: registrationResponseJSON(att),
           expectedChallenge: regOptions.challenge,
           expectedOrigin: origin,
           expectedRPID: RP_ID,
@@ -279,18 +270,7 @@ try {
         });
         await check(`(b${round}) @simplewebauthn/server verifies the assertion against the registered key and counter`, async () => {
           const a = auth.value;
-          const response = {
-            id: a.credentialId,
-            rawId: a.credentialId,
-            type: 'public-key',
-            response: {
-              clientDataJSON: a.clientDataJson,
-              authenticatorData: a.authenticatorData,
-              signature: a.signature,
-              userHandle: a.userHandle,
-            },
-            clientExtensionResults: {},
-          };
+          const response = authenticationResponseJSON(a);
           const args = { response, expectedOrigin: origin, expectedRPID: RP_ID, requireUserVerification: true };
           const v = await verifyAuthenticationResponse({
             ...args, expectedChallenge: utf8b64u(challenge), credential: registered.credential,

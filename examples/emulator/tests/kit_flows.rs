@@ -5,7 +5,8 @@ mod common;
 
 use common::{register_body, start, Emu, Resp};
 use embedded_wallet_kit::enclave::{open_export_json, SignerPin};
-use embedded_wallet_kit::flows::wallet::{self, body_string, PasskeyChallenge};
+use embedded_wallet_kit::flows::body_string;
+use embedded_wallet_kit::flows::wallet::{self, PasskeyChallenge};
 use embedded_wallet_kit::flows::{Next, QuoteExecution, Request, Response, SignedRetryFlow};
 use embedded_wallet_kit::passkey::SoftAuthenticator;
 use embedded_wallet_kit::{ClientKey, ErrorCode, Fields, Result, Session};
