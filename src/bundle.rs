@@ -3,18 +3,27 @@
 //! with RFC 9180 HPKE base mode (DHKEM(P-256, HKDF-SHA256), HKDF-SHA256, AES-256-GCM),
 //! info `turnkey_hpke`, aad = enc (uncompressed, 65) ‖ recipient public key (uncompressed, 65).
 
+use aes_gcm::aead::{inout::InOutBuf, AeadInOut, KeyInit};
+use aes_gcm::Aes256Gcm;
+use hkdf::Hkdf;
 use hpke::aead::AesGcm256;
 use hpke::kdf::HkdfSha256;
 use hpke::kem::DhP256HkdfSha256;
-use hpke::{Deserializable, OpModeR, OpModeS, Serializable};
+use hpke::{Deserializable, OpModeS, Serializable};
 use p256::elliptic_curve::sec1::ToSec1Point;
 use p256::{PublicKey, SecretKey};
+use sha2::Sha256;
 use zeroize::Zeroizing;
 
 use crate::encoding::{base58check_decode, base58check_encode, Base58CheckError};
 use crate::error::{Error, ErrorCode, Result};
 
 type Kem = DhP256HkdfSha256;
+
+/// RFC 9180 suite ids: the KEM's (DHKEM(P-256, HKDF-SHA256) = 0x0010), and the whole
+/// suite's (KEM 0x0010, KDF HKDF-SHA256 = 0x0001, AEAD AES-256-GCM = 0x0002).
+const KEM_SUITE: &[u8] = b"KEM\x00\x10";
+const HPKE_SUITE: &[u8] = b"HPKE\x00\x10\x00\x01\x00\x02";
 
 /// HPKE `info` of every sealed bundle.
 pub const HPKE_INFO: &[u8] = b"turnkey_hpke";
@@ -103,10 +112,32 @@ impl Bundle {
         &self.enc
     }
 
+    /// The AES-256-GCM ciphertext, its 16-byte tag last.
+    pub fn ciphertext(&self) -> &[u8] {
+        &self.ciphertext
+    }
+
     /// HPKE-opens the bundle with the recipient's secret key. `DECRYPTION_FAILED` when it
     /// was sealed to another key or altered.
     pub fn open(&self, recipient: &SecretKey) -> Result<Zeroizing<Vec<u8>>> {
         self.open_for(recipient, &recipient.public_key())
+    }
+
+    /// Opens with the ECDH result `dh` of the recipient's key and
+    /// [`Bundle::encapsulated_key`], computed elsewhere (WebCrypto, for a key kept there).
+    pub fn open_with_dh(
+        &self,
+        dh: &[u8],
+        recipient_public: &PublicKey,
+    ) -> Result<Zeroizing<Vec<u8>>> {
+        open_with_dh(
+            dh,
+            recipient_public,
+            &self.enc,
+            &self.ciphertext,
+            HPKE_INFO,
+            Aad::Standard,
+        )
     }
 
     /// [`Bundle::open`] with the recipient's public key already at hand (a ClientKey keeps
@@ -144,33 +175,129 @@ pub(crate) fn open_with(
     info: &[u8],
     aad_kind: Aad,
 ) -> Result<Zeroizing<Vec<u8>>> {
+    // DH(skR, pkE): the x-coordinate, zeroized when dropped. Never the identity: the
+    // curve has prime order and both factors are valid and non-zero.
+    let dh = p256::ecdh::diffie_hellman(recipient.to_nonzero_scalar(), enc.as_affine());
+    open_with_dh(
+        dh.raw_secret_bytes(),
+        recipient_public,
+        enc,
+        ciphertext,
+        info,
+        aad_kind,
+    )
+}
+
+/// RFC 9180 §4 `LabeledExtract` then `LabeledExpand` (one HKDF) into `out`:
+/// Expand(Extract(salt, "HPKE-v1" ‖ suite ‖ extract_label ‖ ikm),
+///        I2OSP(len(out), 2) ‖ "HPKE-v1" ‖ suite ‖ expand_label ‖ info).
+fn labeled_extract_expand(
+    suite: &[u8],
+    salt: &[u8],
+    (extract_label, ikm): (&[u8], &[u8]),
+    (expand_label, info): (&[u8], &[u8]),
+    out: &mut [u8],
+) {
+    let ikm = Zeroizing::new([b"HPKE-v1", suite, extract_label, ikm].concat());
+    let (_, hkdf) = Hkdf::<Sha256>::extract(Some(salt), &ikm);
+    let length = (out.len() as u16).to_be_bytes();
+    let info = [&length[..], b"HPKE-v1", suite, expand_label, info].concat();
+    // Only 12 and 32 bytes are ever asked for, far below HKDF's limit of 8,160.
+    let _ = hkdf.expand(&info, out);
+}
+
+/// RFC 9180 §4 `LabeledExtract` with an empty salt (the key schedule's two hashes).
+fn labeled_extract(suite: &[u8], label: &[u8], ikm: &[u8]) -> [u8; 32] {
+    let (prk, _) = Hkdf::<Sha256>::extract(Some(b""), &[b"HPKE-v1", suite, label, ikm].concat());
+    let mut out = [0u8; 32];
+    out.copy_from_slice(&prk);
+    out
+}
+
+/// HPKE base-mode open (DHKEM(P-256, HKDF-SHA256), HKDF-SHA256, AES-256-GCM) from the
+/// Diffie-Hellman result `dh` (32-byte x-coordinate of skR·pkE), wherever it was
+/// computed: here, or in WebCrypto for a key kept there (the session store). Taking the
+/// recipient's public key as given also spares the scalar multiplication a decap from
+/// the private key alone would spend deriving it. Checked against every intermediate
+/// of the published vectors in the tests below.
+pub(crate) fn open_with_dh(
+    dh: &[u8],
+    recipient_public: &PublicKey,
+    enc: &PublicKey,
+    ciphertext: &[u8],
+    info: &[u8],
+    aad_kind: Aad,
+) -> Result<Zeroizing<Vec<u8>>> {
     let failed = || {
         Error::new(
             ErrorCode::DecryptionFailed,
             "encryptedSessionSigningKey does not open with this ClientKey (sealed to another key, or altered)",
         )
     };
-    let enc_bytes = enc.to_sec1_point(false);
+    if dh.len() != 32 {
+        return Err(Error::new(
+            ErrorCode::InvalidInput,
+            "the ECDH result must be the 32-byte x-coordinate",
+        ));
+    }
+    let enc = enc.to_sec1_point(false);
     let recipient_public = recipient_public.to_sec1_point(false);
+    // enc ‖ pkR (both uncompressed) is the KEM context, and the aad of the wire format.
+    let context = [enc.as_bytes(), recipient_public.as_bytes()].concat();
+
+    // DHKEM ExtractAndExpand.
+    let mut shared_secret = Zeroizing::new([0u8; 32]);
+    labeled_extract_expand(
+        KEM_SUITE,
+        b"",
+        (b"eae_prk", dh),
+        (b"shared_secret", &context),
+        &mut shared_secret[..],
+    );
+
+    // Key schedule, base mode (no psk): context = mode ‖ psk_id_hash ‖ info_hash.
+    let schedule = [
+        &[0u8][..],
+        &labeled_extract(HPKE_SUITE, b"psk_id_hash", b""),
+        &labeled_extract(HPKE_SUITE, b"info_hash", info),
+    ]
+    .concat();
+    let mut key = Zeroizing::new([0u8; 32]);
+    let mut nonce = [0u8; 12];
+    let secret = (&b"secret"[..], &b""[..]);
+    labeled_extract_expand(
+        HPKE_SUITE,
+        &shared_secret[..],
+        secret,
+        (b"key", &schedule),
+        &mut key[..],
+    );
+    labeled_extract_expand(
+        HPKE_SUITE,
+        &shared_secret[..],
+        secret,
+        (b"base_nonce", &schedule),
+        &mut nonce,
+    );
+
+    // The single message: sequence number 0, so the nonce is the base nonce itself.
     let aad = match aad_kind {
-        Aad::Standard => [enc_bytes.as_bytes(), recipient_public.as_bytes()].concat(),
+        Aad::Standard => &context[..],
         #[cfg(test)]
-        Aad::Empty => Vec::new(),
+        Aad::Empty => &[][..],
     };
-    let scalar = Zeroizing::new(recipient.to_bytes());
-    let sk = <Kem as hpke::Kem>::PrivateKey::from_bytes(&scalar[..]).map_err(|_| failed())?;
-    let encapped =
-        <Kem as hpke::Kem>::EncappedKey::from_bytes(enc_bytes.as_bytes()).map_err(|_| failed())?;
-    hpke::single_shot_open::<AesGcm256, HkdfSha256, Kem>(
-        &OpModeR::Base,
-        &sk,
-        &encapped,
-        info,
-        ciphertext,
-        &aad,
-    )
-    .map(Zeroizing::new)
-    .map_err(|_| failed())
+    let split = ciphertext.len().checked_sub(TAG_LEN).ok_or_else(failed)?;
+    let (body, tag) = ciphertext.split_at(split);
+    let mut plaintext = Zeroizing::new(body.to_vec());
+    Aes256Gcm::new((&*key).into())
+        .decrypt_inout_detached(
+            (&nonce).into(),
+            aad,
+            InOutBuf::from(&mut plaintext[..]),
+            tag.try_into().map_err(|_| failed())?,
+        )
+        .map_err(|_| failed())?;
+    Ok(plaintext)
 }
 
 /// HPKE-seals `plaintext` to `recipient` (suite, info and aad as everywhere: aad =

@@ -7,7 +7,7 @@
 //! the encrypted OTP flow (`otpEncryptionTargetBundle`).
 
 use p256::ecdsa::signature::Verifier as _;
-use p256::ecdsa::{Signature, VerifyingKey};
+use p256::ecdsa::VerifyingKey;
 use p256::PublicKey;
 use zeroize::Zeroizing;
 
@@ -65,7 +65,7 @@ impl VerifiedEnvelope {
                 }
             }
             let signature = hex_decode(&required(envelope, "dataSignature", code, what)?)
-                .and_then(|der| Signature::from_der(&der).ok())
+                .and_then(|der| crate::ecdsa_der::decode(&der))
                 .ok_or_else(|| {
                     Error::new(
                         code,

@@ -27,6 +27,7 @@
 
 pub mod bundle;
 pub mod client_key;
+pub mod ecdsa_der;
 pub mod enclave;
 pub mod encoding;
 pub mod error;
@@ -38,6 +39,7 @@ pub mod session;
 pub mod signed_retry;
 pub mod stamp;
 pub mod timestamp;
+pub mod webcrypto;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

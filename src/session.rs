@@ -4,6 +4,8 @@
 
 use p256::ecdsa::SigningKey;
 use p256::elliptic_curve::sec1::ToSec1Point;
+use p256::PublicKey;
+use zeroize::Zeroizing;
 
 use crate::bundle::{Bundle, SESSION_BUNDLE_LEN};
 use crate::client_key::ClientKey;
@@ -72,6 +74,9 @@ enum Signer {
     Key(SigningKey),
     /// Sandbox: the magic signature, no key.
     Sandbox,
+    /// The key lives in WebCrypto (the session store): this side checks and stamps, the
+    /// signature itself comes from `crypto.subtle.sign`.
+    External(PublicKey),
     /// Freed.
     Closed,
 }
@@ -114,7 +119,34 @@ impl Session {
     /// is consumed on success (a failed open leaves it usable, so nothing is lost).
     pub fn open(response: &dyn Fields, key: &mut ClientKey) -> Result<Self> {
         let secret = key.secret()?;
-        let info = SessionInfo::from_fields(response)?;
+        let session = Self::open_by(response, |bundle| bundle.open_for(secret, key.public_key()))?;
+        key.consume();
+        Ok(session)
+    }
+
+    /// [`Session::open`] for a client key kept in WebCrypto (the session store): `dh` is
+    /// the ECDH result of that key with the bundle's encapsulated key
+    /// ([`Session::encapsulated_key`]), `client_public` the key's public half.
+    pub fn open_with_dh(
+        response: &dyn Fields,
+        dh: &[u8],
+        client_public: &PublicKey,
+    ) -> Result<Self> {
+        Self::open_by(response, |bundle| bundle.open_with_dh(dh, client_public))
+    }
+
+    /// The encapsulated key of a verify/refresh response's bundle, uncompressed: what
+    /// a WebCrypto ECDH needs for [`Session::open_with_dh`].
+    pub fn encapsulated_key(response: &dyn Fields) -> Result<Vec<u8>> {
+        let bundle = Self::bundle(response)?;
+        Ok(bundle
+            .encapsulated_key()
+            .to_sec1_point(false)
+            .as_bytes()
+            .to_vec())
+    }
+
+    fn bundle(response: &dyn Fields) -> Result<Bundle> {
         let bundle_text = optional(response, "encryptedSessionSigningKey", ErrorCode::InvalidSession, WHAT)?
             .ok_or_else(|| {
                 Error::new(
@@ -132,15 +164,35 @@ impl Session {
                 ),
             ));
         }
-        let scalar = bundle.open_for(secret, key.public_key())?;
+        Ok(bundle)
+    }
+
+    /// Reads the response, then opens its bundle with `open` into the session key.
+    fn open_by(
+        response: &dyn Fields,
+        open: impl FnOnce(&Bundle) -> Result<Zeroizing<Vec<u8>>>,
+    ) -> Result<Self> {
+        let info = SessionInfo::from_fields(response)?;
+        let scalar = open(&Self::bundle(response)?)?;
         let signing_key = SigningKey::from_slice(&scalar).map_err(|_| {
             Error::new(
                 ErrorCode::InvalidBundle,
                 "encryptedSessionSigningKey does not hold a valid P-256 private key",
             )
         })?;
-        key.consume();
         Ok(Self::new(info, Signer::Key(signing_key)))
+    }
+
+    /// The session key in PKCS#8, for `crypto.subtle.importKey` (the session store);
+    /// `None` for sandbox and closed sessions. Secret: wiped when dropped.
+    #[allow(dead_code)] // only the signing module's store binding calls it
+    pub(crate) fn key_pkcs8(&self) -> Option<Zeroizing<Vec<u8>>> {
+        match &self.signer {
+            Signer::Key(key) => Some(crate::webcrypto::pkcs8_der(&p256::SecretKey::from(
+                key.as_nonzero_scalar(),
+            ))),
+            Signer::Sandbox | Signer::External(_) | Signer::Closed => None,
+        }
     }
 
     /// Opens a session from verify/refresh JSON text.
@@ -218,6 +270,7 @@ impl Session {
             Signer::Key(k) => Some(hex_encode(
                 k.verifying_key().as_affine().to_sec1_point(true).as_bytes(),
             )),
+            Signer::External(public) => Some(crate::client_key::compressed_hex(public)),
             Signer::Sandbox | Signer::Closed => None,
         }
     }
@@ -248,79 +301,127 @@ impl Session {
         self.signed_requests.clear();
     }
 
-    /// Checks closed and expired, then signs `payload` at `now`.
-    fn sign_at(&self, payload: &str, now: UnixMillis) -> Result<String> {
-        let signer = match &self.signer {
-            Signer::Closed => {
-                return Err(Error::new(
-                    ErrorCode::SessionClosed,
-                    "this session was freed; its key is gone",
-                ))
-            }
-            signer => signer,
-        };
+    /// A session whose key was imported into WebCrypto (the session store), restored
+    /// from its stored fields (`id`, `accountId`, `type`, `expiresAt`) and public key.
+    /// Its guards run here; it signs only through [`Session::stamp_from_p1363`].
+    pub fn external(info: &dyn Fields, public: PublicKey) -> Result<Self> {
+        Ok(Self::new(
+            SessionInfo::from_fields(info)?,
+            Signer::External(public),
+        ))
+    }
+
+    /// `SESSION_CLOSED` once freed, `SESSION_EXPIRED` at or after `expiresAt`.
+    fn check_live(&self, now: UnixMillis) -> Result<()> {
+        if self.is_closed() {
+            return Err(Error::new(
+                ErrorCode::SessionClosed,
+                "this session was freed; its key is gone",
+            ));
+        }
         if self.is_expired_at(now) {
             return Err(Error::new(
                 ErrorCode::SessionExpired,
                 "the session's expiresAt has passed; refresh or re-authenticate",
             ));
         }
-        Ok(match signer {
-            Signer::Key(key) => stamp(key, payload),
-            Signer::Sandbox => SANDBOX_SIGNATURE.to_owned(),
-            Signer::Closed => unreachable!("handled above"),
-        })
+        Ok(())
+    }
+
+    /// Signs `payload`, once a guard has let it through.
+    fn sign(&self, payload: &str) -> Result<String> {
+        match &self.signer {
+            Signer::Key(key) => Ok(stamp(key, payload)),
+            Signer::Sandbox => Ok(SANDBOX_SIGNATURE.to_owned()),
+            Signer::External(_) => Err(Error::new(
+                ErrorCode::InvalidSession,
+                "this session's key is in WebCrypto: sign through the session store",
+            )),
+            Signer::Closed => Err(Error::new(
+                ErrorCode::SessionClosed,
+                "this session was freed; its key is gone",
+            )),
+        }
+    }
+
+    /// Whether the session may stamp now (live, not expired).
+    pub fn authorize_stamp(&self) -> Result<()> {
+        self.check_live(self.clock.now_ms())
     }
 
     /// The `Service-Wallet-Signature` value for `payload`, signed byte for byte.
     pub fn stamp(&self, payload: &str) -> Result<String> {
-        self.sign_at(payload, self.clock.now_ms())
+        self.authorize_stamp()?;
+        self.sign(payload)
     }
 
-    /// Signs a 202: both retry headers. Refuses an expired 202 (`REQUEST_EXPIRED`) and a
-    /// requestId this session already signed (`REQUEST_ALREADY_SIGNED`).
-    pub fn sign_retry(&mut self, pending: &PendingSignature) -> Result<SignedRetryHeaders> {
+    /// The guards of [`Session::sign_retry`], and the requestId recorded as signed: an
+    /// expired 202 is `REQUEST_EXPIRED`, a requestId seen before `REQUEST_ALREADY_SIGNED`.
+    pub fn authorize_retry(&mut self, pending: &PendingSignature) -> Result<()> {
         let now = self.clock.now_ms();
-        if !self.is_closed() && !self.is_expired_at(now) {
-            if now >= pending.expires_at_ms {
-                return Err(Error::new(
-                    ErrorCode::RequestExpired,
-                    "the 202's expiresAt has passed; send the request again for a new requestId",
-                ));
-            }
-            if self
-                .signed_requests
-                .iter()
-                .any(|(id, _)| *id == pending.request_id)
-            {
-                return Err(Error::new(
-                    ErrorCode::RequestAlreadySigned,
-                    "this session already signed this requestId; request ids are single-use",
-                ));
-            }
+        self.check_live(now)?;
+        if now >= pending.expires_at_ms {
+            return Err(Error::new(
+                ErrorCode::RequestExpired,
+                "the 202's expiresAt has passed; send the request again for a new requestId",
+            ));
         }
-        let signature = self.sign_at(&pending.payload_to_sign, now)?;
+        if self
+            .signed_requests
+            .iter()
+            .any(|(id, _)| *id == pending.request_id)
+        {
+            return Err(Error::new(
+                ErrorCode::RequestAlreadySigned,
+                "this session already signed this requestId; request ids are single-use",
+            ));
+        }
         // Expired ids can never be signed again anyway: forget them so the set stays small.
         self.signed_requests.retain(|(_, expires)| *expires > now);
         self.signed_requests
             .push((pending.request_id.clone(), pending.expires_at_ms));
+        Ok(())
+    }
+
+    /// Signs a 202: both retry headers, after [`Session::authorize_retry`].
+    pub fn sign_retry(&mut self, pending: &PendingSignature) -> Result<SignedRetryHeaders> {
+        self.authorize_retry(pending)?;
         Ok(SignedRetryHeaders {
-            signature,
+            signature: self.sign(&pending.payload_to_sign)?,
             request_id: pending.request_id.clone(),
         })
     }
 
-    /// Signs a quote for `POST /quotes/{id}/execute`: the header value alone.
-    /// `QUOTE_EXPIRED` after the quote's expiresAt.
-    pub fn sign_quote(&self, quote: &QuoteToSign) -> Result<String> {
+    /// The guards of [`Session::sign_quote`]: `QUOTE_EXPIRED` after the quote's expiresAt.
+    pub fn authorize_quote(&self, quote: &QuoteToSign) -> Result<()> {
         let now = self.clock.now_ms();
-        if !self.is_closed() && !self.is_expired_at(now) && now >= quote.expires_at_ms {
+        self.check_live(now)?;
+        if now >= quote.expires_at_ms {
             return Err(Error::new(
                 ErrorCode::QuoteExpired,
                 "the quote's expiresAt has passed; create a new quote",
             ));
         }
-        self.sign_at(&quote.payload_to_sign, now)
+        Ok(())
+    }
+
+    /// Signs a quote for `POST /quotes/{id}/execute`: the header value alone.
+    pub fn sign_quote(&self, quote: &QuoteToSign) -> Result<String> {
+        self.authorize_quote(quote)?;
+        self.sign(&quote.payload_to_sign)
+    }
+
+    /// The stamp of a payload an authorize_* call let through, from the signature
+    /// WebCrypto made with this [`Session::external`] session's key (64-byte `r ‖ s`).
+    pub fn stamp_from_p1363(&self, p1363: &[u8]) -> Result<String> {
+        match &self.signer {
+            Signer::External(public) => crate::webcrypto::stamp_from_p1363(public, p1363),
+            Signer::Closed => self.sign(""),
+            _ => Err(Error::new(
+                ErrorCode::InvalidSession,
+                "only a session restored from the session store signs through WebCrypto",
+            )),
+        }
     }
 }
 
@@ -629,6 +730,90 @@ mod tests {
         assert_eq!(
             s.sign_quote(&q).unwrap_err().code(),
             ErrorCode::SessionClosed
+        );
+    }
+
+    #[test]
+    fn a_client_key_kept_in_webcrypto_opens_the_same_session() {
+        let secret = SecretKey::from_slice(&[0x31; 32]).unwrap();
+        let (resp, mut key) = sealed_session(&secret);
+        let enc = Session::encapsulated_key(&resp).unwrap();
+        assert_eq!(enc.len(), 65);
+        // What crypto.subtle.deriveBits gives: x of the client scalar times enc.
+        let enc = PublicKey::from_sec1_bytes(&enc).unwrap();
+        let dh =
+            p256::ecdh::diffie_hellman(key.secret().unwrap().to_nonzero_scalar(), enc.as_affine());
+        let public = *key.public_key();
+        let via_dh = Session::open_with_dh(&resp, dh.raw_secret_bytes(), &public).unwrap();
+        let direct = Session::open(&resp, &mut key).unwrap();
+        assert_eq!(via_dh.public_key_hex(), direct.public_key_hex());
+        assert_eq!(via_dh.info(), direct.info());
+        let other = ClientKey::generate().unwrap();
+        let err =
+            Session::open_with_dh(&resp, dh.raw_secret_bytes(), other.public_key()).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::DecryptionFailed);
+        let listing = TestFields::default().with("id", "x");
+        assert_eq!(
+            Session::encapsulated_key(&listing).unwrap_err().code(),
+            ErrorCode::InvalidSession
+        );
+    }
+
+    #[test]
+    fn the_pkcs8_export_is_the_session_key_and_only_for_real_keys() {
+        use p256::pkcs8::DecodePrivateKey as _;
+        let secret = SecretKey::from_slice(&[0x32; 32]).unwrap();
+        let (resp, mut key) = sealed_session(&secret);
+        let mut s = Session::open(&resp, &mut key).unwrap();
+        let der = s.key_pkcs8().unwrap();
+        assert_eq!(
+            SecretKey::from_pkcs8_der(&der).unwrap().to_bytes(),
+            secret.to_bytes()
+        );
+        s.close();
+        assert!(s.key_pkcs8().is_none());
+        assert!(Session::sandbox(&resp).unwrap().key_pkcs8().is_none());
+    }
+
+    #[test]
+    fn an_external_session_guards_here_and_stamps_a_webcrypto_signature() {
+        use p256::ecdsa::signature::Signer as _;
+        let signer = SigningKey::from_slice(&[0x33; 32]).unwrap();
+        let public = PublicKey::from(signer.verifying_key());
+        let mut s = Session::external(&response(""), public)
+            .unwrap()
+            .with_clock(before_expiry());
+        assert_eq!(
+            s.public_key_hex(),
+            Some(crate::client_key::compressed_hex(&public))
+        );
+        let p = pending(EXPIRES);
+        s.authorize_retry(&p).unwrap();
+        // What crypto.subtle.sign returns for the payload: r ‖ s.
+        let signature: p256::ecdsa::Signature = signer.sign(p.payload_to_sign.as_bytes());
+        let header = s.stamp_from_p1363(&signature.to_bytes()).unwrap();
+        crate::stamp::verify_stamp(&header, &p.payload_to_sign).unwrap();
+        assert_eq!(header, stamp(&signer, &p.payload_to_sign)); // RFC 6979 both sides
+        assert_eq!(
+            s.authorize_retry(&p).unwrap_err().code(),
+            ErrorCode::RequestAlreadySigned
+        );
+        // It never signs by itself.
+        assert_eq!(s.stamp("x").unwrap_err().code(), ErrorCode::InvalidSession);
+        let expired = s.with_clock(FixedClock(EXPIRES_MS));
+        assert_eq!(
+            expired.authorize_stamp().unwrap_err().code(),
+            ErrorCode::SessionExpired
+        );
+        // A key session does not take outside signatures.
+        let secret = SecretKey::from_slice(&[8u8; 32]).unwrap();
+        let (resp, mut key) = sealed_session(&secret);
+        let own = Session::open(&resp, &mut key).unwrap();
+        assert_eq!(
+            own.stamp_from_p1363(&signature.to_bytes())
+                .unwrap_err()
+                .code(),
+            ErrorCode::InvalidSession
         );
     }
 

@@ -5,9 +5,11 @@
 //! over SHA-256 of the exact UTF-8 bytes of the payload.
 
 use p256::ecdsa::signature::Signer as _;
-use p256::ecdsa::{DerSignature, SigningKey};
+use p256::ecdsa::{Signature, SigningKey};
 use p256::elliptic_curve::sec1::ToSec1Point;
+use p256::PublicKey;
 
+use crate::ecdsa_der::{self, DerSignature};
 use crate::encoding::{base64url_encode, hex_encode};
 
 /// The `scheme` of every stamp.
@@ -15,19 +17,31 @@ pub const STAMP_SCHEME: &str = "SIGNATURE_SCHEME_TK_API_P256";
 
 /// DER-encoded signature over SHA-256 of `payload`, byte for byte as given.
 pub fn sign_der(key: &SigningKey, payload: &str) -> DerSignature {
-    key.sign(payload.as_bytes())
+    let signature: Signature = key.sign(payload.as_bytes());
+    ecdsa_der::encode(&signature)
 }
 
 /// The stamp JSON text for `payload`, before base64url.
 pub fn stamp_json(key: &SigningKey, payload: &str) -> String {
-    let public = key.verifying_key().as_affine().to_sec1_point(true);
-    let signature = sign_der(key, payload);
-    // Every value is lowercase hex or a constant, so no JSON escaping is ever needed.
-    format!(
-        r#"{{"publicKey":"{}","scheme":"{STAMP_SCHEME}","signature":"{}"}}"#,
-        hex_encode(public.as_bytes()),
-        hex_encode(signature.as_bytes())
+    stamp_json_of(
+        &PublicKey::from(key.verifying_key()),
+        &sign_der(key, payload),
     )
+}
+
+/// The stamp JSON text naming `public` as the signer of `signature`.
+fn stamp_json_of(public: &PublicKey, signature: &DerSignature) -> String {
+    let public = public.as_affine().to_sec1_point(true);
+    // Every value is lowercase hex or a constant, so no JSON escaping is ever needed.
+    let mut json = String::with_capacity(256);
+    json.push_str(r#"{"publicKey":""#);
+    json.push_str(&hex_encode(public.as_bytes()));
+    json.push_str(r#"","scheme":""#);
+    json.push_str(STAMP_SCHEME);
+    json.push_str(r#"","signature":""#);
+    json.push_str(&hex_encode(signature.as_bytes()));
+    json.push_str(r#""}"#);
+    json
 }
 
 /// The `Service-Wallet-Signature` header value for `payload`.
@@ -35,10 +49,17 @@ pub fn stamp(key: &SigningKey, payload: &str) -> String {
     base64url_encode(stamp_json(key, payload).as_bytes())
 }
 
+/// The header value for a signature made elsewhere (WebCrypto, for the session store)
+/// by the key whose public half is `public`. The caller is trusted to have signed the
+/// payload with that key; [`verify_stamp`] checks a stamp against its payload.
+pub fn stamp_from_signature(public: &PublicKey, signature: &Signature) -> String {
+    base64url_encode(stamp_json_of(public, &ecdsa_der::encode(signature)).as_bytes())
+}
+
 #[cfg(feature = "json")]
 mod verify {
     use p256::ecdsa::signature::Verifier as _;
-    use p256::ecdsa::{Signature, VerifyingKey};
+    use p256::ecdsa::VerifyingKey;
 
     use crate::client_key::parse_public_key_hex;
     use crate::encoding::{base64url_decode, hex_decode};
@@ -89,8 +110,8 @@ mod verify {
         let key = parse_public_key_hex(&stamp.public_key, "stamp publicKey")?;
         let der = hex_decode(&stamp.signature)
             .ok_or_else(|| Error::new(ErrorCode::InvalidInput, "stamp signature is not hex"))?;
-        let signature = Signature::from_der(&der)
-            .map_err(|_| Error::new(ErrorCode::InvalidInput, "stamp signature is not DER"))?;
+        let signature = crate::ecdsa_der::decode(&der)
+            .ok_or_else(|| Error::new(ErrorCode::InvalidInput, "stamp signature is not DER"))?;
         VerifyingKey::from(&key)
             .verify(payload.as_bytes(), &signature)
             .map_err(|_| Error::new(ErrorCode::Unauthorized, "stamp signature does not verify"))?;

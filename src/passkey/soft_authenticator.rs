@@ -7,7 +7,7 @@
 //! Never use it to hold real users' credentials: its keys live in ordinary memory.
 
 use p256::ecdsa::signature::Signer as _;
-use p256::ecdsa::{DerSignature, SigningKey};
+use p256::ecdsa::{Signature, SigningKey};
 use p256::elliptic_curve::sec1::ToSec1Point;
 use p256::elliptic_curve::Generate;
 use sha2::{Digest, Sha256};
@@ -242,7 +242,8 @@ impl SoftAuthenticator {
         auth_data.push(Self::flags(auth.user_verification));
         auth_data.extend_from_slice(&credential.sign_count.to_be_bytes());
         let signed = [auth_data.as_slice(), &Sha256::digest(&client_data)].concat();
-        let signature: DerSignature = credential.key.sign(&signed);
+        let signature: Signature = credential.key.sign(&signed);
+        let signature = crate::ecdsa_der::encode(&signature);
         Ok(Assertion::from_bytes(
             &credential.id,
             &client_data,

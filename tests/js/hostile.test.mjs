@@ -910,9 +910,10 @@ test('no API returns private-key bytes: every Session member, stamps and inspect
   s.free();
 });
 
-test('no API returns private-key bytes: ClientKey exposes only its public key forms and the nonce', () => {
+test('no API returns private-key bytes: ClientKey exposes only its public key forms and the nonce', async () => {
   const key = ClientKey.generate();
-  const documented = ['constructor', 'free', 'close', 'publicKeyHex', 'compressedPublicKeyHex', 'oidcNonce', 'consumed', '__destroy_into_raw'];
+  // __importKey (the session store's) hands the key to WebCrypto as non-extractable.
+  const documented = ['constructor', 'free', 'close', 'publicKeyHex', 'compressedPublicKeyHex', 'oidcNonce', 'consumed', '__destroy_into_raw', '__importKey'];
   const extra = Reflect.ownKeys(ClientKey.prototype).filter((k) => typeof k === 'string' && !documented.includes(k));
   assert.deepEqual(extra, [], 'undocumented ClientKey members');
   // Each value is what it claims: a point on P-256 in both forms and the SHA-256 of the hex.
@@ -920,6 +921,10 @@ test('no API returns private-key bytes: ClientKey exposes only its public key fo
   assert.equal(hex(point.toBytes(true)), key.compressedPublicKeyHex);
   assert.equal(key.oidcNonce(), createHash('sha256').update(key.publicKeyHex, 'ascii').digest('hex'));
   assert.deepEqual(Object.keys(key), ['__wbg_ptr'], 'a ClientKey holds nothing but its handle on the JS side');
+  const kept = await key.__importKey();
+  assert.equal(kept.extractable, false);
+  assert.deepEqual(kept.usages, ['deriveBits']);
+  await assert.rejects(crypto.subtle.exportKey('pkcs8', kept), /not extractable/);
   key.free();
 });
 
