@@ -10,9 +10,10 @@
 import __wbg_init, {
   ClientKey as RawClientKey,
   Session as RawSession,
+  inspectPayload as rawInspectPayload,
 } from './embedded_wallet_kit.js';
 import { KitError } from './kit-error.js';
-import { exportClass, isReady, markReady } from './guard.js';
+import { exportClass, guardFunction, isReady, markReady } from './guard.js';
 import { passkey, loadPasskeys } from './passkey.js';
 
 export { KitError, passkey };
@@ -24,6 +25,8 @@ export const Session = exportClass(RawSession, 'Session', {
   create: 'Session.open, Session.sandbox or Session.fromClientKey',
   keyClass: RawClientKey,
 });
+/** @type {typeof rawInspectPayload} */
+export const inspectPayload = guardFunction(rawInspectPayload, 'inspectPayload');
 
 /** @type {Promise<void> | undefined} */
 let initPromise;

@@ -107,3 +107,22 @@ export function exportClass(cls, name, options) {
   freeMeansClose(cls);
   return guardClass(cls, name, options);
 }
+
+/**
+ * A wasm-bindgen function export that throws KitError NOT_INITIALIZED until the module
+ * is ready, instead of a TypeError from inside the glue.
+ *
+ * @template {Function} F
+ * @param {F} fn
+ * @param {string} name the exported name, used in the error message
+ * @returns {F}
+ */
+export function guardFunction(fn, name) {
+  const guarded = {
+    [name](...args) {
+      if (!ready) throw notInitialized(`${name}()`);
+      return fn(...args);
+    },
+  }[name];
+  return /** @type {F} */ (/** @type {unknown} */ (guarded));
+}

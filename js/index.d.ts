@@ -319,6 +319,38 @@ export interface QuoteSignatureHeader {
 /**
  * An authenticated session whose P-256 signing key lives only in wasm memory.
  */
+/** What a `payloadToSign` authorizes, from {@link inspectPayload}. */
+export interface PayloadInspection {
+  /** Whether the payload is a JSON object (an activity); `false` for opaque text (a token, base64). */
+  json: boolean;
+  /** The activity `type`, e.g. `ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2`. */
+  activityType?: string;
+  organizationId?: string;
+  timestampMs?: string;
+  /** Every `targetPublicKey` at any depth: the keys the activity would empower. */
+  targetPublicKeys: string[];
+  /** `parameters.amount`, as written (a number's text or a string). */
+  amount?: string;
+  /** `parameters.currency`. */
+  currency?: string;
+  /** `parameters.sourceAccountId`. */
+  source?: string;
+  /** `parameters.destinationAccountId` (or `parameters.destination`). */
+  destination?: string;
+  /** `parameters.quoteId`. */
+  quoteId?: string;
+  /** `parameters.walletId`. */
+  walletId?: string;
+}
+
+/**
+ * Reads what `payloadToSign` would authorize, so a wallet UI can show it before signing.
+ * A payload starting with `{` must be strict JSON: `INVALID_INPUT` names what is wrong
+ * (including a repeated member name, which parsers resolve differently). Other text is
+ * opaque: `{ json: false, targetPublicKeys: [] }`.
+ */
+export declare function inspectPayload(payloadToSign: string): PayloadInspection;
+
 export declare class Session {
   private constructor();
   /**

@@ -33,6 +33,8 @@ pub mod encoding;
 pub mod error;
 pub mod fields;
 pub mod flows;
+pub mod inspect;
+pub mod json;
 pub mod otp;
 pub mod passkey;
 pub mod session;
@@ -52,6 +54,7 @@ pub use p256;
 pub use client_key::ClientKey;
 pub use error::{Error, ErrorCode, Result, ServiceDetails};
 pub use fields::{Field, Fields};
+pub use inspect::{inspect_payload, PayloadInspection};
 pub use session::{Session, SessionInfo, SANDBOX_SIGNATURE};
 pub use signed_retry::{
     PendingSignature, QuoteToSign, SignedRetryHeaders, REQUEST_ID_HEADER, SIGNATURE_HEADER,

@@ -54,10 +54,13 @@ impl SignedRetryFlow {
         let Some(expected) = &self.target_key else {
             return Ok(());
         };
-        if !payload.trim_start().starts_with('{') {
-            return Ok(()); // not JSON (e.g. base64 text): nothing to read
+        // Opaque text (e.g. base64) names no key; JSON must parse strictly to be signed.
+        let inspection = crate::inspect::inspect_payload(payload)
+            .map_err(|e| Error::new(ErrorCode::InvalidPendingSignature, e.message()))?;
+        if !inspection.json {
+            return Ok(());
         }
-        let named = target_public_keys(payload);
+        let named = inspection.target_public_keys;
         if named.is_empty() {
             return Err(Error::new(
                 ErrorCode::InvalidPendingSignature,
@@ -123,24 +126,6 @@ impl SignedRetryFlow {
             Err(e) => Err(e),
         }
     }
-}
-
-/// Every string value of a `"targetPublicKey"` member, wherever it is nested. A scan, not
-/// a parser: hex values need no unescaping, and the wasm module carries no JSON parser.
-fn target_public_keys(payload: &str) -> Vec<&str> {
-    const NAME: &str = "\"targetPublicKey\"";
-    let mut found = Vec::new();
-    let mut rest = payload;
-    while let Some(at) = rest.find(NAME) {
-        rest = &rest[at + NAME.len()..];
-        let after_colon = rest.trim_start().strip_prefix(':').map(str::trim_start);
-        if let Some(value) = after_colon.and_then(|v| v.strip_prefix('"')) {
-            if let Some(end) = value.find('"') {
-                found.push(&value[..end]);
-            }
-        }
-    }
-    found
 }
 
 #[cfg(all(test, feature = "json"))]

@@ -16,6 +16,8 @@ use crate::error::{Error, ErrorCode};
     not(any(feature = "passkey-module", feature = "testing-module"))
 ))]
 mod flows;
+#[cfg(not(any(feature = "passkey-module", feature = "testing-module")))]
+mod inspect;
 mod js;
 #[cfg(feature = "passkey")]
 pub mod passkey;

@@ -1,0 +1,431 @@
+//! A strict RFC 8259 JSON reader for the payloads the kit is asked to sign. The wasm
+//! build carries no serde, and a payload is read to show the user what a signature
+//! would authorize, so it must be read exactly as written: duplicate member names (which
+//! parsers resolve differently) and unpaired surrogates are refused, numbers are kept as
+//! their text, and nesting is bounded so hostile input cannot exhaust the stack. A fuzz
+//! target compares it with serde_json.
+
+/// A parsed JSON value. Object members keep their order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Json {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A number, as written.
+    Number(String),
+    /// A string, unescaped.
+    String(String),
+    /// An array.
+    Array(Vec<Json>),
+    /// An object, members in order (names unique).
+    Object(Vec<(String, Json)>),
+}
+
+/// Deepest nesting of arrays and objects accepted.
+pub const MAX_DEPTH: usize = 64;
+
+/// Why a text is not accepted, and at which byte offset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JsonError {
+    /// What is wrong.
+    pub reason: &'static str,
+    /// Byte offset into the text.
+    pub offset: usize,
+}
+
+impl Json {
+    /// The member `name` of an object.
+    pub fn get(&self, name: &str) -> Option<&Json> {
+        match self {
+            Json::Object(members) => members.iter().find(|(k, _)| k == name).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// The text of a string value.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Json::String(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// Parses `text`, which must hold exactly one JSON value (whitespace around it allowed).
+pub fn parse(text: &str) -> Result<Json, JsonError> {
+    let mut reader = Reader {
+        bytes: text.as_bytes(),
+        at: 0,
+    };
+    let value = reader.value(0)?;
+    reader.skip_whitespace();
+    if reader.at != reader.bytes.len() {
+        return Err(reader.error("text after the JSON value"));
+    }
+    Ok(value)
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn error(&self, reason: &'static str) -> JsonError {
+        JsonError {
+            reason,
+            offset: self.at,
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    fn skip_whitespace(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.at += 1;
+        }
+    }
+
+    fn expect(&mut self, byte: u8, reason: &'static str) -> Result<(), JsonError> {
+        if self.peek() == Some(byte) {
+            self.at += 1;
+            Ok(())
+        } else {
+            Err(self.error(reason))
+        }
+    }
+
+    fn literal(&mut self, word: &'static str, value: Json) -> Result<Json, JsonError> {
+        if self.bytes[self.at..].starts_with(word.as_bytes()) {
+            self.at += word.len();
+            Ok(value)
+        } else {
+            Err(self.error("unknown literal"))
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Result<Json, JsonError> {
+        self.skip_whitespace();
+        match self.peek() {
+            Some(b'{') => self.object(depth + 1),
+            Some(b'[') => self.array(depth + 1),
+            Some(b'"') => self.string().map(Json::String),
+            Some(b't') => self.literal("true", Json::Bool(true)),
+            Some(b'f') => self.literal("false", Json::Bool(false)),
+            Some(b'n') => self.literal("null", Json::Null),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            Some(_) => Err(self.error("not the start of a JSON value")),
+            None => Err(self.error("the text ends before a value")),
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> Result<Json, JsonError> {
+        if depth > MAX_DEPTH {
+            return Err(self.error("nested too deeply"));
+        }
+        self.at += 1; // '{'
+        let mut members: Vec<(String, Json)> = Vec::new();
+        self.skip_whitespace();
+        if self.peek() == Some(b'}') {
+            self.at += 1;
+            return Ok(Json::Object(members));
+        }
+        loop {
+            self.skip_whitespace();
+            if self.peek() != Some(b'"') {
+                return Err(self.error("an object member must start with a string name"));
+            }
+            let name_at = self.at;
+            let name = self.string()?;
+            if members.iter().any(|(k, _)| *k == name) {
+                return Err(JsonError {
+                    reason: "duplicate member name",
+                    offset: name_at,
+                });
+            }
+            self.skip_whitespace();
+            self.expect(b':', "expected ':' after a member name")?;
+            let value = self.value(depth)?;
+            members.push((name, value));
+            self.skip_whitespace();
+            match self.peek() {
+                Some(b',') => self.at += 1,
+                Some(b'}') => {
+                    self.at += 1;
+                    return Ok(Json::Object(members));
+                }
+                _ => return Err(self.error("expected ',' or '}' in an object")),
+            }
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> Result<Json, JsonError> {
+        if depth > MAX_DEPTH {
+            return Err(self.error("nested too deeply"));
+        }
+        self.at += 1; // '['
+        let mut items = Vec::new();
+        self.skip_whitespace();
+        if self.peek() == Some(b']') {
+            self.at += 1;
+            return Ok(Json::Array(items));
+        }
+        loop {
+            items.push(self.value(depth)?);
+            self.skip_whitespace();
+            match self.peek() {
+                Some(b',') => self.at += 1,
+                Some(b']') => {
+                    self.at += 1;
+                    return Ok(Json::Array(items));
+                }
+                _ => return Err(self.error("expected ',' or ']' in an array")),
+            }
+        }
+    }
+
+    fn digits(&mut self) -> usize {
+        let start = self.at;
+        while matches!(self.peek(), Some(b'0'..=b'9')) {
+            self.at += 1;
+        }
+        self.at - start
+    }
+
+    fn number(&mut self) -> Result<Json, JsonError> {
+        let start = self.at;
+        if self.peek() == Some(b'-') {
+            self.at += 1;
+        }
+        match self.peek() {
+            Some(b'0') => self.at += 1,
+            Some(b'1'..=b'9') => {
+                self.digits();
+            }
+            _ => return Err(self.error("a number needs a digit")),
+        }
+        if self.peek() == Some(b'.') {
+            self.at += 1;
+            if self.digits() == 0 {
+                return Err(self.error("a fraction needs a digit"));
+            }
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            self.at += 1;
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.at += 1;
+            }
+            if self.digits() == 0 {
+                return Err(self.error("an exponent needs a digit"));
+            }
+        }
+        // Only ASCII was consumed, so the slice is on character boundaries.
+        let text = core::str::from_utf8(&self.bytes[start..self.at]).unwrap_or_default();
+        Ok(Json::Number(text.to_owned()))
+    }
+
+    fn hex4(&mut self) -> Result<u32, JsonError> {
+        let mut value = 0;
+        for _ in 0..4 {
+            let digit = match self.peek() {
+                Some(b @ b'0'..=b'9') => b - b'0',
+                Some(b @ b'a'..=b'f') => b - b'a' + 10,
+                Some(b @ b'A'..=b'F') => b - b'A' + 10,
+                _ => return Err(self.error("\\u needs four hex digits")),
+            };
+            value = value * 16 + u32::from(digit);
+            self.at += 1;
+        }
+        Ok(value)
+    }
+
+    fn string(&mut self) -> Result<String, JsonError> {
+        self.at += 1; // '"'
+        let mut out = String::new();
+        loop {
+            // Copy the run of plain characters at once; the text is valid UTF-8 and the
+            // run stops only at ASCII bytes, so it ends on a character boundary.
+            let run = self.bytes[self.at..]
+                .iter()
+                .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+                .ok_or(JsonError {
+                    reason: "unterminated string",
+                    offset: self.bytes.len(),
+                })?;
+            out.push_str(
+                core::str::from_utf8(&self.bytes[self.at..self.at + run]).unwrap_or_default(),
+            );
+            self.at += run;
+            match self.peek() {
+                Some(b'"') => {
+                    self.at += 1;
+                    return Ok(out);
+                }
+                Some(b'\\') => {
+                    self.at += 1;
+                    let escaped = match self.peek() {
+                        Some(b'"') => '"',
+                        Some(b'\\') => '\\',
+                        Some(b'/') => '/',
+                        Some(b'b') => '\u{8}',
+                        Some(b'f') => '\u{c}',
+                        Some(b'n') => '\n',
+                        Some(b'r') => '\r',
+                        Some(b't') => '\t',
+                        Some(b'u') => {
+                            self.at += 1;
+                            let unit = self.hex4()?;
+                            out.push(self.code_point(unit)?);
+                            continue;
+                        }
+                        _ => return Err(self.error("unknown escape")),
+                    };
+                    self.at += 1;
+                    out.push(escaped);
+                }
+                _ => return Err(self.error("control character in a string")),
+            }
+        }
+    }
+
+    /// The character of a `\u` escape, reading the low half of a surrogate pair.
+    fn code_point(&mut self, unit: u32) -> Result<char, JsonError> {
+        let code = match unit {
+            0xD800..=0xDBFF => {
+                if !self.bytes[self.at..].starts_with(b"\\u") {
+                    return Err(self.error("unpaired surrogate"));
+                }
+                self.at += 2;
+                let low = self.hex4()?;
+                if !(0xDC00..=0xDFFF).contains(&low) {
+                    return Err(self.error("unpaired surrogate"));
+                }
+                0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
+            }
+            0xDC00..=0xDFFF => return Err(self.error("unpaired surrogate")),
+            unit => unit,
+        };
+        char::from_u32(code).ok_or_else(|| self.error("invalid code point"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    fn s(text: &str) -> Json {
+        Json::String(text.into())
+    }
+
+    #[test]
+    fn reads_every_kind_of_value() {
+        let v = parse(
+            r#" {"a":[1,-0.5e+3,true,false,null],"b":{"c":"x\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00"},"d":"é😀"} "#,
+        )
+        .unwrap();
+        assert_eq!(
+            v.get("a"),
+            Some(&Json::Array(vec![
+                Json::Number("1".into()),
+                Json::Number("-0.5e+3".into()),
+                Json::Bool(true),
+                Json::Bool(false),
+                Json::Null
+            ]))
+        );
+        assert_eq!(
+            v.get("b").and_then(|b| b.get("c")),
+            Some(&s("x\"\\/\u{8}\u{c}\n\r\t\u{e9}\u{1f600}"))
+        );
+        assert_eq!(v.get("d").and_then(Json::as_str), Some("é😀"));
+        assert_eq!(parse("[]").unwrap(), Json::Array(vec![]));
+        assert_eq!(parse("{}").unwrap(), Json::Object(vec![]));
+    }
+
+    #[test]
+    fn refuses_what_is_not_strict_json() {
+        for (bad, reason) in [
+            ("", "the text ends before a value"),
+            ("{\"a\":1,\"a\":2}", "duplicate member name"),
+            ("{\"a\":1}x", "text after the JSON value"),
+            (
+                "{\"a\":1,}",
+                "an object member must start with a string name",
+            ),
+            ("[1,]", "not the start of a JSON value"),
+            ("01", "text after the JSON value"),
+            ("1.", "a fraction needs a digit"),
+            ("1e", "an exponent needs a digit"),
+            ("-", "a number needs a digit"),
+            ("\"\\ud800\"", "unpaired surrogate"),
+            ("\"\\udc00\"", "unpaired surrogate"),
+            ("\"\\ud800\\u0041\"", "unpaired surrogate"),
+            ("\"a\nb\"", "control character in a string"),
+            ("\"\\x\"", "unknown escape"),
+            ("\"\\u12\"", "\\u needs four hex digits"),
+            ("\"abc", "unterminated string"),
+            ("tru", "unknown literal"),
+            ("{'a':1}", "an object member must start with a string name"),
+            ("{\"a\" 1}", "expected ':' after a member name"),
+            ("[1 2]", "expected ',' or ']' in an array"),
+        ] {
+            assert_eq!(parse(bad).unwrap_err().reason, reason, "{bad}");
+        }
+    }
+
+    #[test]
+    fn bounds_nesting() {
+        let ok = "[".repeat(MAX_DEPTH) + &"]".repeat(MAX_DEPTH);
+        assert!(parse(&ok).is_ok());
+        let deep = "[".repeat(MAX_DEPTH + 1) + &"]".repeat(MAX_DEPTH + 1);
+        assert_eq!(parse(&deep).unwrap_err().reason, "nested too deeply");
+        // Far deeper input fails the same way instead of exhausting the stack.
+        let hostile = "{\"a\":".repeat(100_000);
+        assert_eq!(parse(&hostile).unwrap_err().reason, "nested too deeply");
+    }
+
+    #[cfg(feature = "json")]
+    mod against_serde_json {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        fn same(ours: &Json, theirs: &serde_json::Value) -> bool {
+            match (ours, theirs) {
+                (Json::Null, serde_json::Value::Null) => true,
+                (Json::Bool(a), serde_json::Value::Bool(b)) => a == b,
+                (Json::Number(a), serde_json::Value::Number(_)) => {
+                    serde_json::from_str::<serde_json::Value>(a).ok().as_ref() == Some(theirs)
+                }
+                (Json::String(a), serde_json::Value::String(b)) => a == b,
+                (Json::Array(a), serde_json::Value::Array(b)) => {
+                    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y))
+                }
+                (Json::Object(a), serde_json::Value::Object(b)) => {
+                    a.len() == b.len()
+                        && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| same(v, w)))
+                }
+                _ => false,
+            }
+        }
+
+        proptest! {
+            #[test]
+            fn agrees_with_serde_json(text in r#"[\[\]{}",:0-9a-z\\ .eE+\-]{0,40}"#) {
+                let ours = parse(&text);
+                let theirs = serde_json::from_str::<serde_json::Value>(&text);
+                match (&ours, &theirs) {
+                    (Ok(a), Ok(b)) => prop_assert!(same(a, b), "{text}"),
+                    (Err(e), Ok(_)) => prop_assert_eq!(e.reason, "duplicate member name", "{}", text),
+                    // Numbers are kept as text here; serde_json refuses those past f64.
+                    (Ok(_), Err(e)) => prop_assert!(e.to_string().contains("number out of range"), "{text}: {e}"),
+                    (Err(_), Err(_)) => {}
+                }
+            }
+        }
+    }
+}
