@@ -7,7 +7,7 @@ use super::http::{expect_success, Request, Response};
 use super::signed_retry::SignedRetryFlow;
 use crate::client_key::ClientKey;
 use crate::error::{Error, ErrorCode, Result};
-use crate::fields::{is_kind_uuid, required};
+use crate::fields::{is_kind_uuid, optional, required, Fields};
 use crate::passkey::{Assertion, AuthenticationInput};
 use crate::session::Session;
 use crate::timestamp::{parse_rfc3339, UnixMillis};
@@ -212,6 +212,39 @@ impl PasskeyChallenge {
     }
 }
 
+/// Reads a `passkey.authenticate` result (or anything of its shape) for
+/// [`PasskeyChallenge::verify_request`]; an empty `userHandle` counts as absent.
+pub fn assertion_from_fields(fields: &dyn Fields) -> Result<Assertion> {
+    const WHAT: &str = "assertion";
+    let code = ErrorCode::InvalidInput;
+    let field = |name| required(fields, name, code, WHAT);
+    Ok(Assertion {
+        credential_id: field("credentialId")?,
+        client_data_json: field("clientDataJson")?,
+        authenticator_data: field("authenticatorData")?,
+        signature: field("signature")?,
+        user_handle: optional(fields, "userHandle", code, WHAT)?.filter(|h| !h.is_empty()),
+    })
+}
+
+/// The body of a session-issuing response, once its status says it is one.
+fn session_body<'a>(response: &Response<'a>) -> Result<&'a dyn Fields> {
+    expect_success(response)?;
+    response.body.ok_or_else(|| {
+        Error::new(
+            ErrorCode::InvalidSession,
+            "the session response has no JSON body",
+        )
+    })
+}
+
+fn issued_by(session: Session, credential_id: Option<&str>) -> Session {
+    match credential_id {
+        Some(id) => session.with_credential_id(id),
+        None => session,
+    }
+}
+
 /// Opens the session of a verify (or refresh) response with `key`, remembering which
 /// credential it came from (so revoking that credential with it can be refused).
 pub fn open_session(
@@ -219,18 +252,18 @@ pub fn open_session(
     key: &mut ClientKey,
     credential_id: Option<&str>,
 ) -> Result<Session> {
-    expect_success(response)?;
-    let body = response.body.ok_or_else(|| {
-        Error::new(
-            ErrorCode::InvalidSession,
-            "the session response has no JSON body",
-        )
-    })?;
-    let session = Session::open(body, key)?;
-    Ok(match credential_id {
-        Some(id) => session.with_credential_id(id),
-        None => session,
-    })
+    let session = Session::open(session_body(response)?, key)?;
+    Ok(issued_by(session, credential_id))
+}
+
+/// [`open_session`] against the API 2025-10-13 sandbox, whose bundle is a stub: a
+/// [`Session::sandbox`] (explicit, never guessed from a failed decryption).
+pub fn open_sandbox_session(
+    response: &Response<'_>,
+    credential_id: Option<&str>,
+) -> Result<Session> {
+    let session = Session::sandbox(session_body(response)?)?;
+    Ok(issued_by(session, credential_id))
 }
 
 /// Refresh (spec §4.2 item 8): a signed retry of `POST /auth/sessions/{id}/refresh` with
@@ -289,11 +322,49 @@ pub fn export_wallet(account_id: &str, key: &ClientKey) -> Result<SignedRetryFlo
 /// `PATCH /internal-accounts/{id}` with `patch` (JSON text) as a signed retry.
 pub fn update_account(account_id: &str, patch: String) -> Result<SignedRetryFlow> {
     let id = path_id(account_id, "InternalAccount", "account id")?;
+    non_empty(&patch, "patch")?;
     Ok(SignedRetryFlow::new(Request::new(
         "PATCH",
         format!("/internal-accounts/{id}"),
         Some(patch),
     )))
+}
+
+/// Every operation above by name, as the flow it starts (a plain request is a flow whose
+/// response is read without a session): one entry point for bindings instead of one per
+/// operation (the wasm `WalletClient` builds all its requests here). `id` is the path id
+/// (account, credential); `text` the OTP, OIDC token, credential body or account patch.
+pub fn operation(
+    name: &str,
+    session: Option<&Session>,
+    id: &str,
+    text: Option<&str>,
+    key: Option<&ClientKey>,
+) -> Result<SignedRetryFlow> {
+    let missing = |what| Error::new(ErrorCode::InvalidInput, format!("{name} needs {what}"));
+    let session = || session.ok_or_else(|| missing("a session"));
+    let needs_key = || key.ok_or_else(|| missing("a ClientKey"));
+    let text = text.unwrap_or_default();
+    let plain = |request: Result<Request>| request.map(SignedRetryFlow::new);
+    match name {
+        "createEmailOtp" => plain(create_email_otp(id)),
+        "addCredential" => {
+            non_empty(text, "the credential body")?;
+            Ok(add_credential(text.to_owned()))
+        }
+        "challenge" => plain(challenge(id, key)),
+        "verifyEmailOtp" => plain(verify_email_otp(id, text, needs_key()?)),
+        "verifyOauth" => plain(verify_oauth(id, text, needs_key()?)),
+        "refresh" => refresh(session()?, needs_key()?),
+        "revokeSession" => revoke_session(session()?),
+        "revokeCredential" => revoke_credential(session()?, id),
+        "exportWallet" => export_wallet(id, needs_key()?),
+        "updateAccount" => update_account(id, text.to_owned()),
+        _ => Err(Error::new(
+            ErrorCode::InvalidInput,
+            "unknown wallet operation",
+        )),
+    }
 }
 
 #[cfg(test)]
@@ -414,5 +485,195 @@ mod tests {
                 .code(),
             ErrorCode::RateLimited
         );
+    }
+
+    fn sandbox_response() -> TestFields {
+        TestFields::default()
+            .with("id", "Session:0b9a4a2e-5f7e-4d7e-9a57-2f0f8c1d3e4b")
+            .with("accountId", "InternalAccount:1")
+            .with("type", "EMAIL_OTP")
+            .with("expiresAt", "2999-10-13T12:15:00Z")
+    }
+
+    #[test]
+    fn operations_by_name() {
+        const ACCOUNT: &str = "InternalAccount:5d2c8f3e-1a4b-4c6d-8e9f-0a1b2c3d4e5f";
+        let key = ClientKey::generate().unwrap();
+        let body = sandbox_response();
+        let ok = Response {
+            status: 200,
+            retry_after: None,
+            body: Some(&body),
+        };
+        let session = open_sandbox_session(&ok, Some(CRED)).unwrap();
+        assert_eq!(session.credential_id(), Some(CRED));
+        let first = |name, id, text, key, session| {
+            operation(name, session, id, text, key)
+                .map(|flow| flow.first_request())
+                .map(|r| (r.method, r.path, r.body))
+        };
+        let cases: [(&str, &str, Option<&str>, &str, String); 10] = [
+            (
+                "createEmailOtp",
+                ACCOUNT,
+                None,
+                "POST",
+                "/auth/credentials".into(),
+            ),
+            (
+                "addCredential",
+                "",
+                Some("{\"x\":1}"),
+                "POST",
+                "/auth/credentials".into(),
+            ),
+            (
+                "challenge",
+                CRED,
+                None,
+                "POST",
+                format!("/auth/credentials/{CRED}/challenge"),
+            ),
+            (
+                "verifyEmailOtp",
+                CRED,
+                Some("123456"),
+                "POST",
+                format!("/auth/credentials/{CRED}/verify"),
+            ),
+            (
+                "verifyOauth",
+                CRED,
+                Some("a.b.c"),
+                "POST",
+                format!("/auth/credentials/{CRED}/verify"),
+            ),
+            (
+                "refresh",
+                "",
+                None,
+                "POST",
+                format!("/auth/sessions/{}/refresh", session.info().id),
+            ),
+            (
+                "revokeSession",
+                "",
+                None,
+                "DELETE",
+                format!("/auth/sessions/{}", session.info().id),
+            ),
+            (
+                "revokeCredential",
+                "AuthMethod:5d2c8f3e-1a4b-4c6d-8e9f-0a1b2c3d4e5f",
+                None,
+                "DELETE",
+                "/auth/credentials/AuthMethod:5d2c8f3e-1a4b-4c6d-8e9f-0a1b2c3d4e5f".into(),
+            ),
+            (
+                "exportWallet",
+                ACCOUNT,
+                None,
+                "POST",
+                format!("/internal-accounts/{ACCOUNT}/export"),
+            ),
+            (
+                "updateAccount",
+                ACCOUNT,
+                Some("{}"),
+                "PATCH",
+                format!("/internal-accounts/{ACCOUNT}"),
+            ),
+        ];
+        for (name, id, text, method, path) in cases {
+            let (m, p, b) = first(name, id, text, Some(&key), Some(&session)).unwrap();
+            assert_eq!((m.as_str(), p.as_str()), (method, path.as_str()), "{name}");
+            if let Some(text) = text {
+                assert!(b.unwrap().contains(text.trim_matches(['{', '}'])), "{name}");
+            }
+        }
+        // What an operation needs is named; nothing is built without it.
+        for (name, needs) in [
+            ("refresh", "a session"),
+            ("revokeSession", "a session"),
+            ("verifyEmailOtp", "a ClientKey"),
+            ("exportWallet", "a ClientKey"),
+        ] {
+            let key = (needs == "a session").then_some(&key);
+            let err = first(name, ACCOUNT, Some("1"), key, None).unwrap_err();
+            assert_eq!(err.code(), ErrorCode::InvalidInput);
+            assert_eq!(err.message(), format!("{name} needs {needs}"));
+        }
+        for (name, id, text, needle) in [
+            ("addCredential", "", None, "credential body is required"),
+            ("updateAccount", ACCOUNT, Some(""), "patch is required"),
+            ("verifyEmailOtp", CRED, None, "otp is required"),
+            ("verifyOauth", CRED, None, "oidcToken is required"),
+            ("nope", ACCOUNT, None, "unknown wallet operation"),
+        ] {
+            let err = first(name, id, text, Some(&key), Some(&session)).unwrap_err();
+            assert!(err.message().contains(needle), "{name}: {err}");
+        }
+        // The session issued by a credential may not revoke it (checked before any request).
+        let err = first("revokeCredential", CRED, None, None, Some(&session)).unwrap_err();
+        assert!(err.message().contains("cannot be revoked"), "{err}");
+    }
+
+    #[test]
+    fn sessions_from_responses() {
+        let body = sandbox_response();
+        let pending = Response {
+            status: 401,
+            retry_after: None,
+            body: Some(&body),
+        };
+        assert_eq!(
+            open_sandbox_session(&pending, None).unwrap_err().code(),
+            ErrorCode::Unauthorized
+        );
+        let empty = Response {
+            status: 200,
+            retry_after: None,
+            body: None,
+        };
+        assert_eq!(
+            open_sandbox_session(&empty, None).unwrap_err().code(),
+            ErrorCode::InvalidSession
+        );
+        let mut key = ClientKey::generate().unwrap();
+        assert_eq!(
+            open_session(&empty, &mut key, None).unwrap_err().code(),
+            ErrorCode::InvalidSession
+        );
+        assert!(!key.is_consumed(), "a failed open leaves the key usable");
+        let s = open_sandbox_session(
+            &Response {
+                status: 201,
+                retry_after: None,
+                body: Some(&body),
+            },
+            None,
+        )
+        .unwrap();
+        assert!(s.is_sandbox() && s.credential_id().is_none());
+    }
+
+    #[test]
+    fn assertions_from_fields() {
+        let fields = TestFields::default()
+            .with("credentialId", "AQID")
+            .with("clientDataJson", "e30")
+            .with("authenticatorData", "BA")
+            .with("signature", "BQ")
+            .with("userHandle", "");
+        let a = assertion_from_fields(&fields).unwrap();
+        assert_eq!(
+            a,
+            Assertion::from_bytes(&[1, 2, 3], b"{}", &[4], &[5], None)
+        );
+        let a = assertion_from_fields(&fields.clone().with("userHandle", "Bg")).unwrap();
+        assert_eq!(a.user_handle.as_deref(), Some("Bg"));
+        let err = assertion_from_fields(&fields.without("signature")).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidInput);
+        assert_eq!(err.message(), "assertion has no signature");
     }
 }
