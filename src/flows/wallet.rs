@@ -23,7 +23,13 @@ pub fn json_string(text: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c if (c as u32) < 0x20 => {
+                // \u00XX; no format! machinery for two hex digits.
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                out.push_str("\\u00");
+                out.push(HEX[c as usize >> 4] as char);
+                out.push(HEX[c as usize & 15] as char);
+            }
             c => out.push(c),
         }
     }
@@ -33,11 +39,17 @@ pub fn json_string(text: &str) -> String {
 
 /// A compact JSON object of string members, in the order given.
 fn json_object(members: &[(&str, &str)]) -> String {
-    let body: Vec<String> = members
-        .iter()
-        .map(|(k, v)| format!("{}:{}", json_string(k), json_string(v)))
-        .collect();
-    format!("{{{}}}", body.join(","))
+    let mut out = String::from("{");
+    for (i, (k, v)) in members.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&json_string(k));
+        out.push(':');
+        out.push_str(&json_string(v));
+    }
+    out.push('}');
+    out
 }
 
 /// An id to put in a path: `<kind>:<uuid>`, so it can never change the path's meaning.
@@ -47,7 +59,7 @@ fn path_id(id: &str, kind: &str, name: &str) -> Result<String> {
     } else {
         Err(Error::new(
             ErrorCode::InvalidInput,
-            format!("{name} is not of the form {kind}:<uuid>"),
+            [name, " is not of the form ", kind, ":<uuid>"].concat(),
         ))
     }
 }
@@ -56,7 +68,7 @@ fn non_empty(value: &str, name: &str) -> Result<()> {
     if value.is_empty() {
         Err(Error::new(
             ErrorCode::InvalidInput,
-            format!("{name} is required"),
+            [name, " is required"].concat(),
         ))
     } else {
         Ok(())
@@ -96,7 +108,7 @@ pub fn challenge(credential_id: &str, key: Option<&ClientKey>) -> Result<Request
     };
     Ok(Request::new(
         "POST",
-        format!("/auth/credentials/{id}/challenge"),
+        ["/auth/credentials/", &id, "/challenge"].concat(),
         Some(body),
     ))
 }
@@ -108,7 +120,7 @@ pub fn verify_email_otp(credential_id: &str, otp: &str, key: &ClientKey) -> Resu
     key.check_unused()?;
     Ok(Request::new(
         "POST",
-        format!("/auth/credentials/{id}/verify"),
+        ["/auth/credentials/", &id, "/verify"].concat(),
         Some(json_object(&[
             ("type", "EMAIL_OTP"),
             ("otp", otp),
@@ -125,7 +137,7 @@ pub fn verify_oauth(credential_id: &str, oidc_token: &str, key: &ClientKey) -> R
     key.check_unused()?;
     Ok(Request::new(
         "POST",
-        format!("/auth/credentials/{id}/verify"),
+        ["/auth/credentials/", &id, "/verify"].concat(),
         Some(json_object(&[
             ("type", "OAUTH"),
             ("oidcToken", oidc_token),
@@ -199,16 +211,21 @@ impl PasskeyChallenge {
         if let Some(handle) = &assertion.user_handle {
             members.push(("userHandle", handle));
         }
-        let body = format!(
-            r#"{{"type":"PASSKEY","assertion":{}}}"#,
-            json_object(&members)
-        );
-        Ok(
-            Request::new("POST", format!("/auth/credentials/{id}/verify"), Some(body)).with_header(
-                crate::signed_retry::REQUEST_ID_HEADER,
-                self.request_id.clone(),
-            ),
+        let body = [
+            r#"{"type":"PASSKEY","assertion":"#,
+            &json_object(&members),
+            "}",
+        ]
+        .concat();
+        Ok(Request::new(
+            "POST",
+            ["/auth/credentials/", &id, "/verify"].concat(),
+            Some(body),
         )
+        .with_header(
+            crate::signed_retry::REQUEST_ID_HEADER,
+            self.request_id.clone(),
+        ))
     }
 }
 
@@ -217,12 +234,23 @@ impl PasskeyChallenge {
 pub fn assertion_from_fields(fields: &dyn Fields) -> Result<Assertion> {
     const WHAT: &str = "assertion";
     let code = ErrorCode::InvalidInput;
-    let field = |name| required(fields, name, code, WHAT);
+    // One loop rather than four inlined reads: smaller in wasm.
+    let mut values = [
+        "credentialId",
+        "clientDataJson",
+        "authenticatorData",
+        "signature",
+    ]
+    .into_iter()
+    .map(|name| required(fields, name, code, WHAT))
+    .collect::<Result<Vec<_>>>()?
+    .into_iter();
+    let mut next = || values.next().unwrap_or_default();
     Ok(Assertion {
-        credential_id: field("credentialId")?,
-        client_data_json: field("clientDataJson")?,
-        authenticator_data: field("authenticatorData")?,
-        signature: field("signature")?,
+        credential_id: next(),
+        client_data_json: next(),
+        authenticator_data: next(),
+        signature: next(),
         user_handle: optional(fields, "userHandle", code, WHAT)?.filter(|h| !h.is_empty()),
     })
 }
@@ -274,7 +302,7 @@ pub fn refresh(session: &Session, new_key: &ClientKey) -> Result<SignedRetryFlow
     let body = json_object(&[("clientPublicKey", &new_key.public_key_hex())]);
     Ok(SignedRetryFlow::new(Request::new(
         "POST",
-        format!("/auth/sessions/{id}/refresh"),
+        ["/auth/sessions/", &id, "/refresh"].concat(),
         Some(body),
     ))
     .expecting_target_key(new_key))
@@ -285,7 +313,7 @@ pub fn revoke_session(session: &Session) -> Result<SignedRetryFlow> {
     let id = path_id(&session.info().id, "Session", "session id")?;
     Ok(SignedRetryFlow::new(Request::new(
         "DELETE",
-        format!("/auth/sessions/{id}"),
+        ["/auth/sessions/", &id].concat(),
         None,
     )))
 }
@@ -302,7 +330,7 @@ pub fn revoke_credential(session: &Session, credential_id: &str) -> Result<Signe
     }
     Ok(SignedRetryFlow::new(Request::new(
         "DELETE",
-        format!("/auth/credentials/{id}"),
+        ["/auth/credentials/", &id].concat(),
         None,
     )))
 }
@@ -314,7 +342,7 @@ pub fn export_wallet(account_id: &str, key: &ClientKey) -> Result<SignedRetryFlo
     let body = json_object(&[("clientPublicKey", &key.public_key_hex())]);
     Ok(SignedRetryFlow::new(Request::new(
         "POST",
-        format!("/internal-accounts/{id}/export"),
+        ["/internal-accounts/", &id, "/export"].concat(),
         Some(body),
     )))
 }
@@ -325,7 +353,7 @@ pub fn update_account(account_id: &str, patch: String) -> Result<SignedRetryFlow
     non_empty(&patch, "patch")?;
     Ok(SignedRetryFlow::new(Request::new(
         "PATCH",
-        format!("/internal-accounts/{id}"),
+        ["/internal-accounts/", &id].concat(),
         Some(patch),
     )))
 }
@@ -341,7 +369,7 @@ pub fn operation(
     text: Option<&str>,
     key: Option<&ClientKey>,
 ) -> Result<SignedRetryFlow> {
-    let missing = |what| Error::new(ErrorCode::InvalidInput, format!("{name} needs {what}"));
+    let missing = |what| Error::new(ErrorCode::InvalidInput, [name, " needs ", what].concat());
     let session = || session.ok_or_else(|| missing("a session"));
     let needs_key = || key.ok_or_else(|| missing("a ClientKey"));
     let text = text.unwrap_or_default();

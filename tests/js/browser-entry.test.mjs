@@ -20,8 +20,8 @@ function notInitialized(fn) {
   });
 }
 
-test('exports exactly init, ClientKey, Session, KitError, passkey', () => {
-  assert.deepEqual(Object.keys(kit).sort(), ['ClientKey', 'KitError', 'Session', 'init', 'passkey']);
+test('exports exactly init, ClientKey, Session, KitError, passkey, WalletClient', () => {
+  assert.deepEqual(Object.keys(kit).sort(), ['ClientKey', 'KitError', 'Session', 'WalletClient', 'init', 'passkey']);
 });
 
 test('before the passkey module is loaded: sync passkey calls throw NOT_INITIALIZED; cancel() is a no-op', () => {
@@ -42,6 +42,7 @@ test('before init: every static call throws KitError NOT_INITIALIZED', () => {
   notInitialized(() => Session.sandbox(sessionResponse()));
   notInitialized(() => Session.fromClientKey(sessionResponse({ omitBundle: true }), {}));
   notInitialized(() => new ClientKey());
+  notInitialized(() => new kit.WalletClient({ transport: () => ({ status: 200 }) }));
   // Non-function statics and Function.prototype members are untouched.
   assert.equal(typeof ClientKey.prototype, 'object');
   assert.equal(typeof String(Session), 'string');
