@@ -33,13 +33,14 @@ function text(value, name) {
   return value;
 }
 
+// `__wbg_ptr` too: an object made from the prototype passes instanceof with no wasm behind it.
 function sessionArg(session) {
-  if (!(session instanceof RawSession)) throw invalid('session must be a Session');
+  if (!(session instanceof RawSession) || !session.__wbg_ptr) throw invalid('session must be a Session');
   return session;
 }
 
 function keyArg(key) {
-  if (!(key instanceof RawClientKey)) throw invalid('key must be a ClientKey (from ClientKey.generate())');
+  if (!(key instanceof RawClientKey) || !key.__wbg_ptr) throw invalid('key must be a ClientKey (from ClientKey.generate())');
   return key;
 }
 
