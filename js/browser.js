@@ -15,8 +15,10 @@ import __wbg_init, {
 import { KitError } from './kit-error.js';
 import { exportClass, guardFunction, isReady, markReady } from './guard.js';
 import { passkey, loadPasskeys } from './passkey.js';
+import { WalletClient } from './wallet-client.js';
 
 export { KitError, passkey };
+export { WalletClient };
 
 /** @type {typeof RawClientKey} */
 export const ClientKey = exportClass(RawClientKey, 'ClientKey', { create: 'ClientKey.generate()' });

@@ -414,3 +414,160 @@ export declare class Session {
   /** Same as {@link free}. */
   close(): void;
 }
+
+// ---- WalletClient ----------------------------------------------------------------------
+
+/** What a service error adds to a {@link KitError} (`UNAUTHORIZED`, `RATE_LIMITED`, `SERVICE_ERROR`). */
+export interface KitError {
+  /** The HTTP status the service answered. */
+  readonly status?: number;
+  /** The service's own `code` (e.g. `EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS`). */
+  readonly serviceCode?: string;
+  /** The service's `reason` (e.g. `Request id already used`), for 401s in particular. */
+  readonly reason?: string;
+  /** `Retry-After` of a 429, in milliseconds: wait this long before trying again. */
+  readonly retryAfterMs?: number;
+}
+
+/** A request a {@link WalletClient} asks its transport to send. */
+export interface TransportRequest {
+  /** `GET`, `POST`, `PATCH` or `DELETE`. */
+  method: string;
+  /** Path (and query) relative to the API base URL, e.g. `/auth/credentials`. */
+  path: string;
+  /** Headers to send besides the transport's own (signature, Request-Id, Idempotency-Key). */
+  headers: Record<string, string>;
+  /** The JSON body text, to send byte for byte; absent when there is none. */
+  body?: string;
+}
+
+/** What a transport resolves to: the service's answer. */
+export interface TransportResponse {
+  /** The HTTP status (an integer 100–599; anything else is `SERVICE_ERROR`). */
+  status: number;
+  /** A fetch `Headers` or a plain object; only `Retry-After` is read. */
+  headers?: Headers | Record<string, string>;
+  /** The body as JSON text or as a parsed object (a body that is not JSON is not read). */
+  body?: string | object | null;
+}
+
+/**
+ * Sends one request to the service, normally through the integrator backend, which adds
+ * the API credentials: the API secret never enters the browser. It may be async. When it
+ * throws or returns something that is not a response object, the operation rejects with
+ * `SERVICE_ERROR` (the thrown error as `cause`); a `KitError` it throws passes through.
+ */
+export type Transport = (request: TransportRequest) => TransportResponse | Promise<TransportResponse>;
+
+/** Options of {@link WalletClient}. */
+export interface WalletClientOptions {
+  transport: Transport;
+  /**
+   * The API 2025-10-13 sandbox: sessions are opened with {@link Session.sandbox} (its
+   * bundles are stubs). Default false.
+   */
+  sandbox?: boolean;
+  /**
+   * The passkey ceremonies to use (default: the kit's {@link passkey}); e.g. a
+   * `SoftAuthenticator` from `embedded-wallet-kit/testing` in tests.
+   */
+  passkey?: {
+    register?(options: PasskeyRegisterOptions): PasskeyAttestation | Promise<PasskeyAttestation>;
+    authenticate?(options: PasskeyAuthenticateOptions): PasskeyAssertion | Promise<PasskeyAssertion>;
+  };
+}
+
+/** A credential (AuthMethod). */
+export interface AuthMethod {
+  /** `AuthMethod:<uuid>` */
+  id: string;
+  accountId: string;
+  type: 'EMAIL_OTP' | 'OAUTH' | 'PASSKEY' | string;
+  nickname?: string;
+  /** PASSKEY: the WebAuthn credential id (base64url). */
+  credentialId?: string;
+  [field: string]: unknown;
+}
+
+/** Options of {@link WalletClient.registerPasskey}: {@link PasskeyRegisterOptions} plus the credential's account and name. */
+export interface RegisterPasskeyOptions extends PasskeyRegisterOptions {
+  /** `InternalAccount:<uuid>` */
+  accountId: string;
+  /** 1 to 100 characters. */
+  nickname: string;
+}
+
+/** Options of {@link WalletClient.loginWithPasskey}. */
+export interface LoginWithPasskeyOptions extends Omit<PasskeyAuthenticateOptions, 'challenge' | 'credentialId'> {
+  /** The key to bind the session to (default: a fresh one, freed afterwards). */
+  key?: ClientKey;
+}
+
+/**
+ * The wallet's flows against the service, driven by the kit's core: requests are built,
+ * 202s signed and retried (same method, path and body bytes; repeated 202s signed in
+ * turn; a 202 that expired before it could be signed restarts the request once), and
+ * answers typed. Every failure is a {@link KitError}: `UNAUTHORIZED` (401, with
+ * `reason`), `RATE_LIMITED` (429, with `retryAfterMs`), `SERVICE_ERROR` (any other
+ * answer, a failed transport, a malformed response), `INVALID_INPUT` (bad arguments,
+ * named), and the signing codes (`SESSION_EXPIRED`, `REQUEST_EXPIRED`, `QUOTE_EXPIRED`, …).
+ * `new WalletClient()` throws `NOT_INITIALIZED` before {@link init} resolved.
+ *
+ * Methods that take a `key` and open a session consume it; where `key` is optional a
+ * fresh one is made and freed.
+ */
+export declare class WalletClient {
+  constructor(options: WalletClientOptions);
+  /**
+   * `POST /auth/credentials` for an EMAIL_OTP credential (the OTP email is sent). On an
+   * account that already has a credential, pass a session of it: the call is then a
+   * signed retry (without one, the service's 202 is `SERVICE_ERROR`).
+   */
+  createEmailOtp(accountId: string, session?: Session): Promise<AuthMethod>;
+  /** Adds a credential (any `POST /auth/credentials` body) as a signed retry. */
+  addCredential(session: Session, body: object | string): Promise<AuthMethod>;
+  /**
+   * Registers a passkey: WebAuthn create, then `POST /auth/credentials` — a signed retry
+   * with `session` when the account already has a credential.
+   */
+  registerPasskey(options: RegisterPasskeyOptions, session?: Session): Promise<AuthMethod>;
+  /** `POST /auth/credentials/{id}/challenge` for EMAIL_OTP re-authentication: a new OTP is emailed. */
+  challenge(credentialId: string): Promise<AuthMethod>;
+  /** Verifies an OTP → a new session (bound to `key`, or to a fresh key). */
+  verifyEmailOtp(credentialId: string, otp: string, key?: ClientKey): Promise<Session>;
+  /** Verifies a fresh OIDC token whose `nonce` is `key.oidcNonce()` → a new session. */
+  verifyOauth(credentialId: string, oidcToken: string, key: ClientKey): Promise<Session>;
+  /**
+   * Passkey login: challenge bound to the key's `clientPublicKey`, WebAuthn assertion
+   * (`passkey.authenticate`), verify with the challenge's Request-Id → a new session.
+   */
+  loginWithPasskey(credentialId: string, options?: LoginWithPasskeyOptions): Promise<Session>;
+  /**
+   * Refresh: a fresh key, signed by `session` (refused with `INVALID_PENDING_SIGNATURE`
+   * unless the payload names that key) → the new session. `session` stays open: free it
+   * when done.
+   */
+  refresh(session: Session): Promise<Session>;
+  /** Revokes `session` at the service, then frees it. */
+  revokeSession(session: Session): Promise<void>;
+  /**
+   * Revokes a credential. Refused locally (`INVALID_INPUT`) when `session` was issued by
+   * that credential: the service requires a session of another one.
+   */
+  revokeCredential(session: Session, credentialId: string): Promise<void>;
+  /** `POST /internal-accounts/{id}/export` as a signed retry; the envelope is sealed to `key`. */
+  exportWallet(session: Session, accountId: string, key: ClientKey): Promise<Record<string, unknown>>;
+  /** `PATCH /internal-accounts/{id}` as a signed retry → the account. */
+  updateAccount(session: Session, accountId: string, patch: object | string): Promise<Record<string, unknown>>;
+  /**
+   * Executes a quote from an embedded wallet: signed with `session`, one Idempotency-Key
+   * for every attempt; when the transport fails the request is sent again (up to
+   * `attempts`, default 3). Resolves to the service's answer (the transaction).
+   */
+  executeQuote(session: Session, quote: Quote & { id: string }, options?: { attempts?: number }): Promise<Record<string, unknown>>;
+  /**
+   * Any request, as a signed retry when `session` is given (a 202 without one is
+   * `SERVICE_ERROR`). Resolves to the transport's last response; non-2xx answers reject.
+   */
+  request(request: { method: string; path: string; headers?: Record<string, string>; body?: object | string }, session?: Session): Promise<TransportResponse>;
+}

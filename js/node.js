@@ -17,6 +17,7 @@ import * as passkeyGlue from './embedded_wallet_kit_passkey.js';
 import { KitError } from './kit-error.js';
 import { exportClass, guardFunction, markReady } from './guard.js';
 import { passkey, providePasskeyModule } from './passkey.js';
+import { WalletClient } from './wallet-client.js';
 
 initSync({ module: readFileSync(new URL('./embedded_wallet_kit_bg.wasm', import.meta.url)) });
 markReady();
@@ -37,6 +38,7 @@ export function init(_input) {
 }
 
 export { KitError, passkey };
+export { WalletClient };
 
 /** @type {typeof RawClientKey} */
 export const ClientKey = exportClass(RawClientKey, 'ClientKey', { create: 'ClientKey.generate()' });

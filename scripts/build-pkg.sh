@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Assembles the npm package in pkg/, with two wasm modules built from the one crate:
-#   1. signing (ClientKey, Session; loaded by init()):
-#      release wasm build (--no-default-features) -> wasm-bindgen --target web -> wasm-opt -Oz
+#   1. signing (ClientKey, Session, and the flow drivers behind WalletClient; loaded by init()):
+#      release wasm build (--no-default-features --features flows) -> wasm-bindgen --target web
+#      -> wasm-opt -Oz
 #   2. passkey (passkey.*; loaded by init({ passkeys: true }) or on first use):
 #      the same build with --features passkey-module -> wasm-bindgen --out-name
 #      embedded_wallet_kit_passkey -> wasm-opt -Oz
@@ -56,7 +57,7 @@ build_module() {
   mv "${OUT}/${name}_bg.wasm.opt" "${OUT}/${name}_bg.wasm"
 }
 
-build_module "${NAME}"
+build_module "${NAME}" --features flows
 build_module "${PASSKEY_NAME}" --features passkey-module
 build_module "${TESTING_NAME}" --features testing-module
 
@@ -90,7 +91,7 @@ JS
 say "copying entries, types and package files"
 # The entries ship without their comments (the documentation is in the .d.ts files and
 # the README): TypeScript's emitter drops them and changes nothing else at this target.
-ENTRIES=(browser.js node.js guard.js passkey.js testing.js testing-node.js)
+ENTRIES=(browser.js node.js guard.js passkey.js wallet-client.js testing.js testing-node.js)
 STRIP_DIR=$(mktemp -d)
 "$PWD/node_modules/.bin/tsc" --allowJs --removeComments --noResolve --skipLibCheck \
   --target es2022 --module esnext --moduleResolution bundler --outDir "${STRIP_DIR}" \

@@ -255,10 +255,11 @@ fn signed_retry_flow_drives_202s_and_types_errors() {
     let err = flow.on_response(&mut session, &limited).err().unwrap();
     assert_eq!(code_of(&err), "RATE_LIMITED");
     assert_eq!(get(&err, "retryAfterMs"), 2000);
+    // A transport's malformed response is the service's problem, not the caller's input.
     let bad = JSON::parse(r#"{"status":"ok"}"#).unwrap();
     assert_eq!(
         code_of(&flow.on_response(&mut session, &bad).err().unwrap()),
-        "INVALID_INPUT"
+        "SERVICE_ERROR"
     );
 
     let quote = r#"{"id":"Quote:5d2c8f3e-1a4b-4c6d-8e9f-0a1b2c3d4e5f","payloadToSign":"q","expiresAt":"2999-01-01T00:00:00Z"}"#;
@@ -275,4 +276,64 @@ fn signed_retry_flow_drives_202s_and_types_errors() {
     assert!(execution
         .on_response(&JSON::parse(r#"{"status":200,"body":{}}"#).unwrap())
         .is_ok());
+}
+
+#[cfg(feature = "flows")]
+#[wasm_bindgen_test]
+fn wallet_operations_by_name_and_passkey_challenges() {
+    use embedded_wallet_kit::wasm::{
+        key_flow, open_sandbox_session, session_flow, wallet_flow, JsPasskeyChallenge,
+    };
+    const CRED: &str = "AuthMethod:0b9a4a2e-5f7e-4d7e-9a57-2f0f8c1d3e4b";
+    let key = JsClientKey::generate().unwrap();
+    let flow = key_flow("verifyEmailOtp", &key, CRED, Some("123456".into())).unwrap();
+    let first: JsValue = flow.first_request().into();
+    assert_eq!(
+        get(&first, "path"),
+        format!("/auth/credentials/{CRED}/verify")
+    );
+    let body = JSON::parse(&get(&first, "body").as_string().unwrap()).unwrap();
+    assert_eq!(get(&body, "clientPublicKey"), key.public_key_hex().as_str());
+    // A plain request answered 202 needs a session it was not given.
+    let flow = wallet_flow("createEmailOtp", "InternalAccount:1", None).unwrap();
+    let err = flow
+        .on_unsigned_response(&JSON::parse(r#"{"status":202,"body":{}}"#).unwrap())
+        .err()
+        .unwrap();
+    assert_eq!(code_of(&err), "SERVICE_ERROR");
+    assert!(flow
+        .on_unsigned_response(&JSON::parse(r#"{"status":201}"#).unwrap())
+        .is_ok());
+    let err = wallet_flow("refresh", "", None).err().unwrap();
+    assert_eq!(code_of(&err), "INVALID_INPUT");
+
+    // The session remembers its credential, which it then may not revoke.
+    let verified = format!(
+        r#"{{"status":200,"body":{}}}"#,
+        response_text("", "2999-01-01T00:00:00Z")
+    );
+    let session =
+        open_sandbox_session(&JSON::parse(&verified).unwrap(), Some(CRED.into())).unwrap();
+    let err = session_flow("revokeCredential", &session, CRED)
+        .err()
+        .unwrap();
+    assert_eq!(code_of(&err), "INVALID_INPUT");
+    assert!(session_flow("revokeSession", &session, "").is_ok());
+
+    let challenged = JSON::parse(r#"{"status":200,"headers":{},"body":{"credentialId":"AQID","challenge":"ab","requestId":"Request:123e4567-e89b-12d3-a456-426614174000","expiresAt":"2999-01-01T00:00:00Z"}}"#).unwrap();
+    let challenge = JsPasskeyChallenge::new(CRED, &challenged).unwrap();
+    let input: JsValue = challenge
+        .authentication_input(Some("localhost".into()))
+        .into();
+    assert_eq!(get(&input, "challenge"), "ab");
+    assert_eq!(get(&input, "credentialId"), "AQID");
+    assert_eq!(get(&input, "rpId"), "localhost");
+    let assertion = JSON::parse(r#"{"credentialId":"AQID","clientDataJson":"e30","authenticatorData":"BA","signature":"BQ"}"#).unwrap();
+    let verify: JsValue = challenge.verify(&assertion).unwrap().first_request().into();
+    assert_eq!(
+        get(&get(&verify, "headers"), "Request-Id"),
+        "Request:123e4567-e89b-12d3-a456-426614174000"
+    );
+    let err = challenge.verify(&JSON::parse("{}").unwrap()).err().unwrap();
+    assert_eq!(code_of(&err), "INVALID_INPUT");
 }

@@ -6,12 +6,12 @@
 //   /emulator/…          development helpers: demo accounts, the OTP outbox, the
 //                        registration challenge an integrator backend would issue.
 // Session keys are opened and used inside WebAssembly; this file never sees a private key.
-import { init, ClientKey, Session, passkey, KitError } from './pkg/browser.js';
+// The wallet's flows (requests, 202 → sign → retry, opening sessions) are the kit's
+// WalletClient; this page supplies its transport (a logging fetch to /backend).
+import { init, ClientKey, Session, passkey, KitError, WalletClient } from './pkg/browser.js';
 
 /** The sandbox's magic passkey signature (spec §5.3); strict mode checks real ones. */
 const SANDBOX_PASSKEY_SIGNATURE = 'sandbox-valid-passkey-signature';
-/** How many 202s in a row the signed-retry loop signs before giving up. */
-const MAX_SIGNED_RETRIES = 3;
 
 const $ = (id) => document.getElementById(id);
 
@@ -24,6 +24,7 @@ const state = {
   otpVerified: false,
   passkeyCredential: null, // AuthMethod (PASSKEY), with credentialId
   session: null, // Session
+  client: null, // WalletClient (made once the emulator's mode is known)
   sessionView: null, // {id, type, expiresAt, publicKeyHex, sandboxed, status: 'live' | 'revoked'}
   funded: false,
   quote: null, // Quote (+ executeKey, executed)
@@ -205,44 +206,44 @@ function expect(res, status, what) {
 }
 
 /**
- * The signed-retry exchange (spec §4.2): the first call answers 202 with a
- * PendingSignature; the session signs its `payloadToSign` and the call is repeated with
- * the same method, path and body bytes plus `Service-Wallet-Signature` and `Request-Id`.
- * A retry that is answered 202 again is signed again (up to MAX_SIGNED_RETRIES).
- * `check(pending)` may inspect each 202 before it is signed (and throw to refuse it).
- * Resolves to the final response (whatever its status).
+ * The WalletClient's transport: the integrator backend's role is played by the emulator's
+ * `/backend` proxy, which adds the API credentials. Every request the kit asks for is
+ * sent and logged here, byte for byte.
  */
-async function signedRetry(session, method, path, body, { headers = {}, check } = {}) {
-  // Serialised once: the retry must repeat these exact bytes.
-  const text = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
-  let res = await api(method, path, text, headers);
-  for (let round = 1; res.status === 202; round++) {
-    if (round > MAX_SIGNED_RETRIES) {
-      throw new Error(`${method} ${path}: still 202 after ${MAX_SIGNED_RETRIES} signed retries`);
-    }
-    const pending = JSON.parse(res.text);
-    if (check) check(pending);
-    const retryHeaders = session.signRetry(res.text);
-    kitLog(`session.signRetry(202 body) → Service-Wallet-Signature + Request-Id ${retryHeaders['Request-Id']}`);
-    res = await api(method, path, text, { ...headers, ...retryHeaders }, {
-      note: `signed retry ${round}: same method, path and body bytes`,
-    });
-  }
-  return res;
+async function transport({ method, path, headers, body }) {
+  const note = headers['Request-Id'] && headers['Service-Wallet-Signature']
+    ? `signed retry (Request-Id ${headers['Request-Id']}): same method, path and body bytes`
+    : undefined;
+  const res = await api(method, path, body, headers, { note });
+  return { status: res.status, headers: res.headers, body: res.text };
+}
+
+/** The sandbox accepts only its magic passkey signature (spec §5.3). */
+const sandboxPasskey = {
+  register: (options) => passkey.register(options),
+  async authenticate(options) {
+    const assertion = await passkey.authenticate(options);
+    kitLog(`sandbox: assertion.signature replaced by the magic value ${SANDBOX_PASSKEY_SIGNATURE}`);
+    return { ...assertion, signature: SANDBOX_PASSKEY_SIGNATURE };
+  },
+};
+
+/**
+ * Any request through the kit (for the tests and the curious): a signed retry when a
+ * session is given (202 → sign → retry, repeated 202s signed in turn). Resolves to the
+ * transport's last response {status, headers, body}; an error answer rejects (KitError).
+ */
+function signedRetry(session, method, path, body, { headers } = {}) {
+  return state.client.request({ method, path, headers, body }, session);
 }
 
 // ---------------------------------------------------------------------------------------
 // Sessions
 
-/** Strict mode opens the sealed bundle with the ClientKey; the sandbox's bundle is a stub. */
-function openSession(responseText, key) {
-  if (sandbox()) {
-    const s = Session.sandbox(responseText);
-    kitLog(`Session.sandbox(response) → ${s.id} (signs with the sandbox's magic value)`);
-    return s;
-  }
-  const s = Session.open(responseText, key);
-  kitLog(`Session.open(response, key) → ${s.id}; session public key ${s.publicKeyHex} (private key stays in wasm)`);
+function sessionLog(s) {
+  kitLog(s.sandboxed
+    ? `Session.sandbox(response) → ${s.id} (signs with the sandbox's magic value)`
+    : `Session.open(response, key) → ${s.id}; session public key ${s.publicKeyHex} (private key stays in wasm)`);
   return s;
 }
 
@@ -302,14 +303,9 @@ async function createAccount() {
 }
 
 async function createOtpCredential() {
-  const { accountId } = state.account;
-  const res = expect(
-    await api('POST', '/auth/credentials', { type: 'EMAIL_OTP', accountId }),
-    201,
-    'create EMAIL_OTP credential',
-  );
-  state.otpCredential = res.body;
-  return `${res.body.id} (${res.body.nickname})`;
+  const credential = await state.client.createEmailOtp(state.account.accountId);
+  state.otpCredential = credential;
+  return `${credential.id} (${credential.nickname})`;
 }
 
 async function readOtp() {
@@ -333,20 +329,9 @@ async function readOtp() {
 async function verifyOtp() {
   const key = newClientKey();
   try {
-    const res = expect(
-      await api(
-        'POST',
-        `/auth/credentials/${state.otpCredential.id}/verify`,
-        { type: 'EMAIL_OTP', otp: state.otp, clientPublicKey: key.publicKeyHex },
-        {},
-        { note: 'otp: the code from the email (shown for the demo)' },
-      ),
-      200,
-      'verify EMAIL_OTP',
-    );
-    adoptSession(openSession(res.text, key));
+    adoptSession(sessionLog(await state.client.verifyEmailOtp(state.otpCredential.id, state.otp, key)));
   } finally {
-    key.free(); // a no-op once Session.open consumed it
+    key.free(); // a no-op once the session consumed it
   }
   state.otpVerified = true;
   return `session ${state.session.id}`;
@@ -359,49 +344,27 @@ async function registerPasskey() {
     200,
     'registration challenge',
   ).body;
-  kitLog(`passkey.register({ challenge, rpId: '${state.config.rpId}', user }) → WebAuthn create()`);
-  const attestation = await passkey.register({
+  kitLog(`client.registerPasskey({ challenge, rpId: '${state.config.rpId}', user }, session) → WebAuthn create()`);
+  // The account already has a credential, so adding one is a signed retry with its session.
+  const credential = await state.client.registerPasskey({
+    accountId,
+    nickname: 'Demo passkey',
     challenge,
     rpId: state.config.rpId,
     rpName: 'embedded-wallet-kit demo',
     user: { id: accountId, name: email, displayName: email },
-  });
-  kitLog(`attestation for credential ${attestation.credentialId}`);
-  const body = passkey.registrationBody(accountId, 'Demo passkey', challenge, attestation);
-  // The account already has a credential, so adding one is a signed retry.
-  const res = expect(
-    await signedRetry(state.session, 'POST', '/auth/credentials', body),
-    201,
-    'register passkey',
-  );
-  state.passkeyCredential = res.body;
+  }, state.session);
+  state.passkeyCredential = credential;
   renderAccount();
-  return `${res.body.id} · credential ${res.body.credentialId}`;
+  return `${credential.id} · credential ${credential.credentialId}`;
 }
 
 async function loginWithPasskey() {
   const credential = state.passkeyCredential;
   const key = newClientKey();
   try {
-    const ch = expect(
-      await api('POST', `/auth/credentials/${credential.id}/challenge`, { clientPublicKey: key.publicKeyHex }),
-      200,
-      'passkey challenge',
-    );
-    const { challenge, credentialId, requestId } = ch.body;
-    kitLog(`passkey.authenticate({ challenge, credentialId, rpId: '${state.config.rpId}' }) → WebAuthn get()`);
-    let assertion = await passkey.authenticate({ challenge, credentialId, rpId: state.config.rpId });
-    let note;
-    if (sandbox()) {
-      assertion = { ...assertion, signature: SANDBOX_PASSKEY_SIGNATURE };
-      note = `sandbox: assertion.signature replaced by the magic value ${SANDBOX_PASSKEY_SIGNATURE}`;
-    }
-    const res = expect(
-      await api('POST', `/auth/credentials/${credential.id}/verify`, { type: 'PASSKEY', assertion }, { 'Request-Id': requestId }, { note }),
-      200,
-      'verify PASSKEY',
-    );
-    adoptSession(openSession(res.text, key));
+    kitLog(`client.loginWithPasskey('${credential.id}', { rpId: '${state.config.rpId}', key }) → challenge → WebAuthn get() → verify`);
+    adoptSession(sessionLog(await state.client.loginWithPasskey(credential.id, { rpId: state.config.rpId, key })));
   } finally {
     key.free();
   }
@@ -439,24 +402,27 @@ async function createQuote() {
     201,
     'create quote',
   );
-  // One Idempotency-Key for the execution, reused if it has to be retried.
-  state.quote = { ...res.body, executeKey: crypto.randomUUID(), executed: false };
+  // executeKey: the Idempotency-Key the kit makes for the execution (shown once sent).
+  state.quote = { ...res.body, executeKey: null, executed: false };
   return `${res.body.id} · ${formatMoney({ amount: res.body.totalSendingAmount, currency: res.body.sendingCurrency })} to the merchant, expires ${res.body.expiresAt}`;
 }
 
 async function executeQuote() {
   const quote = state.quote;
-  const signature = state.session.signQuote(quote);
-  kitLog('session.signQuote(quote) → Service-Wallet-Signature over quote.payloadToSign');
-  const res = expect(
-    await api('POST', `/quotes/${quote.id}/execute`, undefined, { 'Idempotency-Key': quote.executeKey, ...signature }),
-    200,
-    'execute quote',
-  );
+  const from = log.length;
+  kitLog('client.executeQuote(session, quote) → Service-Wallet-Signature over quote.payloadToSign, one Idempotency-Key');
+  let transaction;
+  try {
+    transaction = await state.client.executeQuote(state.session, quote);
+  } finally {
+    // The key the kit sent (every attempt sends the same one).
+    const sent = log.slice(from).findLast((e) => e.kind === 'http' && e.url.endsWith(`/quotes/${quote.id}/execute`));
+    quote.executeKey = sent?.requestHeaders['Idempotency-Key'] ?? null;
+  }
   quote.executed = true;
-  state.transaction = res.body;
+  state.transaction = transaction;
   await showBalances();
-  return `${res.body.id} ${res.body.status}`;
+  return `${transaction.id} ${transaction.status}`;
 }
 
 async function showBalances() {
@@ -474,40 +440,13 @@ async function showBalances() {
 }
 
 async function refreshSession() {
-  const old = state.session;
-  const key = newClientKey();
-  try {
-    const res = expect(
-      await signedRetry(old, 'POST', `/auth/sessions/${old.id}/refresh`, { clientPublicKey: key.publicKeyHex }, {
-        // Sign only a refresh that targets the key we just generated.
-        check(pending) {
-          let payload;
-          try {
-            payload = JSON.parse(pending.payloadToSign);
-          } catch {
-            return; // not JSON: nothing to check
-          }
-          const target = payload?.parameters?.targetPublicKey;
-          if (target !== undefined && target !== key.publicKeyHex) {
-            throw new Error('refusing to sign: payloadToSign targets another public key than the new ClientKey');
-          }
-          if (target !== undefined) kitLog('checked: payloadToSign.parameters.targetPublicKey is the new key');
-        },
-      }),
-      201,
-      'refresh session',
-    );
-    adoptSession(openSession(res.text, key)); // frees the old session
-  } finally {
-    key.free();
-  }
+  kitLog('client.refresh(session): new ClientKey; the kit signs only a payload whose targetPublicKey is that key');
+  adoptSession(sessionLog(await state.client.refresh(state.session))); // frees the old session
   return `new session ${state.session.id}`;
 }
 
 async function revokeSession() {
-  const session = state.session;
-  expect(await signedRetry(session, 'DELETE', `/auth/sessions/${session.id}`), 204, 'revoke session');
-  session.free();
+  await state.client.revokeSession(state.session); // frees the session once revoked
   kitLog(`session ${state.sessionView.id}: free() — its key is zeroized`);
   state.session = null;
   state.sessionView.status = 'revoked';
@@ -664,7 +603,7 @@ function setStatus(text, kind = '') {
 /** For the end-to-end tests and the curious (DevTools console). */
 window.demo = {
   state, log, api, helper, signedRetry, runStep, steps: STEPS.map((s) => s.id),
-  kit: { ClientKey, Session, KitError, passkey },
+  kit: { ClientKey, Session, KitError, passkey, WalletClient },
   ready: false,
 };
 
@@ -689,6 +628,7 @@ async function start() {
     return;
   }
   const mode = state.config.mode;
+  state.client = new WalletClient({ transport, sandbox: mode === 'sandbox', passkey: mode === 'sandbox' ? sandboxPasskey : passkey });
   $('mode').textContent = `${mode} mode`;
   $('mode').className = `pill ${mode}`;
   $('mode-note').textContent = mode === 'strict'

@@ -125,6 +125,18 @@ pub fn expect_success(response: &Response<'_>) -> Result<()> {
     }
 }
 
+/// `Ok` for a final 2xx answer. A 202 asks for a signature: a request sent without a
+/// session cannot give one, so it is an error here rather than a result to read.
+pub fn expect_result(response: &Response<'_>) -> Result<()> {
+    if response.status == 202 {
+        return Err(Error::new(
+            ErrorCode::ServiceError,
+            "the service asked for a signature (202): this operation needs a session",
+        ));
+    }
+    expect_success(response)
+}
+
 /// A random (version 4) UUID, for idempotency keys.
 pub fn uuid_v4() -> Result<String> {
     let mut b = [0u8; 16];
@@ -210,6 +222,18 @@ pub(crate) mod tests {
             body: None
         })
         .is_ok());
+        let unsigned = Response {
+            status: 202,
+            retry_after: None,
+            body: None,
+        };
+        assert!(expect_success(&unsigned).is_ok());
+        let e = expect_result(&unsigned).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::ServiceError);
+        assert!(e.message().contains("needs a session"));
+        assert!(expect_result(&respond(201, &TestFields::default())).is_ok());
+        let e = expect_result(&respond(401, &TestFields::default())).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::Unauthorized);
     }
 
     #[test]

@@ -8,7 +8,9 @@ pub mod quote;
 pub mod signed_retry;
 pub mod wallet;
 
-pub use http::{body_string, expect_success, response_error, uuid_v4, Request, Response};
+pub use http::{
+    body_string, expect_result, expect_success, response_error, uuid_v4, Request, Response,
+};
 pub use quote::QuoteExecution;
 pub use signed_retry::{Next, SignedRetryFlow, MAX_SIGNED_LEGS};
 pub use wallet::PasskeyChallenge;

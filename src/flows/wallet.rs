@@ -7,7 +7,7 @@ use super::http::{expect_success, Request, Response};
 use super::signed_retry::SignedRetryFlow;
 use crate::client_key::ClientKey;
 use crate::error::{Error, ErrorCode, Result};
-use crate::fields::{is_kind_uuid, required};
+use crate::fields::{is_kind_uuid, optional, required, Fields};
 use crate::passkey::{Assertion, AuthenticationInput};
 use crate::session::Session;
 use crate::timestamp::{parse_rfc3339, UnixMillis};
@@ -23,7 +23,13 @@ pub fn json_string(text: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c if (c as u32) < 0x20 => {
+                // \u00XX; no format! machinery for two hex digits.
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                out.push_str("\\u00");
+                out.push(HEX[c as usize >> 4] as char);
+                out.push(HEX[c as usize & 15] as char);
+            }
             c => out.push(c),
         }
     }
@@ -33,11 +39,17 @@ pub fn json_string(text: &str) -> String {
 
 /// A compact JSON object of string members, in the order given.
 fn json_object(members: &[(&str, &str)]) -> String {
-    let body: Vec<String> = members
-        .iter()
-        .map(|(k, v)| format!("{}:{}", json_string(k), json_string(v)))
-        .collect();
-    format!("{{{}}}", body.join(","))
+    let mut out = String::from("{");
+    for (i, (k, v)) in members.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&json_string(k));
+        out.push(':');
+        out.push_str(&json_string(v));
+    }
+    out.push('}');
+    out
 }
 
 /// An id to put in a path: `<kind>:<uuid>`, so it can never change the path's meaning.
@@ -47,7 +59,7 @@ fn path_id(id: &str, kind: &str, name: &str) -> Result<String> {
     } else {
         Err(Error::new(
             ErrorCode::InvalidInput,
-            format!("{name} is not of the form {kind}:<uuid>"),
+            [name, " is not of the form ", kind, ":<uuid>"].concat(),
         ))
     }
 }
@@ -56,7 +68,7 @@ fn non_empty(value: &str, name: &str) -> Result<()> {
     if value.is_empty() {
         Err(Error::new(
             ErrorCode::InvalidInput,
-            format!("{name} is required"),
+            [name, " is required"].concat(),
         ))
     } else {
         Ok(())
@@ -96,7 +108,7 @@ pub fn challenge(credential_id: &str, key: Option<&ClientKey>) -> Result<Request
     };
     Ok(Request::new(
         "POST",
-        format!("/auth/credentials/{id}/challenge"),
+        ["/auth/credentials/", &id, "/challenge"].concat(),
         Some(body),
     ))
 }
@@ -108,7 +120,7 @@ pub fn verify_email_otp(credential_id: &str, otp: &str, key: &ClientKey) -> Resu
     key.check_unused()?;
     Ok(Request::new(
         "POST",
-        format!("/auth/credentials/{id}/verify"),
+        ["/auth/credentials/", &id, "/verify"].concat(),
         Some(json_object(&[
             ("type", "EMAIL_OTP"),
             ("otp", otp),
@@ -125,7 +137,7 @@ pub fn verify_oauth(credential_id: &str, oidc_token: &str, key: &ClientKey) -> R
     key.check_unused()?;
     Ok(Request::new(
         "POST",
-        format!("/auth/credentials/{id}/verify"),
+        ["/auth/credentials/", &id, "/verify"].concat(),
         Some(json_object(&[
             ("type", "OAUTH"),
             ("oidcToken", oidc_token),
@@ -199,16 +211,54 @@ impl PasskeyChallenge {
         if let Some(handle) = &assertion.user_handle {
             members.push(("userHandle", handle));
         }
-        let body = format!(
-            r#"{{"type":"PASSKEY","assertion":{}}}"#,
-            json_object(&members)
-        );
-        Ok(
-            Request::new("POST", format!("/auth/credentials/{id}/verify"), Some(body)).with_header(
-                crate::signed_retry::REQUEST_ID_HEADER,
-                self.request_id.clone(),
-            ),
+        let body = [
+            r#"{"type":"PASSKEY","assertion":"#,
+            &json_object(&members),
+            "}",
+        ]
+        .concat();
+        Ok(Request::new(
+            "POST",
+            ["/auth/credentials/", &id, "/verify"].concat(),
+            Some(body),
         )
+        .with_header(
+            crate::signed_retry::REQUEST_ID_HEADER,
+            self.request_id.clone(),
+        ))
+    }
+}
+
+/// Reads a `passkey.authenticate` result (or anything of its shape) for
+/// [`PasskeyChallenge::verify_request`]; an empty `userHandle` counts as absent.
+pub fn assertion_from_fields(fields: &dyn Fields) -> Result<Assertion> {
+    const WHAT: &str = "assertion";
+    let code = ErrorCode::InvalidInput;
+    let field = |name| required(fields, name, code, WHAT);
+    Ok(Assertion {
+        credential_id: field("credentialId")?,
+        client_data_json: field("clientDataJson")?,
+        authenticator_data: field("authenticatorData")?,
+        signature: field("signature")?,
+        user_handle: optional(fields, "userHandle", code, WHAT)?.filter(|h| !h.is_empty()),
+    })
+}
+
+/// The body of a session-issuing response, once its status says it is one.
+fn session_body<'a>(response: &Response<'a>) -> Result<&'a dyn Fields> {
+    expect_success(response)?;
+    response.body.ok_or_else(|| {
+        Error::new(
+            ErrorCode::InvalidSession,
+            "the session response has no JSON body",
+        )
+    })
+}
+
+fn issued_by(session: Session, credential_id: Option<&str>) -> Session {
+    match credential_id {
+        Some(id) => session.with_credential_id(id),
+        None => session,
     }
 }
 
@@ -219,18 +269,18 @@ pub fn open_session(
     key: &mut ClientKey,
     credential_id: Option<&str>,
 ) -> Result<Session> {
-    expect_success(response)?;
-    let body = response.body.ok_or_else(|| {
-        Error::new(
-            ErrorCode::InvalidSession,
-            "the session response has no JSON body",
-        )
-    })?;
-    let session = Session::open(body, key)?;
-    Ok(match credential_id {
-        Some(id) => session.with_credential_id(id),
-        None => session,
-    })
+    let session = Session::open(session_body(response)?, key)?;
+    Ok(issued_by(session, credential_id))
+}
+
+/// [`open_session`] against the API 2025-10-13 sandbox, whose bundle is a stub: a
+/// [`Session::sandbox`] (explicit, never guessed from a failed decryption).
+pub fn open_sandbox_session(
+    response: &Response<'_>,
+    credential_id: Option<&str>,
+) -> Result<Session> {
+    let session = Session::sandbox(session_body(response)?)?;
+    Ok(issued_by(session, credential_id))
 }
 
 /// Refresh (spec §4.2 item 8): a signed retry of `POST /auth/sessions/{id}/refresh` with
@@ -241,7 +291,7 @@ pub fn refresh(session: &Session, new_key: &ClientKey) -> Result<SignedRetryFlow
     let body = json_object(&[("clientPublicKey", &new_key.public_key_hex())]);
     Ok(SignedRetryFlow::new(Request::new(
         "POST",
-        format!("/auth/sessions/{id}/refresh"),
+        ["/auth/sessions/", &id, "/refresh"].concat(),
         Some(body),
     ))
     .expecting_target_key(new_key))
@@ -252,7 +302,7 @@ pub fn revoke_session(session: &Session) -> Result<SignedRetryFlow> {
     let id = path_id(&session.info().id, "Session", "session id")?;
     Ok(SignedRetryFlow::new(Request::new(
         "DELETE",
-        format!("/auth/sessions/{id}"),
+        ["/auth/sessions/", &id].concat(),
         None,
     )))
 }
@@ -269,7 +319,7 @@ pub fn revoke_credential(session: &Session, credential_id: &str) -> Result<Signe
     }
     Ok(SignedRetryFlow::new(Request::new(
         "DELETE",
-        format!("/auth/credentials/{id}"),
+        ["/auth/credentials/", &id].concat(),
         None,
     )))
 }
@@ -281,7 +331,7 @@ pub fn export_wallet(account_id: &str, key: &ClientKey) -> Result<SignedRetryFlo
     let body = json_object(&[("clientPublicKey", &key.public_key_hex())]);
     Ok(SignedRetryFlow::new(Request::new(
         "POST",
-        format!("/internal-accounts/{id}/export"),
+        ["/internal-accounts/", &id, "/export"].concat(),
         Some(body),
     )))
 }
@@ -289,11 +339,49 @@ pub fn export_wallet(account_id: &str, key: &ClientKey) -> Result<SignedRetryFlo
 /// `PATCH /internal-accounts/{id}` with `patch` (JSON text) as a signed retry.
 pub fn update_account(account_id: &str, patch: String) -> Result<SignedRetryFlow> {
     let id = path_id(account_id, "InternalAccount", "account id")?;
+    non_empty(&patch, "patch")?;
     Ok(SignedRetryFlow::new(Request::new(
         "PATCH",
-        format!("/internal-accounts/{id}"),
+        ["/internal-accounts/", &id].concat(),
         Some(patch),
     )))
+}
+
+/// Every operation above by name, as the flow it starts (a plain request is a flow whose
+/// response is read without a session): one entry point for bindings instead of one per
+/// operation (the wasm `WalletClient` builds all its requests here). `id` is the path id
+/// (account, credential); `text` the OTP, OIDC token, credential body or account patch.
+pub fn operation(
+    name: &str,
+    session: Option<&Session>,
+    id: &str,
+    text: Option<&str>,
+    key: Option<&ClientKey>,
+) -> Result<SignedRetryFlow> {
+    let missing = |what| Error::new(ErrorCode::InvalidInput, [name, " needs ", what].concat());
+    let session = || session.ok_or_else(|| missing("a session"));
+    let needs_key = || key.ok_or_else(|| missing("a ClientKey"));
+    let text = text.unwrap_or_default();
+    let plain = |request: Result<Request>| request.map(SignedRetryFlow::new);
+    match name {
+        "createEmailOtp" => plain(create_email_otp(id)),
+        "addCredential" => {
+            non_empty(text, "the credential body")?;
+            Ok(add_credential(text.to_owned()))
+        }
+        "challenge" => plain(challenge(id, key)),
+        "verifyEmailOtp" => plain(verify_email_otp(id, text, needs_key()?)),
+        "verifyOauth" => plain(verify_oauth(id, text, needs_key()?)),
+        "refresh" => refresh(session()?, needs_key()?),
+        "revokeSession" => revoke_session(session()?),
+        "revokeCredential" => revoke_credential(session()?, id),
+        "exportWallet" => export_wallet(id, needs_key()?),
+        "updateAccount" => update_account(id, text.to_owned()),
+        _ => Err(Error::new(
+            ErrorCode::InvalidInput,
+            "unknown wallet operation",
+        )),
+    }
 }
 
 #[cfg(test)]
@@ -414,5 +502,195 @@ mod tests {
                 .code(),
             ErrorCode::RateLimited
         );
+    }
+
+    fn sandbox_response() -> TestFields {
+        TestFields::default()
+            .with("id", "Session:0b9a4a2e-5f7e-4d7e-9a57-2f0f8c1d3e4b")
+            .with("accountId", "InternalAccount:1")
+            .with("type", "EMAIL_OTP")
+            .with("expiresAt", "2999-10-13T12:15:00Z")
+    }
+
+    #[test]
+    fn operations_by_name() {
+        const ACCOUNT: &str = "InternalAccount:5d2c8f3e-1a4b-4c6d-8e9f-0a1b2c3d4e5f";
+        let key = ClientKey::generate().unwrap();
+        let body = sandbox_response();
+        let ok = Response {
+            status: 200,
+            retry_after: None,
+            body: Some(&body),
+        };
+        let session = open_sandbox_session(&ok, Some(CRED)).unwrap();
+        assert_eq!(session.credential_id(), Some(CRED));
+        let first = |name, id, text, key, session| {
+            operation(name, session, id, text, key)
+                .map(|flow| flow.first_request())
+                .map(|r| (r.method, r.path, r.body))
+        };
+        let cases: [(&str, &str, Option<&str>, &str, String); 10] = [
+            (
+                "createEmailOtp",
+                ACCOUNT,
+                None,
+                "POST",
+                "/auth/credentials".into(),
+            ),
+            (
+                "addCredential",
+                "",
+                Some("{\"x\":1}"),
+                "POST",
+                "/auth/credentials".into(),
+            ),
+            (
+                "challenge",
+                CRED,
+                None,
+                "POST",
+                format!("/auth/credentials/{CRED}/challenge"),
+            ),
+            (
+                "verifyEmailOtp",
+                CRED,
+                Some("123456"),
+                "POST",
+                format!("/auth/credentials/{CRED}/verify"),
+            ),
+            (
+                "verifyOauth",
+                CRED,
+                Some("a.b.c"),
+                "POST",
+                format!("/auth/credentials/{CRED}/verify"),
+            ),
+            (
+                "refresh",
+                "",
+                None,
+                "POST",
+                format!("/auth/sessions/{}/refresh", session.info().id),
+            ),
+            (
+                "revokeSession",
+                "",
+                None,
+                "DELETE",
+                format!("/auth/sessions/{}", session.info().id),
+            ),
+            (
+                "revokeCredential",
+                "AuthMethod:5d2c8f3e-1a4b-4c6d-8e9f-0a1b2c3d4e5f",
+                None,
+                "DELETE",
+                "/auth/credentials/AuthMethod:5d2c8f3e-1a4b-4c6d-8e9f-0a1b2c3d4e5f".into(),
+            ),
+            (
+                "exportWallet",
+                ACCOUNT,
+                None,
+                "POST",
+                format!("/internal-accounts/{ACCOUNT}/export"),
+            ),
+            (
+                "updateAccount",
+                ACCOUNT,
+                Some("{}"),
+                "PATCH",
+                format!("/internal-accounts/{ACCOUNT}"),
+            ),
+        ];
+        for (name, id, text, method, path) in cases {
+            let (m, p, b) = first(name, id, text, Some(&key), Some(&session)).unwrap();
+            assert_eq!((m.as_str(), p.as_str()), (method, path.as_str()), "{name}");
+            if let Some(text) = text {
+                assert!(b.unwrap().contains(text.trim_matches(['{', '}'])), "{name}");
+            }
+        }
+        // What an operation needs is named; nothing is built without it.
+        for (name, needs) in [
+            ("refresh", "a session"),
+            ("revokeSession", "a session"),
+            ("verifyEmailOtp", "a ClientKey"),
+            ("exportWallet", "a ClientKey"),
+        ] {
+            let key = (needs == "a session").then_some(&key);
+            let err = first(name, ACCOUNT, Some("1"), key, None).unwrap_err();
+            assert_eq!(err.code(), ErrorCode::InvalidInput);
+            assert_eq!(err.message(), format!("{name} needs {needs}"));
+        }
+        for (name, id, text, needle) in [
+            ("addCredential", "", None, "credential body is required"),
+            ("updateAccount", ACCOUNT, Some(""), "patch is required"),
+            ("verifyEmailOtp", CRED, None, "otp is required"),
+            ("verifyOauth", CRED, None, "oidcToken is required"),
+            ("nope", ACCOUNT, None, "unknown wallet operation"),
+        ] {
+            let err = first(name, id, text, Some(&key), Some(&session)).unwrap_err();
+            assert!(err.message().contains(needle), "{name}: {err}");
+        }
+        // The session issued by a credential may not revoke it (checked before any request).
+        let err = first("revokeCredential", CRED, None, None, Some(&session)).unwrap_err();
+        assert!(err.message().contains("cannot be revoked"), "{err}");
+    }
+
+    #[test]
+    fn sessions_from_responses() {
+        let body = sandbox_response();
+        let pending = Response {
+            status: 401,
+            retry_after: None,
+            body: Some(&body),
+        };
+        assert_eq!(
+            open_sandbox_session(&pending, None).unwrap_err().code(),
+            ErrorCode::Unauthorized
+        );
+        let empty = Response {
+            status: 200,
+            retry_after: None,
+            body: None,
+        };
+        assert_eq!(
+            open_sandbox_session(&empty, None).unwrap_err().code(),
+            ErrorCode::InvalidSession
+        );
+        let mut key = ClientKey::generate().unwrap();
+        assert_eq!(
+            open_session(&empty, &mut key, None).unwrap_err().code(),
+            ErrorCode::InvalidSession
+        );
+        assert!(!key.is_consumed(), "a failed open leaves the key usable");
+        let s = open_sandbox_session(
+            &Response {
+                status: 201,
+                retry_after: None,
+                body: Some(&body),
+            },
+            None,
+        )
+        .unwrap();
+        assert!(s.is_sandbox() && s.credential_id().is_none());
+    }
+
+    #[test]
+    fn assertions_from_fields() {
+        let fields = TestFields::default()
+            .with("credentialId", "AQID")
+            .with("clientDataJson", "e30")
+            .with("authenticatorData", "BA")
+            .with("signature", "BQ")
+            .with("userHandle", "");
+        let a = assertion_from_fields(&fields).unwrap();
+        assert_eq!(
+            a,
+            Assertion::from_bytes(&[1, 2, 3], b"{}", &[4], &[5], None)
+        );
+        let a = assertion_from_fields(&fields.clone().with("userHandle", "Bg")).unwrap();
+        assert_eq!(a.user_handle.as_deref(), Some("Bg"));
+        let err = assertion_from_fields(&fields.without("signature")).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidInput);
+        assert_eq!(err.message(), "assertion has no signature");
     }
 }

@@ -34,7 +34,10 @@ pub mod testing;
     feature = "flows",
     not(any(feature = "passkey-module", feature = "testing-module"))
 ))]
-pub use flows::{JsQuoteExecution, JsSignedRetryFlow};
+pub use flows::{
+    key_flow, open_sandbox_session, open_session, refresh_flow, session_flow, wallet_flow,
+    JsPasskeyChallenge, JsQuoteExecution, JsSignedRetryFlow,
+};
 #[cfg(not(any(feature = "passkey-module", feature = "testing-module")))]
 pub use signing::{JsClientKey, JsSession};
 

@@ -20,8 +20,8 @@ function notInitialized(fn) {
   });
 }
 
-test('exports exactly init, ClientKey, Session, KitError, inspectPayload, passkey', () => {
-  assert.deepEqual(Object.keys(kit).sort(), ['ClientKey', 'KitError', 'Session', 'init', 'inspectPayload', 'passkey']);
+test('exports exactly init, ClientKey, Session, KitError, inspectPayload, passkey, WalletClient', () => {
+  assert.deepEqual(Object.keys(kit).sort(), ['ClientKey', 'KitError', 'Session', 'WalletClient', 'init', 'inspectPayload', 'passkey']);
 });
 
 test('before the passkey module is loaded: sync passkey calls throw NOT_INITIALIZED; cancel() is a no-op', () => {
@@ -43,6 +43,7 @@ test('before init: every static call throws KitError NOT_INITIALIZED', () => {
   notInitialized(() => Session.fromClientKey(sessionResponse({ omitBundle: true }), {}));
   notInitialized(() => new ClientKey());
   notInitialized(() => inspectPayload('{}'));
+  notInitialized(() => new kit.WalletClient({ transport: () => ({ status: 200 }) }));
   // Non-function statics and Function.prototype members are untouched.
   assert.equal(typeof ClientKey.prototype, 'object');
   assert.equal(typeof String(Session), 'string');

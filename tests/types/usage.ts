@@ -100,3 +100,42 @@ export async function passkeys(registrationChallenge: string, loginChallenge: st
   void passkey.authenticate({ challenge: loginChallenge });
   return passkey.registrationBody('InternalAccount:1', 'My laptop', registrationChallenge, att);
 }
+
+// WalletClient: a transport in, typed flows out.
+import {
+  WalletClient, type Transport, type TransportResponse, type AuthMethod, type WalletClientOptions,
+} from 'embedded-wallet-kit';
+
+export async function walletClient(quote: Quote & { id: string }): Promise<void> {
+  const transport: Transport = async ({ method, path, headers, body }) => {
+    const res = await fetch(`/backend${path}`, { method, headers, body });
+    return { status: res.status, headers: res.headers, body: await res.text() };
+  };
+  const options: WalletClientOptions = { transport, sandbox: false };
+  const client = new WalletClient(options);
+  const cred: AuthMethod = await client.createEmailOtp('InternalAccount:1');
+  const session: Session = await client.verifyEmailOtp(cred.id, '123456');
+  const key = ClientKey.generate();
+  const oauth: Session = await client.verifyOauth(cred.id, 'a.b.c', key);
+  const login: Session = await client.loginWithPasskey(cred.id, { rpId: 'localhost', timeoutMs: 30_000 });
+  const next: Session = await client.refresh(session);
+  const tx: Record<string, unknown> = await client.executeQuote(next, quote, { attempts: 2 });
+  const raw: TransportResponse = await client.request({ method: 'GET', path: '/quotes' });
+  await client.revokeCredential(next, cred.id);
+  await client.revokeSession(next);
+  try {
+    await client.challenge(cred.id);
+  } catch (err) {
+    if (err instanceof KitError && err.code === 'RATE_LIMITED') {
+      const wait: number | undefined = err.retryAfterMs;
+      const reason: string | undefined = err.reason;
+      void wait;
+      void reason;
+    }
+  }
+  // @ts-expect-error the transport is required
+  new WalletClient({});
+  // @ts-expect-error verifyOauth needs the key whose nonce the token carries
+  await client.verifyOauth(cred.id, 'a.b.c');
+  void [oauth, login, tx, raw];
+}

@@ -1,0 +1,263 @@
+// WalletClient, shared by both entries: the wallet's flows against the service. The flow
+// logic (which request, the 202 → sign → retry loop, 401/429 typing, the restart of an
+// expired request, the refresh key check) is the Rust core's, in the signing module; this
+// file is the async loop around it: build a request (wasm) → await the integrator's
+// transport → hand the response back to wasm → repeat. The transport is the integrator's
+// (it adds the API credentials on its backend), so the API secret never enters the page.
+import {
+  ClientKey as RawClientKey,
+  Session as RawSession,
+  SignedRetryFlow,
+  QuoteExecution,
+  PasskeyChallenge,
+  walletFlow,
+  keyFlow,
+  sessionFlow,
+  refreshFlow,
+  openSession,
+  openSandboxSession,
+} from './embedded_wallet_kit.js';
+import { KitError } from './kit-error.js';
+import { isReady, notInitialized } from './guard.js';
+import { passkey as kitPasskey } from './passkey.js';
+
+/** The credential that issued each session this module opened, so a refresh carries it over. */
+const issuedBy = new WeakMap();
+/** Errors raised because the transport failed (it threw, or returned no object). */
+const transportFailures = new WeakSet();
+
+const invalid = (message) => new KitError('INVALID_INPUT', message);
+
+function text(value, name) {
+  if (typeof value !== 'string' || value === '') throw invalid(`${name} must be a non-empty string`);
+  return value;
+}
+
+// `__wbg_ptr` too: an object made from the prototype passes instanceof with no wasm behind it.
+function sessionArg(session) {
+  if (!(session instanceof RawSession) || !session.__wbg_ptr) throw invalid('session must be a Session');
+  return session;
+}
+
+function keyArg(key) {
+  if (!(key instanceof RawClientKey) || !key.__wbg_ptr) throw invalid('key must be a ClientKey (from ClientKey.generate())');
+  return key;
+}
+
+/** A JSON body: its text as given, or an object serialised once (retries repeat these bytes). */
+function jsonText(value, name) {
+  if (typeof value === 'string') return value;
+  if (value !== null && typeof value === 'object') return JSON.stringify(value);
+  throw invalid(`${name} must be an object or its JSON text`);
+}
+
+/** A response body for the caller: parsed when it is JSON text, undefined when empty. */
+function bodyOf(response) {
+  const { body } = response;
+  if (typeof body !== 'string') return body ?? undefined;
+  if (body === '') return undefined;
+  try {
+    return JSON.parse(body);
+  } catch {
+    return body;
+  }
+}
+
+/** Runs `fn` with a fresh ClientKey unless one was given; frees a key it made. */
+async function withKey(key, fn) {
+  if (key !== undefined) return fn(keyArg(key));
+  const own = RawClientKey.generate();
+  try {
+    return await fn(own);
+  } finally {
+    own.free(); // a no-op once a session consumed it
+  }
+}
+
+export class WalletClient {
+  #transport;
+  #sandbox;
+  #passkey;
+
+  /**
+   * @param {{ transport: Function, sandbox?: boolean, passkey?: object }} options
+   *   transport: ({method, path, headers, body}) => {status, headers, body} (may be async)
+   */
+  constructor(options) {
+    if (!isReady()) throw notInitialized('new WalletClient()');
+    const { transport, sandbox = false, passkey = kitPasskey } = options ?? {};
+    if (typeof transport !== 'function') {
+      throw invalid('WalletClient: options.transport must be a function ({ method, path, headers, body }) => { status, headers, body }');
+    }
+    if (passkey === null || typeof passkey !== 'object') throw invalid('WalletClient: options.passkey must be an object');
+    this.#transport = transport;
+    this.#sandbox = sandbox === true;
+    this.#passkey = passkey;
+  }
+
+  async #send(request) {
+    const where = `${request.method} ${request.path}`;
+    let response;
+    try {
+      response = await this.#transport(request);
+    } catch (err) {
+      if (err instanceof KitError) throw err;
+      const failure = new KitError('SERVICE_ERROR', `the transport failed on ${where} (its error is the cause)`, err);
+      transportFailures.add(failure);
+      throw failure;
+    }
+    if (response === null || typeof response !== 'object') {
+      const failure = new KitError('SERVICE_ERROR', `the transport returned no response object for ${where}`);
+      transportFailures.add(failure);
+      throw failure;
+    }
+    return response;
+  }
+
+  /** Drives a flow to its end; without a session a 202 is an error. Resolves to the last response. */
+  async #run(flow, session) {
+    try {
+      let request = flow.firstRequest();
+      for (;;) {
+        const response = await this.#send(request);
+        if (session === undefined) {
+          flow.onUnsignedResponse(response);
+          return response;
+        }
+        const next = flow.onResponse(session, response);
+        if (next === undefined || next === null) return response;
+        request = next;
+      }
+    } finally {
+      flow.free();
+    }
+  }
+
+  #open(response, key, credentialId) {
+    const session = this.#sandbox ? openSandboxSession(response, credentialId) : openSession(response, key, credentialId);
+    if (credentialId !== undefined) issuedBy.set(session, credentialId);
+    return session;
+  }
+
+  async #ceremony(name, options) {
+    const fn = this.#passkey[name];
+    if (typeof fn !== 'function') throw invalid(`WalletClient: options.passkey.${name} must be a function`);
+    try {
+      return await fn.call(this.#passkey, options);
+    } catch (err) {
+      if (err instanceof KitError) throw err;
+      throw new KitError('PASSKEY_FAILED', `passkey.${name} failed (its error is the cause)`, err);
+    }
+  }
+
+  async createEmailOtp(accountId, session) {
+    const flow = walletFlow('createEmailOtp', text(accountId, 'accountId'));
+    return bodyOf(await this.#run(flow, session === undefined ? undefined : sessionArg(session)));
+  }
+
+  async addCredential(session, body) {
+    sessionArg(session);
+    return bodyOf(await this.#run(walletFlow('addCredential', '', jsonText(body, 'body')), session));
+  }
+
+  async registerPasskey(options, session) {
+    if (options === null || typeof options !== 'object') throw invalid('registerPasskey: options must be an object');
+    const { accountId, nickname, ...ceremony } = options;
+    text(accountId, 'accountId');
+    text(nickname, 'nickname');
+    if (session !== undefined) sessionArg(session);
+    const attestation = await this.#ceremony('register', ceremony);
+    const body = kitPasskey.registrationBody(accountId, nickname, ceremony.challenge, attestation);
+    return bodyOf(await this.#run(walletFlow('addCredential', '', JSON.stringify(body)), session));
+  }
+
+  async challenge(credentialId) {
+    return bodyOf(await this.#run(walletFlow('challenge', text(credentialId, 'credentialId'))));
+  }
+
+  async verifyEmailOtp(credentialId, otp, key) {
+    text(credentialId, 'credentialId');
+    text(otp, 'otp');
+    return withKey(key, async (k) => this.#open(await this.#run(keyFlow('verifyEmailOtp', k, credentialId, otp)), k, credentialId));
+  }
+
+  async verifyOauth(credentialId, oidcToken, key) {
+    text(credentialId, 'credentialId');
+    text(oidcToken, 'oidcToken');
+    // The token's nonce is key.oidcNonce(): only the caller's key can match it.
+    const k = keyArg(key);
+    return this.#open(await this.#run(keyFlow('verifyOauth', k, credentialId, oidcToken)), k, credentialId);
+  }
+
+  async loginWithPasskey(credentialId, options = {}) {
+    text(credentialId, 'credentialId');
+    if (options === null || typeof options !== 'object') throw invalid('loginWithPasskey: options must be an object');
+    const { rpId, key, ...ceremony } = options;
+    if (rpId !== undefined) text(rpId, 'rpId');
+    return withKey(key, async (k) => {
+      const challenge = new PasskeyChallenge(credentialId, await this.#run(keyFlow('challenge', k, credentialId)));
+      try {
+        const assertion = await this.#ceremony('authenticate', { ...ceremony, ...challenge.authenticationInput(rpId) });
+        return this.#open(await this.#run(challenge.verify(assertion)), k, credentialId);
+      } finally {
+        challenge.free();
+      }
+    });
+  }
+
+  async refresh(session) {
+    sessionArg(session);
+    return withKey(undefined, async (k) => this.#open(await this.#run(refreshFlow(session, k), session), k, issuedBy.get(session)));
+  }
+
+  async revokeSession(session) {
+    sessionArg(session);
+    await this.#run(sessionFlow('revokeSession', session, ''), session);
+    session.free(); // revoked: its key can sign nothing any more
+  }
+
+  async revokeCredential(session, credentialId) {
+    sessionArg(session);
+    await this.#run(sessionFlow('revokeCredential', session, text(credentialId, 'credentialId')), session);
+  }
+
+  async exportWallet(session, accountId, key) {
+    sessionArg(session);
+    return bodyOf(await this.#run(keyFlow('exportWallet', keyArg(key), text(accountId, 'accountId')), session));
+  }
+
+  async updateAccount(session, accountId, patch) {
+    sessionArg(session);
+    const flow = walletFlow('updateAccount', text(accountId, 'accountId'), jsonText(patch, 'patch'));
+    return bodyOf(await this.#run(flow, session));
+  }
+
+  async executeQuote(session, quote, { attempts = 3 } = {}) {
+    sessionArg(session);
+    if (!Number.isInteger(attempts) || attempts < 1 || attempts > 10) throw invalid('attempts must be an integer from 1 to 10');
+    const execution = new QuoteExecution(quote);
+    try {
+      for (let attempt = 1; ; attempt++) {
+        // Signed at each attempt (QUOTE_EXPIRED, SESSION_EXPIRED are checked then), with
+        // the one Idempotency-Key: a retry after a lost response cannot pay twice.
+        const request = execution.request(session);
+        let response;
+        try {
+          response = await this.#send(request);
+        } catch (err) {
+          if (attempt < attempts && transportFailures.has(err)) continue;
+          throw err;
+        }
+        execution.onResponse(response);
+        return bodyOf(response);
+      }
+    } finally {
+      execution.free();
+    }
+  }
+
+  async request(request, session) {
+    const flow = new SignedRetryFlow(request);
+    return this.#run(flow, session === undefined ? undefined : sessionArg(session));
+  }
+}

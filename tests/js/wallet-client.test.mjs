@@ -1,0 +1,531 @@
+// WalletClient (pkg/node.js) driven through a fake transport — every flow, the signed-retry
+// loop (202s, repeated 202s, an expired 202 restarted once), typed service errors (401
+// reason, 429 Retry-After), failing and malformed transports — then end to end against
+// the strict emulator (real crypto; target/release/emulator, built if missing), with a
+// SoftAuthenticator for the passkey ceremonies.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { randomUUID, randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { init, ClientKey, Session, KitError, WalletClient } from '../../pkg/node.js';
+import { SoftAuthenticator } from '../../pkg/testing-node.js';
+import {
+  sessionResponse, iso, randomScalar, compressedPublicKeyHex, sealBundle, checkStamp,
+} from '../support/fixtures.mjs';
+
+await init();
+
+const CRED = `AuthMethod:${randomUUID()}`;
+const ACCOUNT = `InternalAccount:${randomUUID()}`;
+
+/** Rejects with a KitError of `code`; returns it. */
+async function rejectsKit(promise, code) {
+  let thrown;
+  try {
+    await promise;
+  } catch (err) {
+    thrown = err;
+  }
+  assert.ok(thrown instanceof KitError, `expected KitError ${code}, got ${thrown?.constructor?.name}: ${thrown?.message ?? thrown}`);
+  assert.equal(thrown.code, code, `wrong code (message: ${thrown.message})`);
+  assert.ok(thrown.message.length > 0);
+  return thrown;
+}
+
+/** A fake service: `answer(request, n)` gives each response; every request is recorded. */
+function fake(answer) {
+  const sent = [];
+  const transport = async (request) => {
+    sent.push(structuredClone(request));
+    return answer(request, sent.length - 1);
+  };
+  return { sent, transport, client: new WalletClient({ transport }) };
+}
+
+const json = (status, body, headers = {}) => ({ status, headers, body: JSON.stringify(body) });
+const pending = ({ payload = JSON.stringify({ n: randomUUID() }), expiresAt = iso(60_000) } = {}) =>
+  ({ payloadToSign: payload, requestId: `Request:${randomUUID()}`, expiresAt });
+const bodyOf = (request) => (request.body === undefined ? undefined : JSON.parse(request.body));
+
+/** A real session (sealed to a fresh key), with the scalar's public key to check stamps. */
+function realSession(credentialId) {
+  const scalar = randomScalar();
+  const key = ClientKey.generate();
+  const response = sessionResponse({ bundle: sealBundle(scalar, key.publicKeyHex) });
+  const client = new WalletClient({ transport: () => json(200, response) });
+  return { key, publicKey: compressedPublicKeyHex(scalar), open: () => client.verifyEmailOtp(credentialId ?? CRED, '123456', key) };
+}
+
+describe('WalletClient with a fake transport', () => {
+  test('construction: a transport is required; bad options are INVALID_INPUT', () => {
+    for (const options of [undefined, {}, { transport: 'fetch' }, { transport: () => {}, passkey: 1 }]) {
+      assert.throws(() => new WalletClient(options), (e) => e instanceof KitError && e.code === 'INVALID_INPUT');
+    }
+    assert.throws(() => new WalletClient({}), /options\.transport must be a function/);
+  });
+
+  test('createEmailOtp: POST /auth/credentials with the exact body; the 201 body is returned (text or object)', async () => {
+    const created = { id: CRED, type: 'EMAIL_OTP', accountId: ACCOUNT };
+    const { sent, client } = fake(() => json(201, created));
+    assert.deepEqual(await client.createEmailOtp(ACCOUNT), created);
+    assert.deepEqual(sent, [{
+      method: 'POST', path: '/auth/credentials', headers: {},
+      body: `{"type":"EMAIL_OTP","accountId":"${ACCOUNT}"}`,
+    }]);
+    const asObject = new WalletClient({ transport: () => ({ status: 201, body: created }) });
+    assert.deepEqual(await asObject.createEmailOtp(ACCOUNT), created);
+  });
+
+  test('a 202 without a session is SERVICE_ERROR naming the need; with a session it is a signed retry', async () => {
+    const { client } = fake(() => json(202, pending()));
+    const err = await rejectsKit(client.createEmailOtp(ACCOUNT), 'SERVICE_ERROR');
+    assert.match(err.message, /needs a session/);
+
+    const s = realSession();
+    const session = await s.open();
+    const first = pending();
+    const { sent, client: signed } = fake((req, n) => (n === 0 ? json(202, first) : json(201, { id: CRED })));
+    assert.deepEqual(await signed.createEmailOtp(ACCOUNT, session), { id: CRED });
+    assert.equal(sent.length, 2);
+    assert.equal(sent[1].body, sent[0].body, 'the retry repeats the body bytes');
+    assert.equal(sent[1].headers['Request-Id'], first.requestId);
+    assert.ok(checkStamp(sent[1].headers['Service-Wallet-Signature'], first.payloadToSign, s.publicKey).ok);
+  });
+
+  test('verifyEmailOtp: real bundle sealed to the clientPublicKey sent; a fresh key is made and consumed', async () => {
+    const scalar = randomScalar();
+    const { sent, client } = fake((req) => json(200, sessionResponse({ bundle: sealBundle(scalar, bodyOf(req).clientPublicKey) })));
+    const session = await client.verifyEmailOtp(CRED, '123456');
+    assert.ok(session instanceof Session);
+    assert.equal(session.publicKeyHex, compressedPublicKeyHex(scalar));
+    assert.equal(sent[0].path, `/auth/credentials/${CRED}/verify`);
+    const body = bodyOf(sent[0]);
+    assert.deepEqual(Object.keys(body), ['type', 'otp', 'clientPublicKey']);
+    assert.equal(body.otp, '123456');
+    assert.match(body.clientPublicKey, /^04[0-9a-f]{128}$/);
+    // With the caller's key: that key is the one sent, and it is consumed.
+    const key = ClientKey.generate();
+    const mine = fake(() => json(200, sessionResponse({ bundle: sealBundle(scalar, key.publicKeyHex) })));
+    await mine.client.verifyEmailOtp(CRED, '654321', key);
+    assert.equal(bodyOf(mine.sent[0]).clientPublicKey, key.publicKeyHex);
+    assert.equal(key.consumed, true);
+  });
+
+  test('a 401 is UNAUTHORIZED with the reason; a failed verify leaves the caller key usable', async () => {
+    const key = ClientKey.generate();
+    const { client } = fake(() => json(401, { code: 'UNAUTHORIZED', reason: 'Invalid OTP code' }));
+    const err = await rejectsKit(client.verifyEmailOtp(CRED, '000000', key), 'UNAUTHORIZED');
+    assert.equal(err.reason, 'Invalid OTP code');
+    assert.equal(err.status, 401);
+    assert.match(err.message, /Invalid OTP code/);
+    assert.equal(key.consumed, false);
+  });
+
+  test('a 429 is RATE_LIMITED with Retry-After in ms (plain headers and fetch Headers)', async () => {
+    for (const headers of [{ 'Retry-After': '7' }, new Headers({ 'retry-after': '7' })]) {
+      const { client } = fake(() => ({ status: 429, headers, body: '{"code":"RATE_LIMITED"}' }));
+      const err = await rejectsKit(client.challenge(CRED), 'RATE_LIMITED');
+      assert.equal(err.retryAfterMs, 7000);
+      assert.match(err.message, /7 s/);
+    }
+  });
+
+  test('other answers are SERVICE_ERROR with the service code; a non-JSON body is not read', async () => {
+    let { client } = fake(() => json(400, { code: 'EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS', message: 'exists' }));
+    let err = await rejectsKit(client.createEmailOtp(ACCOUNT), 'SERVICE_ERROR');
+    assert.equal(err.serviceCode, 'EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS');
+    ({ client } = fake(() => ({ status: 502, headers: {}, body: '<html>bad gateway</html>' })));
+    err = await rejectsKit(client.createEmailOtp(ACCOUNT), 'SERVICE_ERROR');
+    assert.equal(err.message, 'the service answered 502');
+  });
+
+  test('repeated 202s are each signed (same body, fresh Request-Id); the loop is bounded', async () => {
+    const s = realSession();
+    const session = await s.open();
+    const issued = [];
+    const { sent, client } = fake((req, n) => {
+      if (n < 3) {
+        issued.push(pending());
+        return json(202, issued.at(-1));
+      }
+      return json(200, { id: ACCOUNT, privacyEnabled: true });
+    });
+    assert.deepEqual(await client.updateAccount(session, ACCOUNT, { privacyEnabled: true }), { id: ACCOUNT, privacyEnabled: true });
+    assert.deepEqual(sent.map((r) => [r.method, r.path]), Array(4).fill(['PATCH', `/internal-accounts/${ACCOUNT}`]));
+    assert.ok(sent.every((r) => r.body === '{"privacyEnabled":true}'));
+    assert.equal(sent[0].headers['Request-Id'], undefined);
+    for (let i = 1; i < 4; i++) {
+      assert.equal(sent[i].headers['Request-Id'], issued[i - 1].requestId);
+      assert.ok(checkStamp(sent[i].headers['Service-Wallet-Signature'], issued[i - 1].payloadToSign, s.publicKey).ok, `leg ${i}`);
+    }
+    const endless = fake(() => json(202, pending()));
+    const err = await rejectsKit(endless.client.updateAccount(session, ACCOUNT, '{}'), 'SERVICE_ERROR');
+    assert.match(err.message, /more than 8 signatures/);
+    assert.equal(endless.sent.length, 9);
+  });
+
+  test('an expired 202 restarts the request once (unsigned), then signs the fresh one; twice → REQUEST_EXPIRED', async () => {
+    const session = await realSession().open();
+    const { sent, client } = fake((req, n) => {
+      if (n === 0) return json(202, pending({ expiresAt: iso(-1000) }));
+      if (n === 1) return json(202, pending());
+      return { status: 204, headers: {} };
+    });
+    await client.revokeCredential(session, `AuthMethod:${randomUUID()}`);
+    assert.deepEqual(sent.map((r) => r.headers['Request-Id'] !== undefined), [false, false, true]);
+    const twice = fake(() => json(202, pending({ expiresAt: iso(-1000) })));
+    await rejectsKit(twice.client.revokeSession(session), 'REQUEST_EXPIRED');
+    assert.equal(twice.sent.length, 2);
+  });
+
+  test('transport failures: a throw or rejection is SERVICE_ERROR with the cause; a KitError passes through', async () => {
+    const boom = new TypeError('fetch failed');
+    for (const transport of [() => { throw boom; }, () => Promise.reject(boom)]) {
+      const err = await rejectsKit(new WalletClient({ transport }).challenge(CRED), 'SERVICE_ERROR');
+      assert.equal(err.cause, boom);
+      assert.match(err.message, new RegExp(`POST /auth/credentials/${CRED}/challenge`));
+    }
+    const own = new KitError('RATE_LIMITED', 'backend queue full');
+    const err = await rejectsKit(new WalletClient({ transport: () => { throw own; } }).challenge(CRED), 'RATE_LIMITED');
+    assert.equal(err, own);
+  });
+
+  test('malformed responses are SERVICE_ERROR, never another error type', async () => {
+    for (const response of [undefined, null, 42, 'ok', {}, { status: '200' }, { status: 200.5 }, { status: 700 }, { status: NaN }]) {
+      const client = new WalletClient({ transport: () => response });
+      await rejectsKit(client.challenge(CRED), 'SERVICE_ERROR');
+    }
+    // A verify answered 200 without a JSON body cannot open a session.
+    const client = new WalletClient({ transport: () => ({ status: 200, body: 'not json' }) });
+    await rejectsKit(client.verifyEmailOtp(CRED, '1'), 'INVALID_SESSION');
+  });
+
+  test('bad arguments are INVALID_INPUT naming them, before any request', async () => {
+    const { sent, client } = fake(() => json(200, {}));
+    const session = Session.sandbox(sessionResponse());
+    const cases = [
+      [() => client.createEmailOtp(42), /accountId/],
+      [() => client.createEmailOtp(ACCOUNT, {}), /session must be a Session/],
+      [() => client.verifyEmailOtp(CRED, ''), /otp/],
+      [() => client.verifyEmailOtp('../quotes', '1'), /credential id is not of the form AuthMethod:<uuid>/],
+      [() => client.verifyOauth(CRED, 'a.b.c'), /key must be a ClientKey/],
+      [() => client.revokeSession({}), /session must be a Session/],
+      [() => client.revokeSession(Object.create(Session.prototype)), /session must be a Session/],
+      [() => client.verifyEmailOtp(CRED, '1', Object.create(ClientKey.prototype)), /key must be a ClientKey/],
+      [() => client.revokeCredential(session, `AuthMethod:${randomUUID()}/x`), /credential id/],
+      [() => client.exportWallet(session, 'Session:1', ClientKey.generate()), /account id/],
+      [() => client.addCredential(session, 7), /body must be an object or its JSON text/],
+      [() => client.updateAccount(session, ACCOUNT, ''), /patch is required/],
+      [() => client.executeQuote(session, { id: 'Quote:x' }), /quote/],
+      [() => client.executeQuote(session, {}, { attempts: 0 }), /attempts/],
+      [() => client.request({ method: 'GET' }), /request\.path/],
+      [() => client.loginWithPasskey(CRED, { rpId: 5 }), /rpId/],
+      [() => client.registerPasskey({ accountId: ACCOUNT }), /nickname/],
+    ];
+    for (const [call, message] of cases) {
+      const err = await rejectsKit(call(), 'INVALID_INPUT');
+      assert.match(err.message, message);
+    }
+    assert.equal(sent.length, 0, 'nothing was sent');
+    const used = ClientKey.generate();
+    used.free();
+    await rejectsKit(client.verifyEmailOtp(CRED, '1', used), 'KEY_CONSUMED');
+    assert.equal(sent.length, 0);
+  });
+
+  test('verifyOauth sends the token with the key whose nonce it carries', async () => {
+    const key = ClientKey.generate();
+    const scalar = randomScalar();
+    const { sent, client } = fake(() => json(200, sessionResponse({ bundle: sealBundle(scalar, key.publicKeyHex), type: 'OAUTH' })));
+    const session = await client.verifyOauth(CRED, 'h.p.s', key);
+    assert.equal(session.type, 'OAUTH');
+    assert.deepEqual(bodyOf(sent[0]), { type: 'OAUTH', oidcToken: 'h.p.s', clientPublicKey: key.publicKeyHex });
+  });
+
+  test('loginWithPasskey: challenge bound to the key → authenticate the challenge → verify with Request-Id', async () => {
+    const scalar = randomScalar();
+    const requestId = `Request:${randomUUID()}`;
+    const challenge = randomBytes(32).toString('hex');
+    let seen;
+    const assertion = { credentialId: 'AQID', clientDataJson: 'e30', authenticatorData: 'BA', signature: 'BQ' };
+    const sent = [];
+    let bound;
+    const client = new WalletClient({
+      transport: (req) => {
+        sent.push(req);
+        if (req.path.endsWith('/challenge')) {
+          bound = bodyOf(req).clientPublicKey;
+          return json(200, { credentialId: 'AQID', challenge, requestId, expiresAt: iso(60_000) });
+        }
+        return json(200, sessionResponse({ bundle: sealBundle(scalar, bound), type: 'PASSKEY' }));
+      },
+      passkey: { authenticate: async (options) => { seen = options; return assertion; } },
+    });
+    const session = await client.loginWithPasskey(CRED, { rpId: 'localhost', timeoutMs: 5000 });
+    assert.equal(session.publicKeyHex, compressedPublicKeyHex(scalar));
+    assert.deepEqual(seen, { timeoutMs: 5000, challenge, credentialId: 'AQID', rpId: 'localhost' });
+    assert.match(bound, /^04[0-9a-f]{128}$/);
+    assert.equal(sent[1].path, `/auth/credentials/${CRED}/verify`);
+    assert.equal(sent[1].headers['Request-Id'], requestId);
+    assert.deepEqual(bodyOf(sent[1]), { type: 'PASSKEY', assertion });
+    // A ceremony failure that is not a KitError becomes PASSKEY_FAILED with the cause.
+    const failing = new WalletClient({
+      transport: () => json(200, { credentialId: 'AQID', challenge, requestId, expiresAt: iso(60_000) }),
+      passkey: { authenticate: () => { throw new Error('no authenticator'); } },
+    });
+    const err = await rejectsKit(failing.loginWithPasskey(CRED), 'PASSKEY_FAILED');
+    assert.equal(err.cause.message, 'no authenticator');
+    // A challenge response without a requestId is the service's fault.
+    const broken = new WalletClient({ transport: () => json(200, { credentialId: 'AQID', challenge }), passkey: { authenticate: () => assertion } });
+    await rejectsKit(broken.loginWithPasskey(CRED), 'SERVICE_ERROR');
+  });
+
+  test('refresh: signed by the old session only when the payload names the new key; the new bundle opens', async () => {
+    const s = realSession(CRED);
+    const old = await s.open();
+    const scalar = randomScalar();
+    let first;
+    const { sent, client } = fake((req, n) => {
+      const target = bodyOf(req).clientPublicKey;
+      if (n === 0) {
+        first = pending({ payload: JSON.stringify({ parameters: { targetPublicKey: target }, type: 'ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2' }) });
+        return json(202, first);
+      }
+      return json(201, sessionResponse({ bundle: sealBundle(scalar, target) }));
+    });
+    const next = await client.refresh(old);
+    assert.equal(next.publicKeyHex, compressedPublicKeyHex(scalar));
+    assert.equal(sent[0].path, `/auth/sessions/${old.id}/refresh`);
+    assert.ok(checkStamp(sent[1].headers['Service-Wallet-Signature'], first.payloadToSign, s.publicKey).ok);
+    assert.equal(old.isExpired(), false, 'the old session stays open');
+    // The refreshed session still knows its credential: it may not revoke it.
+    const err = await rejectsKit(client.revokeCredential(next, CRED), 'INVALID_INPUT');
+    assert.match(err.message, /cannot be revoked with a session it issued/);
+
+    const other = ClientKey.generate().publicKeyHex;
+    const hostile = fake(() => json(202, pending({ payload: JSON.stringify({ parameters: { targetPublicKey: other } }) })));
+    await rejectsKit(hostile.client.refresh(next), 'INVALID_PENDING_SIGNATURE');
+    assert.equal(hostile.sent.length, 1, 'nothing was signed or retried');
+  });
+
+  test('revokeCredential with the issuing credential is refused locally; revokeSession frees the session', async () => {
+    const { sent, client } = fake((req, n) => (n % 2 === 0 ? json(202, pending()) : { status: 204 }));
+    const session = await realSession(CRED).open();
+    await rejectsKit(client.revokeCredential(session, CRED), 'INVALID_INPUT');
+    assert.equal(sent.length, 0);
+    await client.revokeCredential(session, `AuthMethod:${randomUUID()}`);
+    assert.equal(sent[1].method, 'DELETE');
+    assert.equal(await client.revokeSession(session), undefined);
+    assert.equal(sent[2].path, `/auth/sessions/${session.id}`);
+    assert.throws(() => session.stamp('x'), (e) => e.code === 'SESSION_CLOSED');
+  });
+
+  test('executeQuote: one Idempotency-Key across retries after transport failures; signed quote; no Request-Id', async () => {
+    const s = realSession();
+    const session = await s.open();
+    const q = { id: `Quote:${randomUUID()}`, payloadToSign: JSON.stringify({ q: randomUUID() }), expiresAt: iso(60_000) };
+    const sent = [];
+    const client = new WalletClient({
+      transport: (req) => {
+        sent.push(req);
+        if (sent.length < 3) throw new Error('connection reset');
+        return json(200, { id: `Transaction:${randomUUID()}`, status: 'COMPLETED' });
+      },
+    });
+    assert.equal((await client.executeQuote(session, q)).status, 'COMPLETED');
+    assert.equal(sent.length, 3);
+    const keys = new Set(sent.map((r) => r.headers['Idempotency-Key']));
+    assert.equal(keys.size, 1);
+    assert.match([...keys][0], /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    for (const r of sent) {
+      assert.equal(r.path, `/quotes/${q.id}/execute`);
+      assert.equal(r.headers['Request-Id'], undefined);
+      assert.ok(checkStamp(r.headers['Service-Wallet-Signature'], q.payloadToSign, s.publicKey).ok);
+    }
+    // Out of attempts: the transport's failure, with its cause.
+    const down = new WalletClient({ transport: () => { throw new Error('offline'); } });
+    const err = await rejectsKit(down.executeQuote(session, q, { attempts: 2 }), 'SERVICE_ERROR');
+    assert.equal(err.cause.message, 'offline');
+    // A service answer is not retried; an expired quote is refused before sending.
+    const { sent: once, client: refused } = fake(() => json(400, { code: 'QUOTE_EXPIRED' }));
+    await rejectsKit(refused.executeQuote(session, q), 'SERVICE_ERROR');
+    assert.equal(once.length, 1);
+    await rejectsKit(refused.executeQuote(session, { ...q, expiresAt: iso(-1000) }), 'QUOTE_EXPIRED');
+    assert.equal(once.length, 1);
+  });
+
+  test('exportWallet, addCredential, registerPasskey and request(): shapes of the signed retries', async () => {
+    const session = await realSession().open();
+    const { sent, client } = fake((req, n) => (n % 2 === 0 ? json(202, pending()) : json(req.method === 'POST' ? 201 : 200, { ok: n })));
+    const exportKey = ClientKey.generate();
+    assert.deepEqual(await client.exportWallet(session, ACCOUNT, exportKey), { ok: 1 });
+    assert.equal(sent[0].path, `/internal-accounts/${ACCOUNT}/export`);
+    assert.deepEqual(bodyOf(sent[0]), { clientPublicKey: exportKey.publicKeyHex });
+    assert.equal(exportKey.consumed, false, 'the export key is the caller\'s, to open the envelope');
+    await client.addCredential(session, { type: 'OAUTH', accountId: ACCOUNT, oidcToken: 't' });
+    assert.equal(sent[3].body, `{"type":"OAUTH","accountId":"${ACCOUNT}","oidcToken":"t"}`);
+    const res = await client.request({ method: 'post', path: '/anything', body: { a: 1 } }, session);
+    assert.equal(res.status, 201);
+    assert.deepEqual([sent[5].method, sent[5].body], ['POST', '{"a":1}']);
+
+    const attestation = { credentialId: 'AQID', clientDataJson: 'e30', attestationObject: 'o2M', transports: ['internal'] };
+    const challenge = randomBytes(32).toString('base64url');
+    let options;
+    const withPasskey = new WalletClient({
+      transport: (req) => { sent.push(req); return sent.length % 2 === 1 ? json(202, pending()) : json(201, { id: CRED }); },
+      passkey: { register: (o) => { options = o; return attestation; } },
+    });
+    const user = { id: ACCOUNT, name: 'ann' };
+    assert.deepEqual(await withPasskey.registerPasskey({ accountId: ACCOUNT, nickname: 'Laptop', challenge, rpId: 'localhost', rpName: 'x', user }, session), { id: CRED });
+    assert.deepEqual(options, { challenge, rpId: 'localhost', rpName: 'x', user });
+    assert.deepEqual(bodyOf(sent.at(-1)), { accountId: ACCOUNT, nickname: 'Laptop', challenge, attestation });
+    assert.equal(sent.at(-1).headers['Request-Id'] !== undefined, true);
+  });
+
+  test('sandbox: sessions are Session.sandbox (the stub bundle is never opened)', async () => {
+    const client = new WalletClient({ transport: () => json(200, sessionResponse()), sandbox: true });
+    const session = await client.verifyEmailOtp(CRED, '000000');
+    assert.equal(session.sandboxed, true);
+    assert.equal(session.stamp('x'), 'sandbox-valid-signature');
+  });
+});
+
+// ---- against the strict emulator ------------------------------------------------------
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const EMULATOR = `${root}target/release/emulator`;
+const BASIC = `Basic ${Buffer.from('emulator-token:emulator-secret').toString('base64')}`;
+
+describe('WalletClient against the strict emulator', () => {
+  let proc;
+  let origin;
+  const call = async (method, path, body, headers = {}) => {
+    const res = await fetch(origin + path, {
+      method, headers: { Authorization: BASIC, 'Content-Type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  };
+  /** The integrator backend's job: add Basic auth, forward, hand back the answer. */
+  const transport = async ({ method, path, headers, body }) => {
+    const res = await fetch(origin + path, { method, headers: { ...headers, Authorization: BASIC, 'Content-Type': 'application/json' }, body });
+    return { status: res.status, headers: res.headers, body: await res.text() };
+  };
+
+  before(async () => {
+    if (!existsSync(EMULATOR)) {
+      execFileSync('cargo', ['build', '--release', '-p', 'emulator'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+    }
+    // Its request log (stderr) is kept for a failed start only.
+    proc = spawn(EMULATOR, ['--mode', 'strict', '--port', '0'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    origin = await new Promise((resolve, reject) => {
+      let out = '';
+      proc.stderr.setEncoding('utf8');
+      proc.stderr.on('data', (chunk) => {
+        if (out.length < 20_000) out += chunk;
+      });
+      const timer = setTimeout(() => reject(new Error(`emulator did not start: ${out}`)), 15_000);
+      proc.on('exit', (code) => reject(new Error(`emulator exited (${code}): ${out}`)));
+      proc.stdout.setEncoding('utf8');
+      proc.stdout.on('data', (chunk) => {
+        out += chunk;
+        const m = /emulator listening on (http:\/\/localhost:\d+)/.exec(out);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]);
+        }
+      });
+    });
+  });
+  after(() => proc?.kill('SIGTERM'));
+
+  test('every operation end to end, real crypto', async () => {
+    const client = new WalletClient({ transport });
+    const account = (await call('POST', '/emulator/accounts', {})).body;
+    const accountId = account.accountId;
+    const lastOtp = async () => (await call('GET', `/emulator/outbox?accountId=${encodeURIComponent(accountId)}`)).body.at(-1).otp;
+
+    // EMAIL_OTP: create, verify; a wrong OTP is UNAUTHORIZED with the service's reason.
+    const email = await client.createEmailOtp(accountId);
+    assert.equal(email.type, 'EMAIL_OTP');
+    const wrong = await rejectsKit(client.verifyEmailOtp(email.id, 'abcdef'), 'UNAUTHORIZED');
+    assert.ok(wrong.reason, 'the 401 carries a reason');
+    const emailSession = await client.verifyEmailOtp(email.id, await lastOtp());
+    assert.equal(emailSession.type, 'EMAIL_OTP');
+    assert.match(emailSession.publicKeyHex, /^0[23][0-9a-f]{64}$/);
+
+    // Re-authentication: challenge (a new OTP is sent), verify with it.
+    const before = await lastOtp();
+    await client.challenge(email.id);
+    const otp = await lastOtp();
+    assert.notEqual(otp, before);
+    const again = await client.verifyEmailOtp(email.id, otp);
+    assert.notEqual(again.id, emailSession.id);
+
+    // PASSKEY: register (a signed retry: the account has a credential), then log in.
+    const authenticator = new SoftAuthenticator(origin);
+    const pk = new WalletClient({ transport, passkey: authenticator });
+    const regChallenge = randomBytes(32).toString('base64url');
+    await rejectsKit(pk.registerPasskey({
+      accountId, nickname: 'Laptop', challenge: regChallenge, rpId: 'localhost', rpName: 'kit tests', user: { id: accountId, name: account.email },
+    }), 'SERVICE_ERROR'); // without a session the 202 cannot be signed
+    const passkeyCred = await pk.registerPasskey({
+      accountId, nickname: 'Laptop', challenge: randomBytes(32).toString('base64url'), rpId: 'localhost', rpName: 'kit tests',
+      user: { id: accountId, name: account.email },
+    }, emailSession);
+    assert.equal(passkeyCred.type, 'PASSKEY');
+    const passkeySession = await pk.loginWithPasskey(passkeyCred.id, { rpId: 'localhost' });
+    assert.equal(passkeySession.type, 'PASSKEY');
+
+    // A session cannot revoke its own credential (refused locally).
+    await rejectsKit(pk.revokeCredential(passkeySession, passkeyCred.id), 'INVALID_INPUT');
+
+    // Refresh: the old session stamps, the new bundle opens.
+    const refreshed = await client.refresh(passkeySession);
+    assert.notEqual(refreshed.publicKeyHex, passkeySession.publicKeyHex);
+    await rejectsKit(client.revokeCredential(refreshed, passkeyCred.id), 'INVALID_INPUT');
+
+    // Fund, quote, execute: money moves once.
+    assert.equal((await call('POST', `/sandbox/internal-accounts/${accountId}/fund`, { amount: 10_000 })).status, 200);
+    const config = (await call('GET', '/emulator/config')).body;
+    const created = await client.request({
+      method: 'POST', path: '/quotes', headers: { 'Idempotency-Key': randomUUID() },
+      body: {
+        source: { sourceType: 'ACCOUNT', accountId }, destination: { destinationType: 'ACCOUNT', accountId: config.merchantAccountId },
+        lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 2_500,
+      },
+    });
+    const quote = JSON.parse(created.body);
+    const tx = await client.executeQuote(refreshed, quote);
+    assert.equal(tx.status, 'COMPLETED');
+    const accounts = (await call('GET', `/internal-accounts?customerId=${encodeURIComponent(account.customerId)}`)).body.data;
+    assert.equal(accounts.find((a) => a.id === accountId).balance.amount, 7_500);
+
+    // Export and PATCH as signed retries.
+    const exported = await client.exportWallet(refreshed, accountId, ClientKey.generate());
+    assert.equal(typeof exported.encryptedWalletCredentials, 'string');
+    const patched = await client.updateAccount(refreshed, accountId, { privacyEnabled: true });
+    assert.equal(patched.privacyEnabled, true);
+
+    // OAUTH: the token's nonce is the key's oidcNonce.
+    const key = ClientKey.generate();
+    const token = async (nonce) => (await call('GET', `/emulator/oidc/token?sub=ann&email=ann%40example.com&nonce=${nonce}`)).body.idToken;
+    const oauth = await client.addCredential(refreshed, { type: 'OAUTH', accountId, oidcToken: await token('x') });
+    const oauthSession = await client.verifyOauth(oauth.id, await token(key.oidcNonce()), key);
+    assert.equal(oauthSession.type, 'OAUTH');
+
+    // Revoke a session; revokeSession frees it. Revoked through request() (kept open
+    // here), a session's signatures are refused afterwards: UNAUTHORIZED with the reason.
+    await client.revokeSession(refreshed);
+    assert.throws(() => refreshed.stamp('x'), (e) => e.code === 'SESSION_CLOSED');
+    await client.request({ method: 'DELETE', path: `/auth/sessions/${again.id}` }, again);
+    const stale = await rejectsKit(client.updateAccount(again, accountId, { privacyEnabled: false }), 'UNAUTHORIZED');
+    assert.equal(stale.reason, 'Session revoked');
+
+    // Revoke the passkey with the email session (another credential's).
+    await client.revokeCredential(emailSession, passkeyCred.id);
+    const listed = (await call('GET', `/auth/credentials?accountId=${encodeURIComponent(accountId)}`)).body.data;
+    assert.deepEqual(listed.map((c) => c.type).sort(), ['EMAIL_OTP', 'OAUTH']);
+  });
+});
