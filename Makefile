@@ -37,7 +37,7 @@ lint-rust: setup
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo clippy --target wasm32-unknown-unknown --all-targets -- -D warnings
 	cargo clippy --target wasm32-unknown-unknown --all-targets --features $(WASM_TEST_FEATURES) -- -D warnings
-	cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features flows -- -D warnings
+	cargo clippy --target wasm32-unknown-unknown --lib --no-default-features -- -D warnings
 	cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features passkey-module -- -D warnings
 	cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features testing-module -- -D warnings
 

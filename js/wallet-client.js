@@ -1,25 +1,16 @@
 // WalletClient, shared by both entries: the wallet's flows against the service. The flow
 // logic (which request, the 202 → sign → retry loop, 401/429 typing, the restart of an
-// expired request, the refresh key check) is the Rust core's, in the signing module; this
-// file is the async loop around it: build a request (wasm) → await the integrator's
-// transport → hand the response back to wasm → repeat. The transport is the integrator's
-// (it adds the API credentials on its backend), so the API secret never enters the page.
-import {
-  ClientKey as RawClientKey,
-  Session as RawSession,
-  SignedRetryFlow,
-  QuoteExecution,
-  PasskeyChallenge,
-  walletFlow,
-  keyFlow,
-  sessionFlow,
-  refreshFlow,
-  openSession,
-  openSandboxSession,
-} from './embedded_wallet_kit.js';
+// expired request, the refresh key check) is the Rust core's, in the lazily loaded
+// module it shares with the passkey ceremonies (pages that only sign never download it);
+// keys and sessions stay in the signing module, which signs what a flow hands out. This
+// file is the async loop around both: build a request → await the integrator's transport
+// → hand the response to the flow → have the session sign a 202 → repeat. The transport
+// is the integrator's (it adds the API credentials on its backend), so the API secret
+// never enters the page.
+import { ClientKey as RawClientKey, Session as RawSession } from './embedded_wallet_kit.js';
 import { KitError } from './kit-error.js';
 import { isReady, notInitialized } from './guard.js';
-import { passkey as kitPasskey } from './passkey.js';
+import { passkey as kitPasskey, loadPasskeys } from './passkey.js';
 
 /** The credential that issued each session this module opened, so a refresh carries it over. */
 const issuedBy = new WeakMap();
@@ -41,7 +32,14 @@ function sessionArg(session) {
 
 function keyArg(key) {
   if (!(key instanceof RawClientKey) || !key.__wbg_ptr) throw invalid('key must be a ClientKey (from ClientKey.generate())');
+  // Checked before any request: a consumed key would burn an OTP or a challenge.
+  if (key.consumed) throw new KitError('KEY_CONSUMED', 'this ClientKey was already used to open a session; generate a new one');
   return key;
+}
+
+/** The public parts of a key, as the flows take them. */
+function keyParts(key) {
+  return [key.publicKeyHex, key.compressedPublicKeyHex];
 }
 
 /** A JSON body: its text as given, or an object serialised once (retries repeat these bytes). */
@@ -114,6 +112,11 @@ export class WalletClient {
     return response;
   }
 
+  /** The flow module (loaded once, shared with the passkey ceremonies). */
+  #flows() {
+    return loadPasskeys();
+  }
+
   /** Drives a flow to its end; without a session a 202 is an error. Resolves to the last response. */
   async #run(flow, session) {
     try {
@@ -124,19 +127,41 @@ export class WalletClient {
           flow.onUnsignedResponse(response);
           return response;
         }
-        const next = flow.onResponse(session, response);
-        if (next === undefined || next === null) return response;
-        request = next;
+        const step = flow.onResponse(response);
+        if (step === undefined || step === null) return response;
+        if (step.send !== undefined) {
+          request = step.send;
+          continue;
+        }
+        // A 202, parsed and checked by the flow: the session signs it (guards: expiry,
+        // single-use request ids); an expired one restarts the request once.
+        let headers;
+        try {
+          headers = session.signRetry(step.sign);
+        } catch (err) {
+          request = flow.signFailed(err);
+          continue;
+        }
+        request = flow.signed(headers['Service-Wallet-Signature'], headers['Request-Id']);
       }
     } finally {
       flow.free();
     }
   }
 
+  /** The session of a verify or refresh response (the flow has checked its status). */
   #open(response, key, credentialId) {
-    const session = this.#sandbox ? openSandboxSession(response, credentialId) : openSession(response, key, credentialId);
+    const body = bodyOf(response);
+    const session = this.#sandbox ? RawSession.sandbox(body) : RawSession.open(body, key);
     if (credentialId !== undefined) issuedBy.set(session, credentialId);
     return session;
+  }
+
+  /** A wallet operation's flow; a session and a key are passed by their public parts. */
+  async #flow(name, id, text, session, key) {
+    const { walletFlow } = await this.#flows();
+    const [keyPublic, keyCompressed] = key === undefined ? [] : keyParts(key);
+    return walletFlow(name, id, text, session?.id, session === undefined ? undefined : issuedBy.get(session), keyPublic, keyCompressed);
   }
 
   async #ceremony(name, options) {
@@ -151,13 +176,14 @@ export class WalletClient {
   }
 
   async createEmailOtp(accountId, session) {
-    const flow = walletFlow('createEmailOtp', text(accountId, 'accountId'));
-    return bodyOf(await this.#run(flow, session === undefined ? undefined : sessionArg(session)));
+    if (session !== undefined) sessionArg(session);
+    const flow = await this.#flow('createEmailOtp', text(accountId, 'accountId'));
+    return bodyOf(await this.#run(flow, session));
   }
 
   async addCredential(session, body) {
     sessionArg(session);
-    return bodyOf(await this.#run(walletFlow('addCredential', '', jsonText(body, 'body')), session));
+    return bodyOf(await this.#run(await this.#flow('addCredential', '', jsonText(body, 'body')), session));
   }
 
   async registerPasskey(options, session) {
@@ -168,17 +194,20 @@ export class WalletClient {
     if (session !== undefined) sessionArg(session);
     const attestation = await this.#ceremony('register', ceremony);
     const body = kitPasskey.registrationBody(accountId, nickname, ceremony.challenge, attestation);
-    return bodyOf(await this.#run(walletFlow('addCredential', '', JSON.stringify(body)), session));
+    return bodyOf(await this.#run(await this.#flow('addCredential', '', JSON.stringify(body)), session));
   }
 
   async challenge(credentialId) {
-    return bodyOf(await this.#run(walletFlow('challenge', text(credentialId, 'credentialId'))));
+    return bodyOf(await this.#run(await this.#flow('challenge', text(credentialId, 'credentialId'))));
   }
 
   async verifyEmailOtp(credentialId, otp, key) {
     text(credentialId, 'credentialId');
     text(otp, 'otp');
-    return withKey(key, async (k) => this.#open(await this.#run(keyFlow('verifyEmailOtp', k, credentialId, otp)), k, credentialId));
+    return withKey(key, async (k) => {
+      const flow = await this.#flow('verifyEmailOtp', credentialId, otp, undefined, k);
+      return this.#open(await this.#run(flow), k, credentialId);
+    });
   }
 
   async verifyOauth(credentialId, oidcToken, key) {
@@ -186,7 +215,8 @@ export class WalletClient {
     text(oidcToken, 'oidcToken');
     // The token's nonce is key.oidcNonce(): only the caller's key can match it.
     const k = keyArg(key);
-    return this.#open(await this.#run(keyFlow('verifyOauth', k, credentialId, oidcToken)), k, credentialId);
+    const flow = await this.#flow('verifyOauth', credentialId, oidcToken, undefined, k);
+    return this.#open(await this.#run(flow), k, credentialId);
   }
 
   async loginWithPasskey(credentialId, options = {}) {
@@ -195,7 +225,9 @@ export class WalletClient {
     const { rpId, key, ...ceremony } = options;
     if (rpId !== undefined) text(rpId, 'rpId');
     return withKey(key, async (k) => {
-      const challenge = new PasskeyChallenge(credentialId, await this.#run(keyFlow('challenge', k, credentialId)));
+      const { PasskeyChallenge } = await this.#flows();
+      const challenged = await this.#run(await this.#flow('challenge', credentialId, undefined, undefined, k));
+      const challenge = new PasskeyChallenge(credentialId, challenged);
       try {
         const assertion = await this.#ceremony('authenticate', { ...ceremony, ...challenge.authenticationInput(rpId) });
         return this.#open(await this.#run(challenge.verify(assertion)), k, credentialId);
@@ -207,40 +239,47 @@ export class WalletClient {
 
   async refresh(session) {
     sessionArg(session);
-    return withKey(undefined, async (k) => this.#open(await this.#run(refreshFlow(session, k), session), k, issuedBy.get(session)));
+    return withKey(undefined, async (k) => {
+      const flow = await this.#flow('refresh', '', undefined, session, k);
+      return this.#open(await this.#run(flow, session), k, issuedBy.get(session));
+    });
   }
 
   async revokeSession(session) {
     sessionArg(session);
-    await this.#run(sessionFlow('revokeSession', session, ''), session);
+    await this.#run(await this.#flow('revokeSession', '', undefined, session), session);
     session.free(); // revoked: its key can sign nothing any more
   }
 
   async revokeCredential(session, credentialId) {
     sessionArg(session);
-    await this.#run(sessionFlow('revokeCredential', session, text(credentialId, 'credentialId')), session);
+    const flow = await this.#flow('revokeCredential', text(credentialId, 'credentialId'), undefined, session);
+    await this.#run(flow, session);
   }
 
   async exportWallet(session, accountId, key) {
     sessionArg(session);
-    return bodyOf(await this.#run(keyFlow('exportWallet', keyArg(key), text(accountId, 'accountId')), session));
+    const flow = await this.#flow('exportWallet', text(accountId, 'accountId'), undefined, undefined, keyArg(key));
+    return bodyOf(await this.#run(flow, session));
   }
 
   async updateAccount(session, accountId, patch) {
     sessionArg(session);
-    const flow = walletFlow('updateAccount', text(accountId, 'accountId'), jsonText(patch, 'patch'));
+    const flow = await this.#flow('updateAccount', text(accountId, 'accountId'), jsonText(patch, 'patch'));
     return bodyOf(await this.#run(flow, session));
   }
 
   async executeQuote(session, quote, { attempts = 3 } = {}) {
     sessionArg(session);
     if (!Number.isInteger(attempts) || attempts < 1 || attempts > 10) throw invalid('attempts must be an integer from 1 to 10');
+    const { QuoteExecution } = await this.#flows();
     const execution = new QuoteExecution(quote);
     try {
       for (let attempt = 1; ; attempt++) {
         // Signed at each attempt (QUOTE_EXPIRED, SESSION_EXPIRED are checked then), with
         // the one Idempotency-Key: a retry after a lost response cannot pay twice.
-        const request = execution.request(session);
+        const signature = session.signQuote(execution.toSign())['Service-Wallet-Signature'];
+        const request = execution.request(signature);
         let response;
         try {
           response = await this.#send(request);
@@ -257,6 +296,7 @@ export class WalletClient {
   }
 
   async request(request, session) {
+    const { SignedRetryFlow } = await this.#flows();
     const flow = new SignedRetryFlow(request);
     return this.#run(flow, session === undefined ? undefined : sessionArg(session));
   }

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Assembles the npm package in pkg/, with two wasm modules built from the one crate:
-#   1. signing (ClientKey, Session, and the flow drivers behind WalletClient; loaded by init()):
-#      release wasm build (--no-default-features --features flows) -> wasm-bindgen --target web
+# Assembles the npm package in pkg/, with three wasm modules built from the one crate:
+#   1. signing (ClientKey, Session, the session store's bindings, inspectPayload; loaded by
+#      init()): release wasm build (--no-default-features) -> wasm-bindgen --target web
 #      -> wasm-opt -Oz
-#   2. passkey (passkey.*; loaded by init({ passkeys: true }) or on first use):
+#   2. passkey (passkey.* and the flow drivers behind WalletClient; loaded by
+#      init({ passkeys: true }), the first passkey call or the first WalletClient call):
 #      the same build with --features passkey-module -> wasm-bindgen --out-name
 #      embedded_wallet_kit_passkey -> wasm-opt -Oz
 #   3. testing (SoftAuthenticator; the `embedded-wallet-kit/testing` entry, for tests only):
@@ -57,7 +58,7 @@ build_module() {
   mv "${OUT}/${name}_bg.wasm.opt" "${OUT}/${name}_bg.wasm"
 }
 
-build_module "${NAME}" --features flows
+build_module "${NAME}"
 build_module "${PASSKEY_NAME}" --features passkey-module
 build_module "${TESTING_NAME}" --features testing-module
 

@@ -169,6 +169,47 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+/// `ms` as `YYYY-MM-DDTHH:MM:SS.sssZ` (years 0 to 9999; others are clamped to them):
+/// how a parsed expiry is handed on to code that reads RFC 3339 again.
+pub fn format_rfc3339(ms: UnixMillis) -> String {
+    const MIN: UnixMillis = -62_167_219_200_000; // 0000-01-01T00:00:00Z
+    const MAX: UnixMillis = 253_402_300_799_999; // 9999-12-31T23:59:59.999Z
+    let ms = ms.clamp(MIN, MAX);
+    let (days, in_day) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
+    let (year, month, day) = civil_from_days(days);
+    let mut out = String::with_capacity(24);
+    for (value, width, after) in [
+        (year, 4, '-'),
+        (month, 2, '-'),
+        (day, 2, 'T'),
+        (in_day / 3_600_000, 2, ':'),
+        (in_day / 60_000 % 60, 2, ':'),
+        (in_day / 1000 % 60, 2, '.'),
+        (in_day % 1000, 3, 'Z'),
+    ] {
+        let digits = value.to_string();
+        for _ in digits.len()..width {
+            out.push('0');
+        }
+        out.push_str(&digits);
+        out.push(after);
+    }
+    out
+}
+
+/// The inverse of [`days_from_civil`] (H. Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(month <= 2), month, day)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,6 +219,25 @@ mod tests {
 
     fn ms(text: &str) -> UnixMillis {
         parse_rfc3339(text, "expiresAt").unwrap()
+    }
+
+    #[test]
+    fn formats_known_instants() {
+        assert_eq!(format_rfc3339(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(
+            format_rfc3339(1_760_356_800_500),
+            "2025-10-13T12:00:00.500Z"
+        );
+        assert_eq!(format_rfc3339(951_782_400_000), "2000-02-29T00:00:00.000Z");
+        assert_eq!(format_rfc3339(-1), "1969-12-31T23:59:59.999Z");
+        assert_eq!(format_rfc3339(i64::MAX), "9999-12-31T23:59:59.999Z");
+    }
+
+    proptest! {
+        #[test]
+        fn format_then_parse_is_the_identity(ms in -62_167_219_200_000i64..253_402_300_800_000) {
+            prop_assert_eq!(parse_rfc3339(&format_rfc3339(ms), "t").unwrap(), ms);
+        }
     }
 
     #[test]

@@ -220,9 +220,23 @@ fn signed_retry_flow_drives_202s_and_types_errors() {
     let pending = format!(
         r#"{{"status":202,"headers":{{}},"body":"{{\"payloadToSign\":\"p\",\"requestId\":\"{REQUEST}\",\"expiresAt\":\"2999-01-01T00:00:00Z\"}}"}}"#
     );
-    let retry: JsValue = flow
-        .on_response(&mut session, &JSON::parse(&pending).unwrap())
+    // The flow hands out what to sign; the session (the signing module's) signs it.
+    let step: JsValue = flow
+        .on_response(&JSON::parse(&pending).unwrap())
         .unwrap()
+        .unwrap()
+        .into();
+    let to_sign = get(&step, "sign");
+    assert_eq!(get(&to_sign, "payloadToSign"), "p");
+    assert_eq!(get(&to_sign, "expiresAt"), "2999-01-01T00:00:00.000Z");
+    let signed: JsValue = session.sign_retry(&to_sign).unwrap().into();
+    let retry: JsValue = flow
+        .signed(
+            get(&signed, "Service-Wallet-Signature")
+                .as_string()
+                .unwrap(),
+            get(&signed, "Request-Id").as_string().unwrap(),
+        )
         .unwrap()
         .into();
     assert_eq!(
@@ -237,35 +251,60 @@ fn signed_retry_flow_drives_202s_and_types_errors() {
     );
     assert_eq!(get(&headers, "Request-Id"), REQUEST);
     let done = flow
-        .on_response(&mut session, &JSON::parse(r#"{"status":204}"#).unwrap())
+        .on_response(&JSON::parse(r#"{"status":204}"#).unwrap())
         .unwrap();
     assert!(done.is_none());
+    // An expired 202 restarts the request once; other refusals are thrown on unchanged.
+    let mut flow = JsSignedRetryFlow::new(&request).unwrap();
+    let expired: JsValue = js_sys::Error::new("expired").into();
+    js_sys::Reflect::set(&expired, &"code".into(), &"REQUEST_EXPIRED".into()).unwrap();
+    let again: JsValue = flow.sign_failed(expired.clone()).unwrap().into();
+    assert_eq!(get(&again, "method"), "DELETE");
+    assert!(flow.sign_failed(expired.clone()).is_err(), "only once");
+    let other: JsValue = js_sys::Error::new("closed").into();
+    let thrown = JsSignedRetryFlow::new(&request)
+        .unwrap()
+        .sign_failed(other.clone());
+    assert!(js_sys::Object::is(&thrown.err().unwrap(), &other));
 
     let mut flow = JsSignedRetryFlow::new(&request).unwrap();
     let unauthorized = JSON::parse(
         r#"{"status":401,"body":{"code":"UNAUTHORIZED","reason":"Request id already used"}}"#,
     )
     .unwrap();
-    let err = flow.on_response(&mut session, &unauthorized).err().unwrap();
+    let err = flow.on_response(&unauthorized).err().unwrap();
     assert_eq!(code_of(&err), "UNAUTHORIZED");
     assert_eq!(get(&err, "reason"), "Request id already used");
     assert_eq!(get(&err, "status"), 401);
     let limited =
         JSON::parse(r#"{"status":429,"headers":{"Retry-After":"2"},"body":"<html>"}"#).unwrap();
-    let err = flow.on_response(&mut session, &limited).err().unwrap();
+    let err = flow.on_response(&limited).err().unwrap();
     assert_eq!(code_of(&err), "RATE_LIMITED");
     assert_eq!(get(&err, "retryAfterMs"), 2000);
     // A transport's malformed response is the service's problem, not the caller's input.
     let bad = JSON::parse(r#"{"status":"ok"}"#).unwrap();
     assert_eq!(
-        code_of(&flow.on_response(&mut session, &bad).err().unwrap()),
+        code_of(&flow.on_response(&bad).err().unwrap()),
         "SERVICE_ERROR"
     );
 
     let quote = r#"{"id":"Quote:5d2c8f3e-1a4b-4c6d-8e9f-0a1b2c3d4e5f","payloadToSign":"q","expiresAt":"2999-01-01T00:00:00Z"}"#;
     let execution = JsQuoteExecution::new(&JsValue::from_str(quote)).unwrap();
-    let a: JsValue = execution.request(&session).unwrap().into();
-    let b: JsValue = execution.request(&session).unwrap().into();
+    let sign = |execution: &JsQuoteExecution| -> JsValue {
+        let signed: JsValue = session
+            .sign_quote(&execution.to_sign().into())
+            .unwrap()
+            .into();
+        let signature = get(&signed, "Service-Wallet-Signature")
+            .as_string()
+            .unwrap();
+        execution.request(signature).into()
+    };
+    let (a, b) = (sign(&execution), sign(&execution));
+    assert_eq!(
+        get(&get(&a, "headers"), "Service-Wallet-Signature"),
+        "sandbox-valid-signature"
+    );
     let key = execution.idempotency_key();
     assert_eq!(get(&get(&a, "headers"), "Idempotency-Key"), key.as_str());
     assert_eq!(get(&get(&b, "headers"), "Idempotency-Key"), key.as_str());
@@ -281,12 +320,20 @@ fn signed_retry_flow_drives_202s_and_types_errors() {
 #[cfg(feature = "flows")]
 #[wasm_bindgen_test]
 fn wallet_operations_by_name_and_passkey_challenges() {
-    use embedded_wallet_kit::wasm::{
-        key_flow, open_sandbox_session, session_flow, wallet_flow, JsPasskeyChallenge,
-    };
+    use embedded_wallet_kit::wasm::{wallet_flow, JsPasskeyChallenge};
     const CRED: &str = "AuthMethod:0b9a4a2e-5f7e-4d7e-9a57-2f0f8c1d3e4b";
+    const SESSION: &str = "Session:0b9a4a2e-5f7e-4d7e-9a57-2f0f8c1d3e4b";
     let key = JsClientKey::generate().unwrap();
-    let flow = key_flow("verifyEmailOtp", &key, CRED, Some("123456".into())).unwrap();
+    let flow = wallet_flow(
+        "verifyEmailOtp",
+        CRED,
+        Some("123456".into()),
+        None,
+        None,
+        Some(key.public_key_hex()),
+        Some(key.compressed_public_key_hex()),
+    )
+    .unwrap();
     let first: JsValue = flow.first_request().into();
     assert_eq!(
         get(&first, "path"),
@@ -295,7 +342,16 @@ fn wallet_operations_by_name_and_passkey_challenges() {
     let body = JSON::parse(&get(&first, "body").as_string().unwrap()).unwrap();
     assert_eq!(get(&body, "clientPublicKey"), key.public_key_hex().as_str());
     // A plain request answered 202 needs a session it was not given.
-    let flow = wallet_flow("createEmailOtp", "InternalAccount:1", None).unwrap();
+    let flow = wallet_flow(
+        "createEmailOtp",
+        "InternalAccount:1",
+        None,
+        None,
+        None,
+        None,
+        None,
+    )
+    .unwrap();
     let err = flow
         .on_unsigned_response(&JSON::parse(r#"{"status":202,"body":{}}"#).unwrap())
         .err()
@@ -304,21 +360,28 @@ fn wallet_operations_by_name_and_passkey_challenges() {
     assert!(flow
         .on_unsigned_response(&JSON::parse(r#"{"status":201}"#).unwrap())
         .is_ok());
-    let err = wallet_flow("refresh", "", None).err().unwrap();
-    assert_eq!(code_of(&err), "INVALID_INPUT");
-
-    // The session remembers its credential, which it then may not revoke.
-    let verified = format!(
-        r#"{{"status":200,"body":{}}}"#,
-        response_text("", "2999-01-01T00:00:00Z")
-    );
-    let session =
-        open_sandbox_session(&JSON::parse(&verified).unwrap(), Some(CRED.into())).unwrap();
-    let err = session_flow("revokeCredential", &session, CRED)
+    let err = wallet_flow("refresh", "", None, None, None, None, None)
         .err()
         .unwrap();
     assert_eq!(code_of(&err), "INVALID_INPUT");
-    assert!(session_flow("revokeSession", &session, "").is_ok());
+
+    // A session issued by a credential may not revoke it.
+    let by = |name: &str, id: &str| {
+        wallet_flow(
+            name,
+            id,
+            None,
+            Some(SESSION.into()),
+            Some(CRED.into()),
+            None,
+            None,
+        )
+    };
+    assert_eq!(
+        code_of(&by("revokeCredential", CRED).err().unwrap()),
+        "INVALID_INPUT"
+    );
+    assert!(by("revokeSession", "").is_ok());
 
     let challenged = JSON::parse(r#"{"status":200,"headers":{},"body":{"credentialId":"AQID","challenge":"ab","requestId":"Request:123e4567-e89b-12d3-a456-426614174000","expiresAt":"2999-01-01T00:00:00Z"}}"#).unwrap();
     let challenge = JsPasskeyChallenge::new(CRED, &challenged).unwrap();

@@ -12,5 +12,5 @@ pub use http::{
     body_string, expect_result, expect_success, response_error, uuid_v4, Request, Response,
 };
 pub use quote::QuoteExecution;
-pub use signed_retry::{Next, SignedRetryFlow, MAX_SIGNED_LEGS};
+pub use signed_retry::{Next, SignedRetryFlow, Step, MAX_SIGNED_LEGS};
 pub use wallet::PasskeyChallenge;

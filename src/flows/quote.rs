@@ -44,12 +44,24 @@ impl QuoteExecution {
     /// The execute request, signed now (so `QUOTE_EXPIRED` / `SESSION_EXPIRED` are checked
     /// at each attempt). Retrying after a network failure sends this again: same key.
     pub fn request(&self, session: &Session) -> Result<Request> {
-        let signature = session.sign_quote(&self.quote)?;
-        Ok(
-            Request::new("POST", format!("/quotes/{}/execute", self.quote_id), None)
-                .with_header(IDEMPOTENCY_KEY_HEADER, self.idempotency_key.clone())
-                .with_header(SIGNATURE_HEADER, signature),
+        Ok(self.request_with_signature(session.sign_quote(&self.quote)?))
+    }
+
+    /// What the session signs: the quote's payload and expiry, as read once here.
+    pub fn to_sign(&self) -> &QuoteToSign {
+        &self.quote
+    }
+
+    /// The execute request with a signature made elsewhere (the caller's session signed
+    /// [`QuoteExecution::to_sign`]).
+    pub fn request_with_signature(&self, signature: String) -> Request {
+        Request::new(
+            "POST",
+            ["/quotes/", &self.quote_id, "/execute"].concat(),
+            None,
         )
+        .with_header(IDEMPOTENCY_KEY_HEADER, self.idempotency_key.clone())
+        .with_header(SIGNATURE_HEADER, signature)
     }
 
     /// Checks the execute response.

@@ -7,16 +7,32 @@
 use super::http::{response_error, Request, Response};
 use crate::error::{Error, ErrorCode, Result};
 use crate::session::Session;
-use crate::signed_retry::{PendingSignature, REQUEST_ID_HEADER, SIGNATURE_HEADER};
+use crate::signed_retry::{
+    PendingSignature, SignedRetryHeaders, REQUEST_ID_HEADER, SIGNATURE_HEADER,
+};
 
 /// More 202s than any operation has legs means something is wrong: stop.
 pub const MAX_SIGNED_LEGS: u8 = 8;
+// The error message spells the bound out (no formatting code in the wasm for it).
+const _: () = assert!(MAX_SIGNED_LEGS == 8);
 
 /// What to do next.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Next {
     /// Send this request and report its response.
     Send(Request),
+    /// The operation succeeded; the last response is its result.
+    Done,
+}
+
+/// What to do next when the caller signs: [`SignedRetryFlow::next_step`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Send this request and report its response.
+    Send(Request),
+    /// Sign this 202 (its payload already checked) with the session, then hand the
+    /// result to [`SignedRetryFlow::after_signing`].
+    Sign(PendingSignature),
     /// The operation succeeded; the last response is its result.
     Done,
 }
@@ -45,8 +61,13 @@ impl SignedRetryFlow {
     /// Refuses to sign a JSON payload unless every `targetPublicKey` in it is `key` (the
     /// refresh payload names the key it authorizes: signing one that names another key
     /// would hand the session to whoever holds that key).
-    pub fn expecting_target_key(mut self, key: &crate::ClientKey) -> Self {
-        self.target_key = Some([key.public_key_hex(), key.compressed_public_key_hex()]);
+    pub fn expecting_target_key(self, key: &crate::ClientKey) -> Self {
+        self.expecting_target_keys(&key.public_key_hex(), &key.compressed_public_key_hex())
+    }
+
+    /// [`SignedRetryFlow::expecting_target_key`] from the key's two hex forms.
+    pub fn expecting_target_keys(mut self, uncompressed: &str, compressed: &str) -> Self {
+        self.target_key = Some([uncompressed.to_owned(), compressed.to_owned()]);
         self
     }
 
@@ -87,18 +108,29 @@ impl SignedRetryFlow {
 
     /// Reads a response and says what to send next, signing 202s with `session`.
     pub fn on_response(&mut self, session: &mut Session, response: &Response<'_>) -> Result<Next> {
+        match self.next_step(response)? {
+            Step::Send(request) => Ok(Next::Send(request)),
+            Step::Done => Ok(Next::Done),
+            Step::Sign(pending) => self
+                .after_signing(session.sign_retry(&pending))
+                .map(Next::Send),
+        }
+    }
+
+    /// Reads a response and says what to do next, leaving a 202's signature to the
+    /// caller (whose session may live elsewhere, e.g. in another wasm module). The 202
+    /// is parsed, bounded and its payload checked here; only the signing is left out.
+    pub fn next_step(&mut self, response: &Response<'_>) -> Result<Step> {
         match response.status {
             202 => {}
-            200..=299 => return Ok(Next::Done),
+            200..=299 => return Ok(Step::Done),
             _ => return Err(response_error(response)),
         }
         self.legs += 1;
         if self.legs > MAX_SIGNED_LEGS {
             return Err(Error::new(
                 ErrorCode::ServiceError,
-                format!(
-                    "the service asked for more than {MAX_SIGNED_LEGS} signatures for one request"
-                ),
+                "the service asked for more than 8 signatures for one request",
             ));
         }
         let body = response.body.ok_or_else(|| {
@@ -109,19 +141,24 @@ impl SignedRetryFlow {
         })?;
         let pending = PendingSignature::from_fields(body)?;
         self.check_target_key(&pending.payload_to_sign)?;
-        match session.sign_retry(&pending) {
-            Ok(headers) => Ok(Next::Send(
-                self.request
-                    .clone()
-                    .with_header(SIGNATURE_HEADER, headers.signature)
-                    .with_header(REQUEST_ID_HEADER, headers.request_id),
-            )),
+        Ok(Step::Sign(pending))
+    }
+
+    /// The request after a [`Step::Sign`]: the retry with both headers, or, when the 202
+    /// expired before it could be signed, the first request again (once).
+    pub fn after_signing(&mut self, signed: Result<SignedRetryHeaders>) -> Result<Request> {
+        match signed {
+            Ok(headers) => Ok(self
+                .request
+                .clone()
+                .with_header(SIGNATURE_HEADER, headers.signature)
+                .with_header(REQUEST_ID_HEADER, headers.request_id)),
             Err(e) if e.code() == ErrorCode::RequestExpired && !self.restarted => {
                 // The window closed before we could sign (a slow network or a sleeping
                 // tab): ask again once, for a fresh requestId.
                 self.restarted = true;
                 self.legs = 0;
-                Ok(Next::Send(self.first_request()))
+                Ok(self.first_request())
             }
             Err(e) => Err(e),
         }

@@ -98,12 +98,20 @@ pub fn add_credential(body: String) -> SignedRetryFlow {
 /// `POST /auth/credentials/{id}/challenge`: a new OTP (EMAIL_OTP, no key) or a passkey
 /// challenge bound to `key` (PASSKEY).
 pub fn challenge(credential_id: &str, key: Option<&ClientKey>) -> Result<Request> {
-    let id = path_id(credential_id, "AuthMethod", "credential id")?;
-    let body = match key {
+    match key {
         Some(key) => {
             key.check_unused()?;
-            json_object(&[("clientPublicKey", &key.public_key_hex())])
+            challenge_for(credential_id, Some(&key.public_key_hex()))
         }
+        None => challenge_for(credential_id, None),
+    }
+}
+
+/// [`challenge`] with the key's public half (uncompressed hex) as given.
+pub fn challenge_for(credential_id: &str, client_public_key: Option<&str>) -> Result<Request> {
+    let id = path_id(credential_id, "AuthMethod", "credential id")?;
+    let body = match client_public_key {
+        Some(public) => json_object(&[("clientPublicKey", public)]),
         None => "{}".to_owned(),
     };
     Ok(Request::new(
@@ -115,16 +123,32 @@ pub fn challenge(credential_id: &str, key: Option<&ClientKey>) -> Result<Request
 
 /// `POST /auth/credentials/{id}/verify` with an OTP.
 pub fn verify_email_otp(credential_id: &str, otp: &str, key: &ClientKey) -> Result<Request> {
-    let id = path_id(credential_id, "AuthMethod", "credential id")?;
-    non_empty(otp, "otp")?;
     key.check_unused()?;
+    verify_for(
+        "EMAIL_OTP",
+        credential_id,
+        ("otp", otp),
+        &key.public_key_hex(),
+    )
+}
+
+/// A verify request of `kind` carrying `secret` (the OTP or the OIDC token) and the
+/// client key's public half (uncompressed hex).
+pub fn verify_for(
+    kind: &str,
+    credential_id: &str,
+    (name, secret): (&str, &str),
+    client_public_key: &str,
+) -> Result<Request> {
+    let id = path_id(credential_id, "AuthMethod", "credential id")?;
+    non_empty(secret, name)?;
     Ok(Request::new(
         "POST",
         ["/auth/credentials/", &id, "/verify"].concat(),
         Some(json_object(&[
-            ("type", "EMAIL_OTP"),
-            ("otp", otp),
-            ("clientPublicKey", &key.public_key_hex()),
+            ("type", kind),
+            (name, secret),
+            ("clientPublicKey", client_public_key),
         ])),
     ))
 }
@@ -132,18 +156,13 @@ pub fn verify_email_otp(credential_id: &str, otp: &str, key: &ClientKey) -> Resu
 /// `POST /auth/credentials/{id}/verify` with a fresh OIDC token whose `nonce` is
 /// `key.oidc_nonce()`.
 pub fn verify_oauth(credential_id: &str, oidc_token: &str, key: &ClientKey) -> Result<Request> {
-    let id = path_id(credential_id, "AuthMethod", "credential id")?;
-    non_empty(oidc_token, "oidcToken")?;
     key.check_unused()?;
-    Ok(Request::new(
-        "POST",
-        ["/auth/credentials/", &id, "/verify"].concat(),
-        Some(json_object(&[
-            ("type", "OAUTH"),
-            ("oidcToken", oidc_token),
-            ("clientPublicKey", &key.public_key_hex()),
-        ])),
-    ))
+    verify_for(
+        "OAUTH",
+        credential_id,
+        ("oidcToken", oidc_token),
+        &key.public_key_hex(),
+    )
 }
 
 /// What `POST /auth/credentials/{id}/challenge` answers for a passkey.
@@ -244,6 +263,34 @@ pub fn assertion_from_fields(fields: &dyn Fields) -> Result<Assertion> {
     })
 }
 
+/// What an operation needs of a session: its id, and the credential that issued it (so
+/// revoking that credential with it can be refused).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SessionRef<'a> {
+    /// `Session:<uuid>`.
+    pub id: &'a str,
+    /// The AuthMethod that issued the session, when known.
+    pub credential_id: Option<&'a str>,
+}
+
+impl<'a> From<&'a Session> for SessionRef<'a> {
+    fn from(session: &'a Session) -> Self {
+        Self {
+            id: &session.info().id,
+            credential_id: session.credential_id(),
+        }
+    }
+}
+
+/// What an operation needs of a ClientKey: its public half in both hex forms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyRef<'a> {
+    /// Uncompressed SEC1, 130 hex chars.
+    pub public_key_hex: &'a str,
+    /// Compressed SEC1, 66 hex chars.
+    pub compressed_public_key_hex: &'a str,
+}
+
 /// The body of a session-issuing response, once its status says it is one.
 fn session_body<'a>(response: &Response<'a>) -> Result<&'a dyn Fields> {
     expect_success(response)?;
@@ -287,19 +334,34 @@ pub fn open_sandbox_session(
 /// the new key, stamped by the current session; the payload must name the new key.
 pub fn refresh(session: &Session, new_key: &ClientKey) -> Result<SignedRetryFlow> {
     new_key.check_unused()?;
-    let id = path_id(&session.info().id, "Session", "session id")?;
-    let body = json_object(&[("clientPublicKey", &new_key.public_key_hex())]);
+    let (public, compressed) = (
+        new_key.public_key_hex(),
+        new_key.compressed_public_key_hex(),
+    );
+    refresh_for(
+        session.into(),
+        KeyRef {
+            public_key_hex: &public,
+            compressed_public_key_hex: &compressed,
+        },
+    )
+}
+
+/// [`refresh`] from the session's and the new key's public data.
+pub fn refresh_for(session: SessionRef<'_>, new_key: KeyRef<'_>) -> Result<SignedRetryFlow> {
+    let id = path_id(session.id, "Session", "session id")?;
+    let body = json_object(&[("clientPublicKey", new_key.public_key_hex)]);
     Ok(SignedRetryFlow::new(Request::new(
         "POST",
         ["/auth/sessions/", &id, "/refresh"].concat(),
         Some(body),
     ))
-    .expecting_target_key(new_key))
+    .expecting_target_keys(new_key.public_key_hex, new_key.compressed_public_key_hex))
 }
 
 /// `DELETE /auth/sessions/{id}` as a signed retry.
-pub fn revoke_session(session: &Session) -> Result<SignedRetryFlow> {
-    let id = path_id(&session.info().id, "Session", "session id")?;
+pub fn revoke_session<'a>(session: impl Into<SessionRef<'a>>) -> Result<SignedRetryFlow> {
+    let id = path_id(session.into().id, "Session", "session id")?;
     Ok(SignedRetryFlow::new(Request::new(
         "DELETE",
         ["/auth/sessions/", &id].concat(),
@@ -309,9 +371,12 @@ pub fn revoke_session(session: &Session) -> Result<SignedRetryFlow> {
 
 /// `DELETE /auth/credentials/{id}` as a signed retry. Refused here when `session` came
 /// from that very credential: the service requires a session of a different one.
-pub fn revoke_credential(session: &Session, credential_id: &str) -> Result<SignedRetryFlow> {
+pub fn revoke_credential<'a>(
+    session: impl Into<SessionRef<'a>>,
+    credential_id: &str,
+) -> Result<SignedRetryFlow> {
     let id = path_id(credential_id, "AuthMethod", "credential id")?;
-    if session.credential_id() == Some(id.as_str()) {
+    if session.into().credential_id == Some(id.as_str()) {
         return Err(Error::new(
             ErrorCode::InvalidInput,
             "a credential cannot be revoked with a session it issued; sign with a session of another credential",
@@ -326,9 +391,14 @@ pub fn revoke_credential(session: &Session, credential_id: &str) -> Result<Signe
 
 /// `POST /internal-accounts/{id}/export` as a signed retry; the envelope is sealed to `key`.
 pub fn export_wallet(account_id: &str, key: &ClientKey) -> Result<SignedRetryFlow> {
-    let id = path_id(account_id, "InternalAccount", "account id")?;
     key.check_unused()?;
-    let body = json_object(&[("clientPublicKey", &key.public_key_hex())]);
+    export_wallet_for(account_id, &key.public_key_hex())
+}
+
+/// [`export_wallet`] with the key's public half (uncompressed hex) as given.
+pub fn export_wallet_for(account_id: &str, client_public_key: &str) -> Result<SignedRetryFlow> {
+    let id = path_id(account_id, "InternalAccount", "account id")?;
+    let body = json_object(&[("clientPublicKey", client_public_key)]);
     Ok(SignedRetryFlow::new(Request::new(
         "POST",
         ["/internal-accounts/", &id, "/export"].concat(),
@@ -353,10 +423,10 @@ pub fn update_account(account_id: &str, patch: String) -> Result<SignedRetryFlow
 /// (account, credential); `text` the OTP, OIDC token, credential body or account patch.
 pub fn operation(
     name: &str,
-    session: Option<&Session>,
+    session: Option<SessionRef<'_>>,
     id: &str,
     text: Option<&str>,
-    key: Option<&ClientKey>,
+    key: Option<KeyRef<'_>>,
 ) -> Result<SignedRetryFlow> {
     let missing = |what| Error::new(ErrorCode::InvalidInput, [name, " needs ", what].concat());
     let session = || session.ok_or_else(|| missing("a session"));
@@ -369,13 +439,23 @@ pub fn operation(
             non_empty(text, "the credential body")?;
             Ok(add_credential(text.to_owned()))
         }
-        "challenge" => plain(challenge(id, key)),
-        "verifyEmailOtp" => plain(verify_email_otp(id, text, needs_key()?)),
-        "verifyOauth" => plain(verify_oauth(id, text, needs_key()?)),
-        "refresh" => refresh(session()?, needs_key()?),
+        "challenge" => plain(challenge_for(id, key.map(|k| k.public_key_hex))),
+        "verifyEmailOtp" => plain(verify_for(
+            "EMAIL_OTP",
+            id,
+            ("otp", text),
+            needs_key()?.public_key_hex,
+        )),
+        "verifyOauth" => plain(verify_for(
+            "OAUTH",
+            id,
+            ("oidcToken", text),
+            needs_key()?.public_key_hex,
+        )),
+        "refresh" => refresh_for(session()?, needs_key()?),
         "revokeSession" => revoke_session(session()?),
         "revokeCredential" => revoke_credential(session()?, id),
-        "exportWallet" => export_wallet(id, needs_key()?),
+        "exportWallet" => export_wallet_for(id, needs_key()?.public_key_hex),
         "updateAccount" => update_account(id, text.to_owned()),
         _ => Err(Error::new(
             ErrorCode::InvalidInput,
@@ -524,6 +604,12 @@ mod tests {
         };
         let session = open_sandbox_session(&ok, Some(CRED)).unwrap();
         assert_eq!(session.credential_id(), Some(CRED));
+        let (public, compressed) = (key.public_key_hex(), key.compressed_public_key_hex());
+        let key = KeyRef {
+            public_key_hex: &public,
+            compressed_public_key_hex: &compressed,
+        };
+        let session = SessionRef::from(&session);
         let first = |name, id, text, key, session| {
             operation(name, session, id, text, key)
                 .map(|flow| flow.first_request())
@@ -570,14 +656,14 @@ mod tests {
                 "",
                 None,
                 "POST",
-                format!("/auth/sessions/{}/refresh", session.info().id),
+                format!("/auth/sessions/{}/refresh", session.id),
             ),
             (
                 "revokeSession",
                 "",
                 None,
                 "DELETE",
-                format!("/auth/sessions/{}", session.info().id),
+                format!("/auth/sessions/{}", session.id),
             ),
             (
                 "revokeCredential",
@@ -602,7 +688,7 @@ mod tests {
             ),
         ];
         for (name, id, text, method, path) in cases {
-            let (m, p, b) = first(name, id, text, Some(&key), Some(&session)).unwrap();
+            let (m, p, b) = first(name, id, text, Some(key), Some(session)).unwrap();
             assert_eq!((m.as_str(), p.as_str()), (method, path.as_str()), "{name}");
             if let Some(text) = text {
                 assert!(b.unwrap().contains(text.trim_matches(['{', '}'])), "{name}");
@@ -615,7 +701,7 @@ mod tests {
             ("verifyEmailOtp", "a ClientKey"),
             ("exportWallet", "a ClientKey"),
         ] {
-            let key = (needs == "a session").then_some(&key);
+            let key = (needs == "a session").then_some(key);
             let err = first(name, ACCOUNT, Some("1"), key, None).unwrap_err();
             assert_eq!(err.code(), ErrorCode::InvalidInput);
             assert_eq!(err.message(), format!("{name} needs {needs}"));
@@ -627,11 +713,11 @@ mod tests {
             ("verifyOauth", CRED, None, "oidcToken is required"),
             ("nope", ACCOUNT, None, "unknown wallet operation"),
         ] {
-            let err = first(name, id, text, Some(&key), Some(&session)).unwrap_err();
+            let err = first(name, id, text, Some(key), Some(session)).unwrap_err();
             assert!(err.message().contains(needle), "{name}: {err}");
         }
         // The session issued by a credential may not revoke it (checked before any request).
-        let err = first("revokeCredential", CRED, None, None, Some(&session)).unwrap_err();
+        let err = first("revokeCredential", CRED, None, None, Some(session)).unwrap_err();
         assert!(err.message().contains("cannot be revoked"), "{err}");
     }
 

@@ -1,20 +1,55 @@
 //! The flow drivers for the JS `WalletClient`: sans-IO, so the module stays synchronous
 //! (no async runtime in wasm); the shim's loop hands each request to the integrator's
 //! transport and each response back here.
+//!
+//! They ship in the lazily loaded module (with the passkey ceremonies), not in the
+//! signing module `init()` loads: pages that only sign never download them. Keys and
+//! sessions live in the signing module, so a flow never signs: it says what to sign (a
+//! 202 it has parsed and checked, a quote), the shim has the session sign it, and the
+//! flow builds the retry from the signature.
 
 use js_sys::{Object, Reflect, JSON};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::js::{scrub_stack, string_entries};
-use super::signing::{object_or_json, set, JsClientKey, JsFields, JsSession};
+use super::js::{object_or_json, own, string_entries, JsFields};
 use super::{invalid_input, to_js};
 use crate::error::{Error, ErrorCode};
 use crate::fields::Fields;
-use crate::flows::wallet::{self, PasskeyChallenge};
-use crate::flows::{expect_result, Next, QuoteExecution, Request, Response, SignedRetryFlow};
+use crate::flows::wallet::{self, KeyRef, PasskeyChallenge, SessionRef};
+use crate::flows::{expect_result, QuoteExecution, Request, Response, SignedRetryFlow, Step};
+use crate::signed_retry::{PendingSignature, QuoteToSign, SignedRetryHeaders};
+use crate::timestamp::format_rfc3339;
 
 type JsResult<T> = Result<T, JsValue>;
+
+fn set(target: &Object, key: &str, value: &str) {
+    // Setting a data property on a fresh plain object cannot fail.
+    let _ = Reflect::set(target, &JsValue::from_str(key), &JsValue::from_str(value));
+}
+
+fn wrap(key: &str, value: &JsValue) -> Object {
+    let out = Object::new();
+    let _ = Reflect::set(&out, &JsValue::from_str(key), value);
+    out
+}
+
+/// A fresh plain object of what the session signs, from the values read here once (the
+/// session's module reads these, not the transport's object a second time).
+fn pending_to_js(pending: &PendingSignature) -> Object {
+    let out = Object::new();
+    set(&out, "payloadToSign", &pending.payload_to_sign);
+    set(&out, "requestId", &pending.request_id);
+    set(&out, "expiresAt", &format_rfc3339(pending.expires_at_ms));
+    out
+}
+
+fn quote_to_js(quote: &QuoteToSign) -> Object {
+    let out = Object::new();
+    set(&out, "payloadToSign", &quote.payload_to_sign);
+    set(&out, "expiresAt", &format_rfc3339(quote.expires_at_ms));
+    out
+}
 
 fn member(target: &JsValue, key: &str) -> JsValue {
     Reflect::get(target, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
@@ -139,8 +174,10 @@ impl JsResponse {
     }
 }
 
-/// One signed-retry operation: `firstRequest()`, then `onResponse(session, response)`
-/// until it returns null (done) or throws.
+/// One signed-retry operation: `firstRequest()`, then `onResponse(response)` until it
+/// returns undefined (done) or throws. `{ send }` is the next request; `{ sign }` a 202
+/// for the session's `signRetry`, whose headers go to `signed` (or its error to
+/// `signFailed`) for the next request.
 #[wasm_bindgen(js_name = SignedRetryFlow)]
 pub struct JsSignedRetryFlow(SignedRetryFlow);
 
@@ -158,20 +195,42 @@ impl JsSignedRetryFlow {
         request_to_js(&self.0.first_request())
     }
 
-    /// Reads a response; returns the next request to send, or undefined when done.
+    /// Reads a response: undefined when done, `{ send: request }` or `{ sign: pending }`.
     #[wasm_bindgen(js_name = onResponse)]
-    pub fn on_response(
-        &mut self,
-        session: &mut JsSession,
-        response: &JsValue,
-    ) -> JsResult<Option<Object>> {
+    pub fn on_response(&mut self, response: &JsValue) -> JsResult<Option<Object>> {
         let response = JsResponse::read(response)?;
-        let next = self.0.on_response(&mut session.0, &response.view());
-        scrub_stack(); // signing left the scalar in dead frames
-        match next.map_err(to_js)? {
-            Next::Send(request) => Ok(Some(request_to_js(&request))),
-            Next::Done => Ok(None),
+        match self.0.next_step(&response.view()).map_err(to_js)? {
+            Step::Done => Ok(None),
+            Step::Send(request) => Ok(Some(wrap("send", &request_to_js(&request)))),
+            Step::Sign(pending) => Ok(Some(wrap("sign", &pending_to_js(&pending)))),
         }
+    }
+
+    /// The retry carrying the session's signature of the last `{ sign }`.
+    pub fn signed(&mut self, signature: String, request_id: String) -> JsResult<Object> {
+        let headers = SignedRetryHeaders {
+            signature,
+            request_id,
+        };
+        self.0
+            .after_signing(Ok(headers))
+            .map(|r| request_to_js(&r))
+            .map_err(to_js)
+    }
+
+    /// After the session refused to sign: an expired 202 restarts the request once (the
+    /// first request again); any other error is thrown on unchanged.
+    #[wasm_bindgen(js_name = signFailed)]
+    pub fn sign_failed(&mut self, error: JsValue) -> JsResult<Object> {
+        let expired = own(&error, "code").and_then(|c| c.as_string());
+        if expired.as_deref() != Some(ErrorCode::RequestExpired.as_str()) {
+            return Err(error);
+        }
+        let failure = Error::new(ErrorCode::RequestExpired, "the 202 expired");
+        self.0
+            .after_signing(Err(failure))
+            .map(|r| request_to_js(&r))
+            .map_err(|_| error)
     }
 
     /// Reads the response to a request sent without a session: a 202 is an error then,
@@ -202,11 +261,15 @@ impl JsQuoteExecution {
         self.0.idempotency_key().to_owned()
     }
 
-    /// The execute request, signed now with `session`.
-    pub fn request(&self, session: &JsSession) -> JsResult<Object> {
-        let request = self.0.request(&session.0);
-        scrub_stack();
-        request.map(|r| request_to_js(&r)).map_err(to_js)
+    /// `{ payloadToSign, expiresAt }` for the session's `signQuote`.
+    #[wasm_bindgen(js_name = toSign)]
+    pub fn to_sign(&self) -> Object {
+        quote_to_js(self.0.to_sign())
+    }
+
+    /// The execute request with the session's signature of `toSign()`.
+    pub fn request(&self, signature: String) -> Object {
+        request_to_js(&self.0.request_with_signature(signature))
     }
 
     /// Checks the execute response (throws the typed error on failure).
@@ -217,81 +280,30 @@ impl JsQuoteExecution {
     }
 }
 
-fn operation(
-    name: &str,
-    session: Option<&JsSession>,
-    id: &str,
-    text: Option<String>,
-    key: Option<&JsClientKey>,
-) -> JsResult<JsSignedRetryFlow> {
-    wallet::operation(
-        name,
-        session.map(|s| &s.0),
-        id,
-        text.as_deref(),
-        key.map(|k| &k.0),
-    )
-    .map(JsSignedRetryFlow)
-    .map_err(to_js)
-}
-
-// Wallet operations by name (`flows::wallet::operation`), as the flow that sends them:
-// a few exports rather than one per operation keep the module small. wasm-bindgen takes
-// no `Option<&T>` of an exported class, hence one export per combination of session and
-// key.
-
-/// An operation that needs neither a session nor a key to build.
+/// A wallet operation by name (`flows::wallet::operation`), as the flow that sends it. A
+/// session and a key are given by their public parts: the session's id and issuing
+/// credential, the key's two public hex forms.
+#[allow(clippy::too_many_arguments)] // one flat export is smaller than an options object
 #[wasm_bindgen(js_name = walletFlow)]
-pub fn wallet_flow(name: &str, id: &str, text: Option<String>) -> JsResult<JsSignedRetryFlow> {
-    operation(name, None, id, text, None)
-}
-
-/// An operation built with a ClientKey (challenge, verify, export).
-#[wasm_bindgen(js_name = keyFlow)]
-pub fn key_flow(
+pub fn wallet_flow(
     name: &str,
-    key: &JsClientKey,
     id: &str,
     text: Option<String>,
+    session_id: Option<String>,
+    session_credential_id: Option<String>,
+    key_public_hex: Option<String>,
+    key_compressed_hex: Option<String>,
 ) -> JsResult<JsSignedRetryFlow> {
-    operation(name, None, id, text, Some(key))
-}
-
-/// An operation built with a session (revoking the session or a credential).
-#[wasm_bindgen(js_name = sessionFlow)]
-pub fn session_flow(name: &str, session: &JsSession, id: &str) -> JsResult<JsSignedRetryFlow> {
-    operation(name, Some(session), id, None, None)
-}
-
-/// Refreshing `session` to the new `key`.
-#[wasm_bindgen(js_name = refreshFlow)]
-pub fn refresh_flow(session: &JsSession, key: &JsClientKey) -> JsResult<JsSignedRetryFlow> {
-    operation("refresh", Some(session), "", None, Some(key))
-}
-
-/// The session of a verify or refresh response, opened with `key` (consuming it); it
-/// remembers the credential that issued it.
-#[wasm_bindgen(js_name = openSession)]
-pub fn open_session(
-    response: &JsValue,
-    key: &mut JsClientKey,
-    credential_id: Option<String>,
-) -> JsResult<JsSession> {
-    let response = JsResponse::read(response)?;
-    let session = wallet::open_session(&response.view(), &mut key.0, credential_id.as_deref());
-    scrub_stack(); // decryption left copies of the scalar in dead frames
-    session.map(JsSession).map_err(to_js)
-}
-
-/// The sandbox's session of a verify or refresh response (its bundle is a stub).
-#[wasm_bindgen(js_name = openSandboxSession)]
-pub fn open_sandbox_session(
-    response: &JsValue,
-    credential_id: Option<String>,
-) -> JsResult<JsSession> {
-    let response = JsResponse::read(response)?;
-    wallet::open_sandbox_session(&response.view(), credential_id.as_deref())
-        .map(JsSession)
+    let session = session_id.as_deref().map(|id| SessionRef {
+        id,
+        credential_id: session_credential_id.as_deref(),
+    });
+    let key = key_public_hex.as_deref().map(|public| KeyRef {
+        public_key_hex: public,
+        compressed_public_key_hex: key_compressed_hex.as_deref().unwrap_or_default(),
+    });
+    wallet::operation(name, session, id, text.as_deref(), key)
+        .map(JsSignedRetryFlow)
         .map_err(to_js)
 }
 

@@ -6,12 +6,13 @@
 // Each wasm module (signing, passkey, testing) uses a different subset of these.
 #![allow(dead_code)]
 
-use js_sys::{JsString, Object, Reflect};
+use js_sys::{JsString, Object, Reflect, JSON};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::to_js;
 use crate::error::{Error, ErrorCode};
+use crate::fields::{Field, Fields};
 
 #[wasm_bindgen]
 extern "C" {
@@ -107,4 +108,38 @@ pub(crate) fn exact_string(
         )));
     }
     Ok(String::from(text))
+}
+
+/// A JS object's own properties, read with catching reads.
+pub(crate) struct JsFields(pub(crate) JsValue);
+
+impl Fields for JsFields {
+    fn field(&self, name: &str) -> Field {
+        match own(&self.0, name) {
+            None => Field::Missing,
+            Some(v) if v.is_undefined() || v.is_null() => Field::Missing,
+            Some(v) => v.as_string().map_or(Field::NotAString, Field::Str),
+        }
+    }
+}
+
+/// Accepts a response as an object or as raw JSON text (parsed by the engine's JSON).
+pub(crate) fn object_or_json(
+    value: &JsValue,
+    code: ErrorCode,
+    what: &str,
+) -> Result<JsFields, JsValue> {
+    let value = match value.as_string() {
+        Some(text) => JSON::parse(&text)
+            .map_err(|_| to_js(Error::new(code, format!("{what} is not valid JSON"))))?,
+        None => value.clone(),
+    };
+    if value.is_object() && !is_array(&value) {
+        Ok(JsFields(value))
+    } else {
+        Err(to_js(Error::new(
+            code,
+            format!("{what} must be an object or its JSON text"),
+        )))
+    }
 }

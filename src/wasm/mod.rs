@@ -2,19 +2,17 @@
 //! else. Every error leaves as a JS `KitError` (js/kit-error.js) with the core's code.
 //!
 //! The npm package ships modules built from this crate: the signing module (`signing`:
-//! ClientKey, Session) loaded by `init()`; the passkey module (feature `passkey-module`:
-//! only `passkey`), loaded on first use so that pages which only sign never download the
-//! WebAuthn code; and the testing module (feature `testing-module`: the software
+//! ClientKey, Session, the session store's bindings, inspectPayload) loaded by `init()`;
+//! the passkey module (feature `passkey-module`: `passkey` and the WalletClient's flow
+//! drivers), loaded on first use so that pages which only sign never download the
+//! WebAuthn and flow code; and the testing module (feature `testing-module`: the software
 //! authenticator) for the package's `testing` entry.
 
 use wasm_bindgen::prelude::*;
 
 use crate::error::{Error, ErrorCode};
 
-#[cfg(all(
-    feature = "flows",
-    not(any(feature = "passkey-module", feature = "testing-module"))
-))]
+#[cfg(all(feature = "flows", not(feature = "testing-module")))]
 mod flows;
 #[cfg(not(any(feature = "passkey-module", feature = "testing-module")))]
 mod inspect;
@@ -30,14 +28,8 @@ mod store;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-#[cfg(all(
-    feature = "flows",
-    not(any(feature = "passkey-module", feature = "testing-module"))
-))]
-pub use flows::{
-    key_flow, open_sandbox_session, open_session, refresh_flow, session_flow, wallet_flow,
-    JsPasskeyChallenge, JsQuoteExecution, JsSignedRetryFlow,
-};
+#[cfg(all(feature = "flows", not(feature = "testing-module")))]
+pub use flows::{wallet_flow, JsPasskeyChallenge, JsQuoteExecution, JsSignedRetryFlow};
 #[cfg(not(any(feature = "passkey-module", feature = "testing-module")))]
 pub use signing::{JsClientKey, JsSession};
 

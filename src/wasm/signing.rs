@@ -1,46 +1,16 @@
 //! The signing exports: `ClientKey` and `Session`.
 
-use js_sys::{Object, Reflect, JSON};
+use js_sys::{Object, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::js::{date_millis, exact_string, is_array, own, scrub_stack};
+use super::js::{date_millis, exact_string, own, scrub_stack};
+pub(crate) use super::js::{object_or_json, JsFields};
 use super::{invalid_input, to_js};
-use crate::error::{Error, ErrorCode};
-use crate::fields::{Field, Fields};
+use crate::error::ErrorCode;
 use crate::signed_retry::{PendingSignature, QuoteToSign, REQUEST_ID_HEADER, SIGNATURE_HEADER};
 use crate::timestamp::UnixMillis;
 
 type JsResult<T> = Result<T, JsValue>;
-
-/// A JS object's own properties, read with catching reads.
-pub(crate) struct JsFields(pub(crate) JsValue);
-
-impl Fields for JsFields {
-    fn field(&self, name: &str) -> Field {
-        match own(&self.0, name) {
-            None => Field::Missing,
-            Some(v) if v.is_undefined() || v.is_null() => Field::Missing,
-            Some(v) => v.as_string().map_or(Field::NotAString, Field::Str),
-        }
-    }
-}
-
-/// Accepts a response as an object or as raw JSON text (parsed by the engine's JSON).
-pub(crate) fn object_or_json(value: &JsValue, code: ErrorCode, what: &str) -> JsResult<JsFields> {
-    let value = match value.as_string() {
-        Some(text) => JSON::parse(&text)
-            .map_err(|_| to_js(Error::new(code, format!("{what} is not valid JSON"))))?,
-        None => value.clone(),
-    };
-    if value.is_object() && !is_array(&value) {
-        Ok(JsFields(value))
-    } else {
-        Err(to_js(Error::new(
-            code,
-            format!("{what} must be an object or its JSON text"),
-        )))
-    }
-}
 
 /// A 202 or quote whose `payloadToSign`, when it is a string, has an exact UTF-8 form.
 pub(crate) fn with_exact_payload(
