@@ -13,11 +13,7 @@ use crate::timestamp::UnixMillis;
 type JsResult<T> = Result<T, JsValue>;
 
 /// A 202 or quote whose `payloadToSign`, when it is a string, has an exact UTF-8 form.
-pub(crate) fn with_exact_payload(
-    value: &JsValue,
-    code: ErrorCode,
-    what: &str,
-) -> JsResult<JsFields> {
+fn with_exact_payload(value: &JsValue, code: ErrorCode, what: &str) -> JsResult<JsFields> {
     let fields = object_or_json(value, code, what)?;
     if let Some(payload) = own(&fields.0, "payloadToSign").filter(JsValue::is_string) {
         exact_string(&payload, &format!("{what} payloadToSign"), code)?;
@@ -173,12 +169,7 @@ impl JsSession {
     /// Both headers of a signed retry, from a 202 body (object or JSON text).
     #[wasm_bindgen(js_name = signRetry)]
     pub fn sign_retry(&mut self, pending: &JsValue) -> JsResult<Object> {
-        let fields = with_exact_payload(
-            pending,
-            ErrorCode::InvalidPendingSignature,
-            "202 PendingSignature",
-        )?;
-        let pending = PendingSignature::from_fields(&fields).map_err(to_js)?;
+        let pending = pending_from_js(pending)?;
         let headers = self.0.sign_retry(&pending);
         scrub_stack();
         let headers = headers.map_err(to_js)?;
@@ -192,8 +183,7 @@ impl JsSession {
     /// and expiresAt).
     #[wasm_bindgen(js_name = signQuote)]
     pub fn sign_quote(&self, quote: &JsValue) -> JsResult<Object> {
-        let fields = with_exact_payload(quote, ErrorCode::InvalidInput, "quote")?;
-        let quote = QuoteToSign::from_fields(&fields).map_err(to_js)?;
+        let quote = quote_from_js(quote)?;
         let signature = self.0.sign_quote(&quote);
         scrub_stack();
         let signature = signature.map_err(to_js)?;
@@ -208,6 +198,22 @@ impl JsSession {
         self.0.close();
         scrub_stack();
     }
+}
+
+/// A 202 body (object or JSON text) as the core reads it.
+pub(crate) fn pending_from_js(pending: &JsValue) -> JsResult<PendingSignature> {
+    let fields = with_exact_payload(
+        pending,
+        ErrorCode::InvalidPendingSignature,
+        "202 PendingSignature",
+    )?;
+    PendingSignature::from_fields(&fields).map_err(to_js)
+}
+
+/// A quote (object or JSON text): only its payloadToSign and expiresAt.
+pub(crate) fn quote_from_js(quote: &JsValue) -> JsResult<QuoteToSign> {
+    let fields = with_exact_payload(quote, ErrorCode::InvalidInput, "quote")?;
+    QuoteToSign::from_fields(&fields).map_err(to_js)
 }
 
 pub(crate) fn set(target: &Object, key: &str, value: &str) {

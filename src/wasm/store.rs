@@ -7,11 +7,10 @@ use js_sys::{Array, Object, Promise};
 use wasm_bindgen::prelude::*;
 
 use super::js::scrub_stack;
-use super::signing::{object_or_json, set, with_exact_payload, JsClientKey, JsSession};
+use super::signing::{object_or_json, pending_from_js, quote_from_js, set, JsClientKey, JsSession};
 use super::{invalid_input, to_js};
 use crate::client_key::parse_public_key_hex;
 use crate::error::{Error, ErrorCode};
-use crate::signed_retry::{PendingSignature, QuoteToSign};
 
 type JsResult<T> = Result<T, JsValue>;
 
@@ -101,12 +100,7 @@ impl JsSession {
     /// `{ payloadToSign, requestId }`.
     #[wasm_bindgen(js_name = __authorizeRetry)]
     pub fn authorize_retry(&mut self, pending: &JsValue) -> JsResult<Object> {
-        let fields = with_exact_payload(
-            pending,
-            ErrorCode::InvalidPendingSignature,
-            "202 PendingSignature",
-        )?;
-        let pending = PendingSignature::from_fields(&fields).map_err(to_js)?;
+        let pending = pending_from_js(pending)?;
         self.0.authorize_retry(&pending).map_err(to_js)?;
         let out = Object::new();
         set(&out, "payloadToSign", &pending.payload_to_sign);
@@ -117,8 +111,7 @@ impl JsSession {
     /// The guards of `signQuote`; returns the payload to sign.
     #[wasm_bindgen(js_name = __authorizeQuote)]
     pub fn authorize_quote(&self, quote: &JsValue) -> JsResult<String> {
-        let fields = with_exact_payload(quote, ErrorCode::InvalidInput, "quote")?;
-        let quote = QuoteToSign::from_fields(&fields).map_err(to_js)?;
+        let quote = quote_from_js(quote)?;
         self.0.authorize_quote(&quote).map_err(to_js)?;
         Ok(quote.payload_to_sign)
     }
