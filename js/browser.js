@@ -16,6 +16,7 @@ import { exportClass, isReady, markReady } from './guard.js';
 import { passkey, loadPasskeys } from './passkey.js';
 
 export { KitError, passkey };
+export { SessionStore } from './session-store.js';
 
 /** @type {typeof RawClientKey} */
 export const ClientKey = exportClass(RawClientKey, 'ClientKey', { create: 'ClientKey.generate()' });

@@ -32,6 +32,7 @@ export function init(_input) {
 }
 
 export { KitError, passkey };
+export { SessionStore } from './session-store.js';
 
 /** @type {typeof RawClientKey} */
 export const ClientKey = exportClass(RawClientKey, 'ClientKey', { create: 'ClientKey.generate()' });

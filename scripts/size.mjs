@@ -4,7 +4,7 @@
 //
 //   1. what `init()` loads: the browser entry and everything it imports statically
 //      (guard.js, kit-error.js, passkey.js — the small `passkey` namespace is part of the
-//      entry), the signing module's wasm-bindgen glue, the KitError snippet and its .wasm.
+//      entry — and session-store.js), the signing module's wasm-bindgen glue, the KitError snippet and its .wasm.
 //      Budget 80 KB gzip.
 //   2. what `init({ passkeys: true })` (or the first passkey call) loads on top: the
 //      passkey module's glue and .wasm. Budget 45 KB gzip.
@@ -93,6 +93,7 @@ const signingOk = table('init(): browser entry + signing module', [
   'guard.js',
   'kit-error.js',
   'passkey.js',
+  'session-store.js',
   'embedded_wallet_kit.js',
   ...walk(join(pkgDir, 'snippets')).filter((p) => p.endsWith('.js')).map((p) => relative(pkgDir, p)),
   'embedded_wallet_kit_bg.wasm',

@@ -20,8 +20,8 @@ function notInitialized(fn) {
   });
 }
 
-test('exports exactly init, ClientKey, Session, KitError, passkey', () => {
-  assert.deepEqual(Object.keys(kit).sort(), ['ClientKey', 'KitError', 'Session', 'init', 'passkey']);
+test('exports exactly init, ClientKey, Session, KitError, passkey, SessionStore', () => {
+  assert.deepEqual(Object.keys(kit).sort(), ['ClientKey', 'KitError', 'Session', 'SessionStore', 'init', 'passkey']);
 });
 
 test('before the passkey module is loaded: sync passkey calls throw NOT_INITIALIZED; cancel() is a no-op', () => {

@@ -37,8 +37,8 @@ function realSession(overrides = {}) {
   return { key, scalar, bundle, response, expectedPub: compressedPublicKeyHex(scalar) };
 }
 
-test('exports exactly init, ClientKey, Session, KitError, passkey', () => {
-  assert.deepEqual(Object.keys(kit).sort(), ['ClientKey', 'KitError', 'Session', 'init', 'passkey']);
+test('exports exactly init, ClientKey, Session, KitError, passkey, SessionStore', () => {
+  assert.deepEqual(Object.keys(kit).sort(), ['ClientKey', 'KitError', 'Session', 'SessionStore', 'init', 'passkey']);
   assert.equal(typeof init, 'function');
   assert.equal(typeof ClientKey.generate, 'function');
   assert.equal(typeof Session.open, 'function');
