@@ -47,6 +47,15 @@ test('before init: every static call throws KitError NOT_INITIALIZED', () => {
   assert.equal(typeof String(Session), 'string');
 });
 
+test('before init: SessionStore.open rejects NOT_INITIALIZED (before looking for IndexedDB)', async () => {
+  await assert.rejects(kit.SessionStore.open(), (err) => {
+    assert.ok(err instanceof KitError);
+    assert.equal(err.code, 'NOT_INITIALIZED');
+    assert.match(err.message, /init\(\)/);
+    return true;
+  });
+});
+
 test('init() with unusable input rejects with NOT_INITIALIZED and can be retried', async () => {
   const bad = init(new Uint8Array([0, 1, 2, 3]));
   await assert.rejects(bad, (err) => {
