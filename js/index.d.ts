@@ -444,8 +444,9 @@ export declare class SessionStore {
   private constructor();
   /**
    * Opens (or creates) the store and deletes expired sessions and client keys kept for
-   * more than an hour. Rejects `NOT_INITIALIZED` before `init()`, `STORE_UNAVAILABLE`
-   * without IndexedDB or `crypto.subtle`.
+   * more than an hour. The first call loads the store's code (a small JS module next to
+   * the entry; `init()` does not load it). Rejects `NOT_INITIALIZED` before `init()` or if
+   * that module cannot be loaded, `STORE_UNAVAILABLE` without IndexedDB or `crypto.subtle`.
    */
   static open(options?: SessionStoreOptions): Promise<SessionStore>;
   /**

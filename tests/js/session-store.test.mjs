@@ -156,6 +156,7 @@ test('with an injected IndexedDB: save, reopen, load, sign (stamps verify), spen
   const indexedDB = memoryIndexedDB();
   const store = await SessionStore.open({ indexedDB });
   const { session, response, publicKeyHex } = realSession();
+  assert.ok(store instanceof SessionStore);
   const saved = await store.save(session);
   session.free();
   assert.deepEqual([saved.id, saved.accountId, saved.type, saved.publicKeyHex, saved.sandboxed],

@@ -104,12 +104,22 @@ try {
   // ---- first page load: save ---------------------------------------------------------
   await load();
   const state = {};
-  await check('open a store, save a real session; its stamp verifies and its key is the sealed one', async () => {
-    expectOk(await attempt(async (db) => {
+  await check('init() does not load the store implementation; the first SessionStore.open() does', async () => {
+    const impl = () => server.requests.filter((r) => r.path === '/pkg/session-store-impl.js').length;
+    assert(server.requests.some((r) => r.path === '/pkg/session-store.js'), 'the entry imports session-store.js');
+    assert(impl() === 0, 'session-store-impl.js loaded by init()');
+    const isStore = expectOk(await attempt(async (db) => {
       window.store = await window.kit.SessionStore.open({ name: db });
       await window.store.clear();
       window.key = window.kit.ClientKey.generate();
+      return window.store instanceof window.kit.SessionStore;
     }, DB), 'open');
+    assert(isStore === true, 'the store is an instance of the exported SessionStore');
+    assert(impl() === 1, `session-store-impl.js loaded ${impl()} times`);
+    await attemptErr(() => new window.kit.SessionStore(), null, 'INVALID_INPUT');
+  });
+
+  await check('save a real session; its stamp verifies and its key is the sealed one', async () => {
     const pub = await page.evaluate(() => window.key.publicKeyHex);
     const scalar = randomScalar();
     secrets.push(scalar);
