@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ClientKey, Session, SessionStore, KitError } from '../../pkg/node.js';
+import { initSync as signingExports } from '../../pkg/embedded_wallet_kit.js';
 import {
   sessionResponse, pending202, quote, randomScalar, sealBundle, compressedPublicKeyHex, checkStamp, iso, HOUR,
 } from '../support/fixtures.mjs';
@@ -254,4 +255,34 @@ test('with an injected IndexedDB: a failing write is STORE_UNAVAILABLE (cause ke
   assert.equal(session.sandboxed, false, 'the in-memory session is untouched');
   store.close();
   await assert.rejects(store.list(), kitError('STORE_UNAVAILABLE'));
+});
+
+/** How often `needle` occurs in the signing module's linear memory. */
+function occurrences(needle) {
+  const mem = new Uint8Array(signingExports().memory.buffer);
+  let count = 0;
+  for (let i = mem.indexOf(needle[0]); i !== -1; i = mem.indexOf(needle[0], i + 1)) {
+    let j = 1;
+    while (j < needle.length && mem[i + j] === needle[j]) j++;
+    if (j === needle.length) count++;
+  }
+  return count;
+}
+const copies = (scalar) => [scalar, Uint8Array.from(scalar).reverse()].map(occurrences);
+
+test('no copy of the scalar survives save() (the PKCS#8 import) or openSession() once the session is freed', async () => {
+  const store = await SessionStore.open({ indexedDB: memoryIndexedDB() });
+  const key = ClientKey.generate();
+  const scalar = randomScalar();
+  const session = Session.open(sessionResponse({ bundle: sealBundle(scalar, key.publicKeyHex) }), key);
+  await store.save(session);
+  session.free();
+  assert.deepEqual(copies(scalar), [0, 0], 'copies of the scalar left in wasm memory (big-endian, little-endian)');
+
+  const kept = await store.saveClientKey(ClientKey.generate());
+  const scalar2 = randomScalar();
+  const opened = await store.openSession(sessionResponse({ bundle: sealBundle(scalar2, kept.publicKeyHex) }));
+  await store.save(opened);
+  opened.free();
+  assert.deepEqual(copies(scalar2), [0, 0], 'copies of the opened scalar left in wasm memory');
 });
