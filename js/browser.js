@@ -19,6 +19,7 @@ import { WalletClient } from './wallet-client.js';
 
 export { KitError, passkey };
 export { WalletClient };
+export { SessionStore } from './session-store.js';
 
 /** @type {typeof RawClientKey} */
 export const ClientKey = exportClass(RawClientKey, 'ClientKey', { create: 'ClientKey.generate()' });

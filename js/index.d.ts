@@ -24,6 +24,8 @@
  * - `INVALID_INPUT` — an argument has the wrong type or shape.
  * - `RANDOMNESS_UNAVAILABLE` — the platform's secure random source (`crypto.getRandomValues`) failed.
  * - `NOT_INITIALIZED` — the kit was used before `init()` resolved, or loading the module failed.
+ * - `STORE_UNAVAILABLE` — the {@link SessionStore} cannot work here: IndexedDB or WebCrypto
+ *   (`crypto.subtle`) is missing, or one of their calls failed (the browser's error is the `cause`).
  */
 export type KitErrorCode =
   | 'INVALID_PUBLIC_KEY'
@@ -50,7 +52,8 @@ export type KitErrorCode =
   | 'SERVICE_ERROR'
   | 'INVALID_INPUT'
   | 'RANDOMNESS_UNAVAILABLE'
-  | 'NOT_INITIALIZED';
+  | 'NOT_INITIALIZED'
+  | 'STORE_UNAVAILABLE';
 
 /** Every failure of the kit is a `KitError`. Messages never contain key material. */
 export declare class KitError extends Error {
@@ -570,4 +573,94 @@ export declare class WalletClient {
    * `SERVICE_ERROR`). Resolves to the transport's last response; non-2xx answers reject.
    */
   request(request: { method: string; path: string; headers?: Record<string, string>; body?: object | string }, session?: Session): Promise<TransportResponse>;
+/** Options of {@link SessionStore.open}. */
+export interface SessionStoreOptions {
+  /** IndexedDB database name (default `'embedded-wallet-kit'`); one store per name. */
+  name?: string;
+  /** The IndexedDB factory to use (default `globalThis.indexedDB`; Node has none). */
+  indexedDB?: IDBFactory;
+}
+
+/** What {@link SessionStore.saveClientKey} returns: the public parts of the kept key. */
+export interface KeptClientKey {
+  /** Send as `clientPublicKey` (uncompressed, 130 hex); also names the key in {@link SessionStore.openSession}. */
+  publicKeyHex: string;
+  compressedPublicKeyHex: string;
+  /** The OIDC `nonce` to put in the IdP request (see {@link ClientKey.oidcNonce}). */
+  oidcNonce: string;
+}
+
+/**
+ * A session kept in a {@link SessionStore}. Its key is a non-extractable WebCrypto key
+ * (page script can sign with it but never read it); the checks and the stamp format are
+ * those of {@link Session}. Signing is asynchronous. Unlike the in-wasm signer, WebCrypto's
+ * ECDSA is randomized: stamps verify the same way but are not byte-for-byte repeatable.
+ * Not constructible: get one from {@link SessionStore.save}, `load` or `list`.
+ */
+export interface StoredSession {
+  /** `Session:<uuid>` */
+  readonly id: string;
+  readonly accountId: string;
+  readonly type: string;
+  readonly expiresAt: Date;
+  /** Compressed SEC1 public key hex (66 chars); `undefined` for a sandbox session. */
+  readonly publicKeyHex: string | undefined;
+  readonly sandboxed: boolean;
+  /** As {@link Session.isExpired}. */
+  isExpired(now?: Date | number): boolean;
+  /** As {@link Session.stamp}; also `SESSION_CLOSED` once deleted from the store, `STORE_UNAVAILABLE`. */
+  stamp(payloadToSign: string): Promise<string>;
+  /**
+   * As {@link Session.signRetry}. Signed request ids are kept in the store, so a
+   * `requestId` signed before a reload (or in another tab) is `REQUEST_ALREADY_SIGNED`.
+   */
+  signRetry(pending202: PendingSignature | string): Promise<SignedRetryHeaders>;
+  /** As {@link Session.signQuote}. */
+  signQuote(quote: Quote | string): Promise<QuoteSignatureHeader>;
+  /** Deletes it from the store; this object then throws `SESSION_CLOSED`. */
+  delete(): Promise<void>;
+}
+
+/**
+ * Sessions kept across page loads in IndexedDB, each key a non-extractable WebCrypto key,
+ * plus a client key kept across an OAUTH redirect. Browser only (Node has no IndexedDB
+ * unless one is passed in). Failures: `STORE_UNAVAILABLE` (IndexedDB or WebCrypto missing
+ * or failing), `INVALID_INPUT`, and the {@link Session} codes.
+ */
+export declare class SessionStore {
+  private constructor();
+  /**
+   * Opens (or creates) the store and deletes expired sessions and client keys kept for
+   * more than an hour. The first call loads the store's code (a small JS module next to
+   * the entry; `init()` does not load it). Rejects `NOT_INITIALIZED` before `init()` or if
+   * that module cannot be loaded, `STORE_UNAVAILABLE` without IndexedDB or `crypto.subtle`.
+   */
+  static open(options?: SessionStoreOptions): Promise<SessionStore>;
+  /**
+   * Keeps `session` (its key imported into WebCrypto as non-extractable; a sandbox
+   * session is kept without a key). The in-memory `session` stays usable; `free()` it
+   * if only the stored one is needed. Rejects `SESSION_CLOSED`, `SESSION_EXPIRED`.
+   */
+  save(session: Session): Promise<StoredSession>;
+  /** The stored session with this id, or `null` if there is none or it has expired. */
+  load(id: string): Promise<StoredSession | null>;
+  /** Every stored session that has not expired. */
+  list(): Promise<StoredSession[]>;
+  /** Deletes one session (nothing happens if there is none). */
+  delete(id: string): Promise<void>;
+  /** Deletes every session and kept client key. */
+  clear(): Promise<void>;
+  /** Closes the database connection; later calls reject `STORE_UNAVAILABLE`. */
+  close(): void;
+  /**
+   * Keeps `key` as a non-extractable WebCrypto key for the OAUTH redirect (for up to
+   * an hour); `key` itself is not consumed. Rejects `KEY_CONSUMED` for a used key.
+   */
+  saveClientKey(key: ClientKey): Promise<KeptClientKey>;
+  /**
+   * Opens a verify response with a kept client key (the only one kept, or the one whose
+   * `publicKeyHex` is given) and deletes that key: a second open is `KEY_CONSUMED`. A failed
+   * open keeps it. Returns an ordinary in-memory {@link Session} (save it to keep it).
+   */
+  openSession(response: SessionResponse | string, options?: { publicKeyHex?: string }): Promise<Session>;
 }

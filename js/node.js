@@ -39,6 +39,7 @@ export function init(_input) {
 
 export { KitError, passkey };
 export { WalletClient };
+export { SessionStore } from './session-store.js';
 
 /** @type {typeof RawClientKey} */
 export const ClientKey = exportClass(RawClientKey, 'ClientKey', { create: 'ClientKey.generate()' });

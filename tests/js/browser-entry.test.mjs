@@ -20,8 +20,8 @@ function notInitialized(fn) {
   });
 }
 
-test('exports exactly init, ClientKey, Session, KitError, inspectPayload, passkey, WalletClient', () => {
-  assert.deepEqual(Object.keys(kit).sort(), ['ClientKey', 'KitError', 'Session', 'WalletClient', 'init', 'inspectPayload', 'passkey']);
+test('exports exactly init, ClientKey, Session, KitError, inspectPayload, passkey, SessionStore, WalletClient', () => {
+  assert.deepEqual(Object.keys(kit).sort(), ['ClientKey', 'KitError', 'Session', 'SessionStore', 'WalletClient', 'init', 'inspectPayload', 'passkey']);
 });
 
 test('before the passkey module is loaded: sync passkey calls throw NOT_INITIALIZED; cancel() is a no-op', () => {
@@ -47,6 +47,15 @@ test('before init: every static call throws KitError NOT_INITIALIZED', () => {
   // Non-function statics and Function.prototype members are untouched.
   assert.equal(typeof ClientKey.prototype, 'object');
   assert.equal(typeof String(Session), 'string');
+});
+
+test('before init: SessionStore.open rejects NOT_INITIALIZED (before looking for IndexedDB)', async () => {
+  await assert.rejects(kit.SessionStore.open(), (err) => {
+    assert.ok(err instanceof KitError);
+    assert.equal(err.code, 'NOT_INITIALIZED');
+    assert.match(err.message, /init\(\)/);
+    return true;
+  });
 });
 
 test('init() with unusable input rejects with NOT_INITIALIZED and can be retried', async () => {

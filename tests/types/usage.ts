@@ -2,7 +2,8 @@
 // `tsc --noEmit --strict`: every export of index.d.ts is used as documented, and the
 // expect-error lines below prove the types reject misuse.
 import {
-  init, ClientKey, Session, KitError, passkey,
+  init, ClientKey, Session, KitError, passkey, SessionStore,
+  type StoredSession, type KeptClientKey, type SessionStoreOptions,
   type KitErrorCode, type SignedRetryHeaders, type QuoteSignatureHeader, type SessionResponse,
   type PendingSignature, type Quote, type InitInput, type InitOptions,
   type PasskeyRegisterOptions, type PasskeyAuthenticateOptions, type PasskeyAttestation,
@@ -138,4 +139,34 @@ export async function walletClient(quote: Quote & { id: string }): Promise<void>
   // @ts-expect-error verifyOauth needs the key whose nonce the token carries
   await client.verifyOauth(cred.id, 'a.b.c');
   void [oauth, login, tx, raw];
+export async function stored(response: SessionResponse, pending: PendingSignature, quote: Quote): Promise<Session> {
+  const options: SessionStoreOptions = { name: 'wallet', indexedDB: globalThis.indexedDB };
+  const store: SessionStore = await SessionStore.open(options);
+  await SessionStore.open();
+  const saved: StoredSession = await store.save(Session.sandbox(response));
+  const again: StoredSession | null = await store.load(saved.id);
+  const all: StoredSession[] = await store.list();
+  const stamp: string = await saved.stamp('payload');
+  const retry: SignedRetryHeaders = await saved.signRetry(pending);
+  const q: QuoteSignatureHeader = await saved.signQuote(JSON.stringify(quote));
+  const fields: [string, string, string, Date, string | undefined, boolean, boolean] = [
+    saved.id, saved.accountId, saved.type, saved.expiresAt, saved.publicKeyHex, saved.sandboxed, saved.isExpired(Date.now()),
+  ];
+  void [again, all, stamp, retry, q, fields];
+  // @ts-expect-error: a stored session signs asynchronously
+  const sync: string = saved.stamp('payload');
+  void sync;
+  // @ts-expect-error: the constructor is private; use SessionStore.open()
+  void new SessionStore();
+  await saved.delete();
+  await store.delete('Session:1');
+  const kept: KeptClientKey = await store.saveClientKey(ClientKey.generate());
+  const nonce: string = kept.oidcNonce;
+  void nonce;
+  const s: Session = await store.openSession(response, { publicKeyHex: kept.publicKeyHex });
+  await store.clear();
+  store.close();
+  const code: KitErrorCode = 'STORE_UNAVAILABLE';
+  void code;
+  return s;
 }

@@ -1,0 +1,288 @@
+// The session store through the Node entry (pkg/node.js). Node has no IndexedDB: open()
+// without one is STORE_UNAVAILABLE. With one injected (a small in-memory IndexedDB
+// below; values are structured-cloned, as a browser stores them, and Node's WebCrypto
+// keeps the keys) the whole store runs here too: stamps verified by
+// tests/support/fixtures.mjs, spent requestIds shared between handles, purging, the
+// OAUTH client key. The real browser run, across a page reload, is tests/store/run.mjs.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ClientKey, Session, SessionStore, KitError } from '../../pkg/node.js';
+import { initSync as signingExports } from '../../pkg/embedded_wallet_kit.js';
+import {
+  sessionResponse, pending202, quote, randomScalar, sealBundle, compressedPublicKeyHex, checkStamp, iso, HOUR,
+} from '../support/fixtures.mjs';
+
+const kitError = (code, check) => (err) => {
+  assert.ok(err instanceof KitError, `expected KitError ${code}, got ${err?.constructor?.name}: ${err?.message}`);
+  assert.equal(err.code, code, err.message);
+  assert.ok(err.message.length > 0);
+  check?.(err);
+  return true;
+};
+const domError = (name) => Object.assign(new Error(name), { name });
+
+/**
+ * Just enough IndexedDB for the store: named databases of keyPath object stores, requests
+ * that answer on a later task, transactions that commit once no request is pending and
+ * roll back on abort. `failPut` makes every put fail (as a full disk or DataCloneError would).
+ */
+function memoryIndexedDB({ failPut = false } = {}) {
+  const databases = new Map();
+  const later = (fn) => setTimeout(fn, 0);
+  const request = (tx, fn) => {
+    const r = { onsuccess: null, onerror: null, result: undefined, error: null };
+    tx.pending++;
+    later(() => {
+      tx.pending--;
+      try {
+        r.result = fn();
+        r.onsuccess?.();
+      } catch (err) {
+        r.error = err;
+        r.onerror?.();
+        tx.abort();
+      }
+      later(() => tx.settle());
+    });
+    return r;
+  };
+  const factory = {
+    databases,
+    open(name) {
+      const r = { onsuccess: null, onerror: null, onupgradeneeded: null, result: undefined };
+      later(() => {
+        let data = databases.get(name);
+        const fresh = !data;
+        if (fresh) databases.set(name, (data = new Map()));
+        let closed = false;
+        r.result = {
+          objectStoreNames: { contains: (n) => data.has(n) },
+          createObjectStore: (n, { keyPath }) => data.set(n, { keyPath, rows: new Map() }),
+          close: () => {
+            closed = true;
+          },
+          transaction(names) {
+            if (closed) throw domError('InvalidStateError');
+            const snapshot = new Map(names.map((n) => [n, new Map(data.get(n).rows)]));
+            const tx = {
+              pending: 0, done: false, error: null, oncomplete: null, onabort: null,
+              settle() {
+                if (!tx.done && tx.pending === 0) {
+                  tx.done = true;
+                  tx.oncomplete?.();
+                }
+              },
+              abort() {
+                if (tx.done) throw domError('InvalidStateError');
+                tx.done = true;
+                for (const [n, rows] of snapshot) data.get(n).rows = rows;
+                later(() => tx.onabort?.());
+              },
+              objectStore(n) {
+                const store = data.get(n);
+                return {
+                  get: (key) => request(tx, () => structuredClone(store.rows.get(key))),
+                  getAll: () => request(tx, () => [...store.rows.values()].map((v) => structuredClone(v))),
+                  put: (value) => request(tx, () => {
+                    if (failPut) throw domError('QuotaExceededError');
+                    store.rows.set(value[store.keyPath], structuredClone(value));
+                  }),
+                  delete: (key) => request(tx, () => void store.rows.delete(key)),
+                  clear: () => request(tx, () => store.rows.clear()),
+                };
+              },
+            };
+            later(() => tx.settle()); // a transaction nobody uses commits
+            return tx;
+          },
+        };
+        if (fresh) r.onupgradeneeded?.();
+        r.onsuccess?.();
+      });
+      return r;
+    },
+  };
+  return factory;
+}
+
+/** A real session sealed by the service's peer to a fresh ClientKey. */
+function realSession(fields = {}) {
+  const key = ClientKey.generate();
+  const scalar = randomScalar();
+  const response = sessionResponse({ bundle: sealBundle(scalar, key.publicKeyHex), ...fields });
+  return { session: Session.open(response, key), response, publicKeyHex: compressedPublicKeyHex(scalar) };
+}
+
+test('Node has no IndexedDB: open() is STORE_UNAVAILABLE, naming IndexedDB', async () => {
+  assert.equal(globalThis.indexedDB, undefined);
+  await assert.rejects(SessionStore.open(), kitError('STORE_UNAVAILABLE', (e) => assert.match(e.message, /IndexedDB/)));
+  await assert.rejects(SessionStore.open({ indexedDB: null }), kitError('STORE_UNAVAILABLE'));
+  await assert.rejects(SessionStore.open({ indexedDB: {} }), kitError('STORE_UNAVAILABLE'));
+});
+
+test('open() rejects bad options with INVALID_INPUT', async () => {
+  for (const options of [null, 'db', 42, { name: '' }, { name: 7 }, { name: null }]) {
+    await assert.rejects(SessionStore.open(options), kitError('INVALID_INPUT'), JSON.stringify(options));
+  }
+});
+
+test('a failing IndexedDB is STORE_UNAVAILABLE with its error as cause', async () => {
+  const throwing = { open() { throw domError('SecurityError'); } };
+  await assert.rejects(SessionStore.open({ indexedDB: throwing }),
+    kitError('STORE_UNAVAILABLE', (e) => assert.equal(e.cause.name, 'SecurityError')));
+  const erroring = {
+    open() {
+      const r = { error: domError('UnknownError') };
+      setTimeout(() => r.onerror?.(), 0);
+      return r;
+    },
+  };
+  await assert.rejects(SessionStore.open({ indexedDB: erroring }),
+    kitError('STORE_UNAVAILABLE', (e) => assert.equal(e.cause.name, 'UnknownError')));
+});
+
+test('without crypto.subtle: STORE_UNAVAILABLE, naming WebCrypto', async (t) => {
+  const descriptor = Object.getOwnPropertyDescriptor(globalThis, 'crypto');
+  Object.defineProperty(globalThis, 'crypto', { value: {}, configurable: true, writable: true });
+  t.after(() => Object.defineProperty(globalThis, 'crypto', descriptor));
+  await assert.rejects(SessionStore.open({ indexedDB: memoryIndexedDB() }),
+    kitError('STORE_UNAVAILABLE', (e) => assert.match(e.message, /WebCrypto/)));
+});
+
+test('the classes are not constructible', () => {
+  assert.throws(() => new SessionStore(), kitError('INVALID_INPUT'));
+});
+
+test('with an injected IndexedDB: save, reopen, load, sign (stamps verify), spent ids shared', async () => {
+  const indexedDB = memoryIndexedDB();
+  const store = await SessionStore.open({ indexedDB });
+  const { session, response, publicKeyHex } = realSession();
+  assert.ok(store instanceof SessionStore);
+  const saved = await store.save(session);
+  session.free();
+  assert.deepEqual([saved.id, saved.accountId, saved.type, saved.publicKeyHex, saved.sandboxed],
+    [response.id, response.accountId, response.type, publicKeyHex, false]);
+  assert.ok(saved.expiresAt instanceof Date && !saved.isExpired());
+  const p = pending202();
+  const h = await saved.signRetry(p);
+  assert.deepEqual(Object.keys(h).sort(), ['Request-Id', 'Service-Wallet-Signature']);
+  assert.ok(checkStamp(h['Service-Wallet-Signature'], p.payloadToSign, publicKeyHex).ok);
+
+  // What a reload does: a new store on the same database.
+  const again = await SessionStore.open({ indexedDB });
+  const loaded = await again.load(response.id);
+  assert.ok(checkStamp(await loaded.stamp('after'), 'after', publicKeyHex).ok);
+  const q = quote();
+  const qh = await loaded.signQuote(q);
+  assert.deepEqual(Object.keys(qh), ['Service-Wallet-Signature']);
+  assert.ok(checkStamp(qh['Service-Wallet-Signature'], q.payloadToSign, publicKeyHex).ok);
+  await assert.rejects(loaded.signRetry(p), kitError('REQUEST_ALREADY_SIGNED'));
+  assert.deepEqual((await again.list()).map((s) => s.id), [response.id]);
+  assert.equal(await again.load('Session:nope'), null);
+
+  // The record: strings, numbers, booleans and one non-extractable CryptoKey.
+  const [record] = indexedDB.databases.get('embedded-wallet-kit').get('sessions').rows.values();
+  assert.ok(record.key instanceof CryptoKey && record.key.extractable === false);
+  assert.deepEqual(record.key.usages, ['sign']);
+  await assert.rejects(crypto.subtle.exportKey('pkcs8', record.key));
+  assert.deepEqual(record.signed.map(([id]) => id), [p.requestId]);
+});
+
+test('with an injected IndexedDB: expired sessions are purged on open; load and list skip them', async () => {
+  const indexedDB = memoryIndexedDB();
+  const store = await SessionStore.open({ indexedDB, name: 'purge' });
+  const { session } = realSession({ expiresAt: iso(300) });
+  const short = await store.save(session);
+  await store.save(Session.sandbox(sessionResponse({ expiresAt: iso(HOUR) })));
+  await new Promise((r) => setTimeout(r, 350));
+  assert.equal(await store.load(short.id), null);
+  assert.equal((await store.list()).length, 1);
+  const rows = indexedDB.databases.get('purge').get('sessions').rows;
+  assert.equal(rows.size, 2, 'still stored until the next open');
+  await SessionStore.open({ indexedDB, name: 'purge' });
+  assert.equal(rows.size, 1);
+  await assert.rejects(short.stamp('x'), kitError('SESSION_EXPIRED'));
+});
+
+test('with an injected IndexedDB: the OAUTH client key opens one session, once', async () => {
+  const indexedDB = memoryIndexedDB();
+  const store = await SessionStore.open({ indexedDB });
+  const key = ClientKey.generate();
+  const kept = await store.saveClientKey(key);
+  assert.deepEqual(kept, { publicKeyHex: key.publicKeyHex, compressedPublicKeyHex: key.compressedPublicKeyHex, oidcNonce: key.oidcNonce() });
+  assert.equal(key.consumed, false, 'keeping it does not consume the in-memory key');
+  key.free();
+  const scalar = randomScalar();
+  const response = sessionResponse({ type: 'OAUTH', bundle: sealBundle(scalar, kept.publicKeyHex) });
+  await assert.rejects((await SessionStore.open({ indexedDB })).openSession({ ...response, encryptedSessionSigningKey: sealBundle(scalar, ClientKey.generate().publicKeyHex) }),
+    kitError('DECRYPTION_FAILED'));
+  const s = await (await SessionStore.open({ indexedDB })).openSession(response, { publicKeyHex: kept.publicKeyHex });
+  assert.ok(s instanceof Session);
+  assert.ok(checkStamp(s.stamp('oauth'), 'oauth', compressedPublicKeyHex(scalar)).ok);
+  await assert.rejects(store.openSession(response), kitError('KEY_CONSUMED'));
+  await assert.rejects(store.saveClientKey(key), kitError('KEY_CONSUMED'));
+});
+
+test('with an injected IndexedDB: bad arguments are INVALID_INPUT; closed or expired sessions are refused', async () => {
+  const store = await SessionStore.open({ indexedDB: memoryIndexedDB() });
+  for (const bad of [undefined, null, {}, 'Session:x', ClientKey.generate()]) {
+    await assert.rejects(store.save(bad), kitError('INVALID_INPUT'));
+  }
+  for (const bad of [undefined, {}, Session]) await assert.rejects(store.saveClientKey(bad), kitError('INVALID_INPUT'));
+  for (const bad of [undefined, 1, {}]) {
+    await assert.rejects(store.load(bad), kitError('INVALID_INPUT'));
+    await assert.rejects(store.delete(bad), kitError('INVALID_INPUT'));
+  }
+  await assert.rejects(store.openSession(sessionResponse(), { publicKeyHex: 5 }), kitError('INVALID_INPUT'));
+  await assert.rejects(store.openSession(sessionResponse()), kitError('KEY_CONSUMED'));
+  const { session } = realSession();
+  session.free();
+  await assert.rejects(store.save(session), kitError('SESSION_CLOSED'));
+  await assert.rejects(store.save(Session.sandbox(sessionResponse({ expiresAt: iso(-1000) }))), kitError('SESSION_EXPIRED'));
+  const stored = await store.save(Session.sandbox(sessionResponse()));
+  await assert.rejects(stored.stamp(1), kitError('INVALID_INPUT'));
+  await assert.rejects(stored.signRetry({}), kitError('INVALID_PENDING_SIGNATURE'));
+  await assert.rejects(stored.signQuote({}), kitError('INVALID_INPUT'));
+});
+
+test('with an injected IndexedDB: a failing write is STORE_UNAVAILABLE (cause kept, no key bytes in the message)', async () => {
+  const store = await SessionStore.open({ indexedDB: memoryIndexedDB({ failPut: true }) });
+  const { session } = realSession();
+  await assert.rejects(store.save(session), kitError('STORE_UNAVAILABLE', (e) => {
+    assert.equal(e.cause.name, 'QuotaExceededError');
+    assert.doesNotMatch(e.message, /[0-9a-f]{32}/);
+  }));
+  assert.equal(session.sandboxed, false, 'the in-memory session is untouched');
+  store.close();
+  await assert.rejects(store.list(), kitError('STORE_UNAVAILABLE'));
+});
+
+/** How often `needle` occurs in the signing module's linear memory. */
+function occurrences(needle) {
+  const mem = new Uint8Array(signingExports().memory.buffer);
+  let count = 0;
+  for (let i = mem.indexOf(needle[0]); i !== -1; i = mem.indexOf(needle[0], i + 1)) {
+    let j = 1;
+    while (j < needle.length && mem[i + j] === needle[j]) j++;
+    if (j === needle.length) count++;
+  }
+  return count;
+}
+const copies = (scalar) => [scalar, Uint8Array.from(scalar).reverse()].map(occurrences);
+
+test('no copy of the scalar survives save() (the PKCS#8 import) or openSession() once the session is freed', async () => {
+  const store = await SessionStore.open({ indexedDB: memoryIndexedDB() });
+  const key = ClientKey.generate();
+  const scalar = randomScalar();
+  const session = Session.open(sessionResponse({ bundle: sealBundle(scalar, key.publicKeyHex) }), key);
+  await store.save(session);
+  session.free();
+  assert.deepEqual(copies(scalar), [0, 0], 'copies of the scalar left in wasm memory (big-endian, little-endian)');
+
+  const kept = await store.saveClientKey(ClientKey.generate());
+  const scalar2 = randomScalar();
+  const opened = await store.openSession(sessionResponse({ bundle: sealBundle(scalar2, kept.publicKeyHex) }));
+  await store.save(opened);
+  opened.free();
+  assert.deepEqual(copies(scalar2), [0, 0], 'copies of the opened scalar left in wasm memory');
+});

@@ -1,0 +1,440 @@
+#!/usr/bin/env node
+// The session store end to end, through the built package (pkg/browser.js) in headless
+// Chromium (Debian's, via playwright-core): real sessions (session keys sealed by the
+// service's peer, @turnkey/crypto, to a ClientKey made in the page) are saved, the page
+// is RELOADED, and the restored sessions sign through WebCrypto; every stamp is verified
+// here, in Node (@noble/curves and node:crypto, tests/support/fixtures.mjs). Also: the
+// CryptoKeys are non-extractable, the IndexedDB records hold no key bytes, expired
+// sessions are purged on open, a requestId signed before the reload is refused after it,
+// a sandbox session round-trips, and the OAUTH path (client key kept across a reload,
+// single use).
+//
+// The page is served from http://localhost:<port>. Prints "N passed, N failed"; exits
+// non-zero on failure.
+//
+// Usage: node tests/store/run.mjs
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { p256 } from '@noble/curves/nist.js';
+import { serveStatic } from '../../scripts/serve.mjs';
+import { launchChromium } from '../support/chromium.mjs';
+import { createChecks } from '../support/checks.mjs';
+import {
+  sessionResponse, pending202, quote, randomScalar, sealBundle, compressedPublicKeyHex, checkStamp, iso, HOUR,
+} from '../support/fixtures.mjs';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const root = resolve(here, '../..');
+const pkgDir = join(root, 'pkg');
+const DB = 'store-e2e';
+
+const { check, assert, fail, finish } = createChecks();
+const json = (v) => JSON.stringify(v);
+const hex = (bytes) => Buffer.from(bytes).toString('hex');
+
+if (!existsSync(join(pkgDir, 'session-store.js'))) {
+  console.log('not ok - pkg/ is missing or has no session-store.js: run `make build` first\n0 passed, 1 failed');
+  process.exit(1);
+}
+
+/** Asserts that an attempt (window.attempt) failed with a KitError of `code`. */
+function expectKitError(r, code) {
+  assert(!r.ok, `expected KitError ${code}, but it resolved: ${json(r.value)}`);
+  assert(r.error.kit === true && r.error.name === 'KitError', `not the package's KitError: ${json(r.error)}`);
+  assert(r.error.code === code, `expected ${code}, got ${r.error.code}: ${r.error.message}`);
+  assert(typeof r.error.message === 'string' && r.error.message.length > 0, 'empty message');
+  return r.error;
+}
+function expectOk(r, what) {
+  assert(r.ok, `${what} failed: ${json(r.error)}`);
+  return r.value;
+}
+function expectStamp(stamp, payload, publicKeyHex) {
+  const c = checkStamp(stamp, payload, publicKeyHex);
+  assert(c.ok, `stamp does not verify: ${json(c)}`);
+}
+const sameKeys = (obj, keys) => json(Object.keys(obj).sort()) === json([...keys].sort());
+
+// Secrets the page must never reveal (scalars of the session keys sealed to it).
+const secrets = [];
+/** Fails if any string in `value` (an error message, a record) holds a known secret. */
+function assertNoSecret(value, where) {
+  const text = json(value);
+  for (const s of secrets) {
+    for (const form of [hex(s), Buffer.from(s).toString('base64'), Buffer.from(s).toString('base64url')]) {
+      assert(!text.includes(form), `${where} contains a private scalar`);
+    }
+  }
+}
+
+const server = await serveStatic({ '/': here, '/pkg/': pkgDir });
+const origin = `http://localhost:${server.port}`;
+console.log(`# serving ${origin}`);
+
+let browser;
+try {
+  browser = await launchChromium(chromium);
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const pageErrors = [];
+  page.on('pageerror', (err) => pageErrors.push(err.message));
+  const load = async (query = '') => {
+    await page.goto(`${origin}/${query}`);
+    await page.waitForFunction(() => window.kitLoaded === true, null, { timeout: 20_000 });
+  };
+  /** Runs `fn(arg)` in the page as an attempt (never rejects). */
+  const attempt = (fn, arg) =>
+    page.evaluate(({ src, arg }) => window.attempt(() => (0, eval)(src)(arg)), { src: `(${fn})`, arg });
+  const errors = []; // every KitError seen, checked for secrets at the end
+  const attemptErr = async (fn, arg, code) => {
+    const e = expectKitError(await attempt(fn, arg), code);
+    errors.push(e);
+    return e;
+  };
+
+  // ---- before init -------------------------------------------------------------------
+  await load('?noinit');
+  await check('SessionStore.open before init() rejects NOT_INITIALIZED', async () => {
+    const e = await attemptErr(() => window.kit.SessionStore.open({ name: 'never' }), null, 'NOT_INITIALIZED');
+    assert(/init\(\)/.test(e.message), e.message);
+  });
+
+  // ---- first page load: save ---------------------------------------------------------
+  await load();
+  const state = {};
+  await check('init() does not load the store implementation; the first SessionStore.open() does', async () => {
+    const impl = () => server.requests.filter((r) => r.path === '/pkg/session-store-impl.js').length;
+    assert(server.requests.some((r) => r.path === '/pkg/session-store.js'), 'the entry imports session-store.js');
+    assert(impl() === 0, 'session-store-impl.js loaded by init()');
+    const isStore = expectOk(await attempt(async (db) => {
+      window.store = await window.kit.SessionStore.open({ name: db });
+      await window.store.clear();
+      window.key = window.kit.ClientKey.generate();
+      return window.store instanceof window.kit.SessionStore;
+    }, DB), 'open');
+    assert(isStore === true, 'the store is an instance of the exported SessionStore');
+    assert(impl() === 1, `session-store-impl.js loaded ${impl()} times`);
+    await attemptErr(() => new window.kit.SessionStore(), null, 'INVALID_INPUT');
+  });
+
+  await check('save a real session; its stamp verifies and its key is the sealed one', async () => {
+    const pub = await page.evaluate(() => window.key.publicKeyHex);
+    const scalar = randomScalar();
+    secrets.push(scalar);
+    const response = sessionResponse({ bundle: sealBundle(scalar, pub), expiresAt: iso(HOUR) });
+    state.real = { response, publicKeyHex: compressedPublicKeyHex(scalar) };
+    const out = expectOk(await attempt(async (response) => {
+      const s = window.kit.Session.open(response, window.key);
+      const stored = await window.store.save(s);
+      s.free();
+      window.stored = stored;
+      return {
+        fields: [stored.id, stored.accountId, stored.type, stored.expiresAt.toISOString(), stored.publicKeyHex, stored.sandboxed],
+        expiresIsDate: stored.expiresAt instanceof Date,
+        expired: stored.isExpired(),
+        expiredLater: stored.isExpired(Date.now() + 2 * 3600_000),
+        stamp: await stored.stamp('before reload'),
+      };
+    }, response), 'save');
+    assert(json(out.fields) === json([response.id, response.accountId, 'EMAIL_OTP', new Date(response.expiresAt).toISOString(),
+      state.real.publicKeyHex, false]), `fields ${json(out.fields)}`);
+    assert(out.expiresIsDate && out.expired === false && out.expiredLater === true, json(out));
+    expectStamp(out.stamp, 'before reload', state.real.publicKeyHex);
+  });
+
+  await check('signRetry before the reload: exactly the two headers, a valid stamp', async () => {
+    state.pendingA = pending202({ payloadToSign: '{"op":"revoke","note":"Zoë ✓ \\u0000"}' });
+    const h = expectOk(await attempt((p) => window.stored.signRetry(p), state.pendingA), 'signRetry');
+    assert(sameKeys(h, ['Service-Wallet-Signature', 'Request-Id']), `keys ${Object.keys(h)}`);
+    assert(h['Request-Id'] === state.pendingA.requestId, 'Request-Id');
+    expectStamp(h['Service-Wallet-Signature'], state.pendingA.payloadToSign, state.real.publicKeyHex);
+    await attemptErr((p) => window.stored.signRetry(p), state.pendingA, 'REQUEST_ALREADY_SIGNED');
+  });
+
+  await check('a short-lived session and a sandbox session are saved too', async () => {
+    const pub = await page.evaluate(() => {
+      window.key2 = window.kit.ClientKey.generate();
+      return window.key2.publicKeyHex;
+    });
+    const scalar = randomScalar();
+    secrets.push(scalar);
+    state.shortLived = sessionResponse({ bundle: sealBundle(scalar, pub), expiresAt: iso(1500) });
+    state.sandbox = sessionResponse({ type: 'OAUTH' });
+    const out = expectOk(await attempt(async ({ shortLived, sandbox }) => {
+      const a = await window.store.save(window.kit.Session.open(shortLived, window.key2));
+      const b = await window.store.save(window.kit.Session.sandbox(sandbox));
+      return { a: a.id, b: [b.id, b.sandboxed, b.publicKeyHex === undefined, await b.stamp('x')] };
+    }, state), 'save');
+    assert(out.a === state.shortLived.id, 'short-lived id');
+    assert(json(out.b) === json([state.sandbox.id, true, true, 'sandbox-valid-signature']), json(out.b));
+  });
+
+  await check('OAUTH: saveClientKey keeps the client key (public parts and the OIDC nonce returned)', async () => {
+    const out = expectOk(await attempt(async () => {
+      const key = window.kit.ClientKey.generate();
+      const kept = await window.store.saveClientKey(key);
+      const expected = { publicKeyHex: key.publicKeyHex, compressedPublicKeyHex: key.compressedPublicKeyHex, oidcNonce: key.oidcNonce() };
+      key.free(); // the page is about to go to the IdP: the in-memory key is gone
+      return { kept, expected };
+    }), 'saveClientKey');
+    assert(json(out.kept) === json(out.expected), `kept ${json(out.kept)} != ${json(out.expected)}`);
+    state.kept = out.kept;
+  });
+
+  await check('save / saveClientKey / load / delete reject bad input with KitErrors', async () => {
+    await attemptErr(() => window.store.save({ id: 'Session:x' }), null, 'INVALID_INPUT');
+    await attemptErr(() => window.store.save(window.kit.ClientKey.generate()), null, 'INVALID_INPUT');
+    await attemptErr(() => window.store.saveClientKey('04abcd'), null, 'INVALID_INPUT');
+    await attemptErr(() => window.store.load(42), null, 'INVALID_INPUT');
+    await attemptErr(() => window.store.delete({}), null, 'INVALID_INPUT');
+    await attemptErr(() => window.store.openSession({}, { publicKeyHex: 7 }), null, 'INVALID_INPUT');
+    await attemptErr(() => window.kit.SessionStore.open({ name: '' }), null, 'INVALID_INPUT');
+    await attemptErr(() => window.kit.SessionStore.open('x'), null, 'INVALID_INPUT');
+    await attemptErr(() => window.kit.SessionStore.open({ indexedDB: {} }), null, 'STORE_UNAVAILABLE');
+    // A failing IndexedDB: its error is the cause.
+    const e = await attemptErr(() => window.kit.SessionStore.open({
+      indexedDB: { open() { throw new DOMException('denied', 'SecurityError'); } },
+    }), null, 'STORE_UNAVAILABLE');
+    assert(e.causeName === 'SecurityError', `cause ${e.causeName}`);
+    // A freed session, a consumed client key.
+    await attemptErr(async () => {
+      const s = window.kit.Session.sandbox({
+        id: 'Session:00000000-0000-4000-8000-000000000000', accountId: 'InternalAccount:a', type: 'EMAIL_OTP',
+        expiresAt: new Date(Date.now() + 60_000).toISOString(),
+      });
+      s.free();
+      return window.store.save(s);
+    }, null, 'SESSION_CLOSED');
+    await attemptErr(() => window.store.saveClientKey(window.key), null, 'KEY_CONSUMED');
+    await attemptErr(() => window.store.save(window.kit.Session.sandbox({
+      id: 'Session:00000000-0000-4000-8000-000000000001', accountId: 'InternalAccount:a', type: 'EMAIL_OTP',
+      expiresAt: new Date(Date.now() - 1000).toISOString(),
+    })), null, 'SESSION_EXPIRED');
+  });
+
+  await check('the stored CryptoKeys are non-extractable (exportKey rejects in every format)', async () => {
+    const results = await page.evaluate((db) => window.tryExports(db), DB);
+    assert(results.length === 3 * 3, `expected 3 keys x 3 formats, got ${json(results)}`);
+    for (const r of results) assert(r.exported === false && r.error === 'InvalidAccessError', json(r));
+  });
+
+  await check('the IndexedDB records hold no key bytes: only strings, numbers, booleans and CryptoKeys', async () => {
+    const raw = await page.evaluate((db) => window.rawRecords(db), DB);
+    assertNoSecret(raw, 'the IndexedDB records');
+    const walk = (v, path) => {
+      if (Array.isArray(v)) return v.forEach((x, i) => walk(x, `${path}[${i}]`));
+      if (v && typeof v === 'object') {
+        assert(!('binary' in v) && !('other' in v), `${path} holds ${json(v)}`);
+        if ('cryptoKey' in v) {
+          const k = v.cryptoKey;
+          assert(k.type === 'private' && k.extractable === false, `${path}: ${json(k)}`);
+          return undefined;
+        }
+        return Object.entries(v).forEach(([k, x]) => walk(x, `${path}.${k}`));
+      }
+      assert(v === null || ['string', 'number', 'boolean'].includes(typeof v), `${path} is a ${typeof v}`);
+      // No hex or base64 blob long enough to be a scalar, other than public keys and ids.
+      if (typeof v === 'string' && /^[0-9a-f]{64}$/.test(v)) assert(path.endsWith('.oidcNonce'), `${path} is 32 hex bytes`);
+      return undefined;
+    };
+    walk(raw, 'db');
+    const sessionKeys = raw.sessions.filter((r) => !r.sandboxed).map((r) => r.key.cryptoKey);
+    assert(sessionKeys.length === 2, `two real sessions, got ${sessionKeys.length}`);
+    for (const k of sessionKeys) {
+      assert(json(k.algorithm) === json({ name: 'ECDSA', namedCurve: 'P-256' }) && json(k.usages) === '["sign"]', json(k));
+    }
+    const sandboxRecord = raw.sessions.find((r) => r.sandboxed);
+    assert(sandboxRecord && !('key' in sandboxRecord), 'the sandbox record has no key');
+    assert(raw.clientKeys.length === 1, 'one kept client key');
+    const ck = raw.clientKeys[0].key.cryptoKey;
+    assert(json(ck.algorithm) === json({ name: 'ECDH', namedCurve: 'P-256' }) && json(ck.usages) === '["deriveBits"]', json(ck));
+    assert(raw.clientKeys[0].publicKeyHex === state.kept.publicKeyHex, 'kept under its public key');
+    const real = raw.sessions.find((r) => r.id === state.real.response.id);
+    assert(json(real.signed.map(([id]) => id)) === json([state.pendingA.requestId]), `signed ${json(real.signed)}`);
+  });
+
+  // ---- reload ------------------------------------------------------------------------
+  await new Promise((r) => setTimeout(r, 1600)); // the short-lived session expires meanwhile
+  await page.reload();
+  await page.waitForFunction(() => window.kitLoaded === true, null, { timeout: 20_000 });
+
+  await check('after the reload: the expired session is still in IndexedDB until open() purges it', async () => {
+    const before = await page.evaluate((db) => window.rawRecords(db), DB);
+    assert(before.sessions.some((r) => r.id === state.shortLived.id), 'the expired record survived the reload');
+    expectOk(await attempt(async (db) => {
+      window.store = await window.kit.SessionStore.open({ name: db });
+    }, DB), 'open');
+    const after = await page.evaluate((db) => window.rawRecords(db), DB);
+    const ids = after.sessions.map((r) => r.id).sort();
+    assert(json(ids) === json([state.real.response.id, state.sandbox.id].sort()), `left ${json(ids)}`);
+    assert(after.clientKeys.length === 1, 'the kept client key is not expired');
+  });
+
+  await check('load() restores the real session: same fields, stamps verify, a fresh requestId signs', async () => {
+    state.pendingB = pending202();
+    state.quote = quote();
+    const out = expectOk(await attempt(async ({ id, pendingB, quote }) => {
+      const s = await window.store.load(id);
+      window.stored = s;
+      return {
+        fields: [s.id, s.accountId, s.type, s.expiresAt.toISOString(), s.publicKeyHex, s.sandboxed, s.isExpired()],
+        stamp: await s.stamp('after reload'),
+        empty: await s.stamp(''),
+        retry: await s.signRetry(JSON.stringify(pendingB)),
+        quote: await s.signQuote(quote),
+        missing: await window.store.load('Session:00000000-0000-4000-8000-00000000ffff'),
+      };
+    }, { id: state.real.response.id, pendingB: state.pendingB, quote: state.quote }), 'load');
+    const r = state.real.response;
+    assert(json(out.fields) === json([r.id, r.accountId, r.type, new Date(r.expiresAt).toISOString(), state.real.publicKeyHex,
+      false, false]), json(out.fields));
+    expectStamp(out.stamp, 'after reload', state.real.publicKeyHex);
+    expectStamp(out.empty, '', state.real.publicKeyHex);
+    assert(sameKeys(out.retry, ['Service-Wallet-Signature', 'Request-Id']) && out.retry['Request-Id'] === state.pendingB.requestId,
+      json(out.retry));
+    expectStamp(out.retry['Service-Wallet-Signature'], state.pendingB.payloadToSign, state.real.publicKeyHex);
+    assert(sameKeys(out.quote, ['Service-Wallet-Signature']), json(out.quote));
+    expectStamp(out.quote['Service-Wallet-Signature'], state.quote.payloadToSign, state.real.publicKeyHex);
+    assert(out.missing === null, 'load of an unknown id is null');
+  });
+
+  await check('a requestId signed before the reload is REQUEST_ALREADY_SIGNED after it (and through a second handle)', async () => {
+    await attemptErr((p) => window.stored.signRetry(p), state.pendingA, 'REQUEST_ALREADY_SIGNED');
+    await attemptErr(async ({ id, p }) => (await window.store.load(id)).signRetry(p),
+      { id: state.real.response.id, p: state.pendingB }, 'REQUEST_ALREADY_SIGNED');
+  });
+
+  await check('the restored session keeps the guards: expired 202 and quote, bad input', async () => {
+    await attemptErr((p) => window.stored.signRetry(p), pending202({ expiresAt: iso(-1000) }), 'REQUEST_EXPIRED');
+    await attemptErr((q) => window.stored.signQuote(q), quote({ expiresAt: iso(-1000) }), 'QUOTE_EXPIRED');
+    await attemptErr(() => window.stored.signRetry({ payloadToSign: 'x' }), null, 'INVALID_PENDING_SIGNATURE');
+    await attemptErr((q) => window.stored.signQuote(q), quote({ omitPayload: true }), 'INVALID_INPUT');
+    await attemptErr(() => window.stored.stamp(42), null, 'INVALID_INPUT');
+  });
+
+  await check('the sandbox session round-trips the reload', async () => {
+    const p = pending202();
+    const out = expectOk(await attempt(async ({ id, p }) => {
+      const s = await window.store.load(id);
+      return [s.sandboxed, s.publicKeyHex === undefined, s.type, await s.stamp('x'), await s.signRetry(p), await s.signQuote({ payloadToSign: 'q', expiresAt: new Date(Date.now() + 60_000).toISOString() })];
+    }, { id: state.sandbox.id, p }), 'sandbox');
+    assert(json(out) === json([true, true, 'OAUTH', 'sandbox-valid-signature',
+      { 'Service-Wallet-Signature': 'sandbox-valid-signature', 'Request-Id': p.requestId },
+      { 'Service-Wallet-Signature': 'sandbox-valid-signature' }]), json(out));
+    await attemptErr(async ({ id, p }) => (await window.store.load(id)).signRetry(p), { id: state.sandbox.id, p }, 'REQUEST_ALREADY_SIGNED');
+  });
+
+  await check('list() holds exactly the live sessions', async () => {
+    const ids = expectOk(await attempt(async () => (await window.store.list()).map((s) => s.id).sort()), 'list');
+    assert(json(ids) === json([state.real.response.id, state.sandbox.id].sort()), json(ids));
+  });
+
+  await check('OAUTH after the reload: a failed open keeps the key; openSession signs; the ECDH bytes are zeroed', async () => {
+    // Sealed to another key: DECRYPTION_FAILED, and the kept key stays.
+    const other = hex(p256.getPublicKey(randomScalar(), false));
+    const wrong = sessionResponse({ type: 'OAUTH', bundle: sealBundle(randomScalar(), other) });
+    await attemptErr((r) => window.store.openSession(r), wrong, 'DECRYPTION_FAILED');
+    await attemptErr(() => window.store.openSession({ id: 'x' }), null, 'INVALID_SESSION');
+    const scalar = randomScalar();
+    secrets.push(scalar);
+    const response = sessionResponse({ type: 'OAUTH', bundle: sealBundle(scalar, state.kept.publicKeyHex) });
+    const out = expectOk(await attempt(async (response) => {
+      // Watch the buffer WebCrypto's ECDH returns: the store must wipe it.
+      const derive = crypto.subtle.deriveBits;
+      const seen = [];
+      crypto.subtle.deriveBits = async function (...args) {
+        const bits = await derive.apply(this, args);
+        seen.push(bits);
+        return bits;
+      };
+      try {
+        const s = await window.store.openSession(response);
+        const stored = await window.store.save(s);
+        return {
+          isSession: s instanceof window.kit.Session,
+          publicKeyHex: s.publicKeyHex,
+          stamp: s.stamp('oauth'),
+          storedStamp: await stored.stamp('oauth stored'),
+          dh: seen.map((b) => [b.byteLength, new Uint8Array(b).every((x) => x === 0)]),
+        };
+      } finally {
+        crypto.subtle.deriveBits = derive;
+      }
+    }, response), 'openSession');
+    const pub = compressedPublicKeyHex(scalar);
+    assert(out.isSession && out.publicKeyHex === pub, json(out));
+    expectStamp(out.stamp, 'oauth', pub);
+    expectStamp(out.storedStamp, 'oauth stored', pub);
+    assert(json(out.dh) === json([[32, true]]), `ECDH results ${json(out.dh)}`);
+    state.oauth = { response, pub };
+  });
+
+  await check('OAUTH: the client key was single use (a second openSession is KEY_CONSUMED, its record is gone)', async () => {
+    await attemptErr((r) => window.store.openSession(r), state.oauth.response, 'KEY_CONSUMED');
+    await attemptErr(({ r, publicKeyHex }) => window.store.openSession(r, { publicKeyHex }),
+      { r: state.oauth.response, publicKeyHex: state.kept.publicKeyHex }, 'KEY_CONSUMED');
+    const raw = await page.evaluate((db) => window.rawRecords(db), DB);
+    assert(raw.clientKeys.length === 0, `client keys left: ${raw.clientKeys.length}`);
+  });
+
+  await check('openSession with several kept keys needs publicKeyHex', async () => {
+    const kept = expectOk(await attempt(async () => {
+      const a = await window.store.saveClientKey(window.kit.ClientKey.generate());
+      const b = await window.store.saveClientKey(window.kit.ClientKey.generate());
+      return [a.publicKeyHex, b.publicKeyHex];
+    }), 'saveClientKey');
+    const scalar = randomScalar();
+    secrets.push(scalar);
+    const response = sessionResponse({ type: 'OAUTH', bundle: sealBundle(scalar, kept[1]) });
+    await attemptErr((r) => window.store.openSession(r), response, 'INVALID_INPUT');
+    const stamp = expectOk(await attempt(async ({ response, publicKeyHex }) =>
+      (await window.store.openSession(response, { publicKeyHex })).stamp('second'), { response, publicKeyHex: kept[1] }), 'open');
+    expectStamp(stamp, 'second', compressedPublicKeyHex(scalar));
+  });
+
+  await check('delete: the handle and other handles then throw SESSION_CLOSED; load gives null', async () => {
+    const out = expectOk(await attempt(async (id) => {
+      const a = await window.store.load(id);
+      const b = await window.store.load(id);
+      await a.delete();
+      const results = [];
+      for (const fn of [() => a.stamp('x'), () => b.stamp('x'), () => b.signQuote({ payloadToSign: 'q', expiresAt: new Date(Date.now() + 60_000).toISOString() }),
+        () => b.signRetry({ payloadToSign: 'p', requestId: 'Request:00000000-0000-4000-8000-000000000000', expiresAt: new Date(Date.now() + 60_000).toISOString() })]) {
+        results.push((await window.attempt(fn)).error?.code);
+      }
+      return { results, after: await window.store.load(id) };
+    }, state.real.response.id), 'delete');
+    assert(json(out.results) === json(['SESSION_CLOSED', 'SESSION_CLOSED', 'SESSION_CLOSED', 'SESSION_CLOSED']), json(out.results));
+    assert(out.after === null, 'load after delete');
+    expectOk(await attempt((id) => window.store.delete(id), state.real.response.id), 'deleting twice is fine');
+  });
+
+  await check('clear() empties the store; a closed store rejects STORE_UNAVAILABLE', async () => {
+    const out = expectOk(await attempt(async () => {
+      await window.store.clear();
+      return (await window.store.list()).length;
+    }), 'clear');
+    assert(out === 0, `list after clear: ${out}`);
+    const raw = await page.evaluate((db) => window.rawRecords(db), DB);
+    assert(raw.sessions.length === 0 && raw.clientKeys.length === 0, json(raw));
+    await attemptErr(async () => {
+      window.store.close();
+      return window.store.list();
+    }, null, 'STORE_UNAVAILABLE');
+  });
+
+  await check('no error message holds key material; no page errors', async () => {
+    assert(errors.length > 20, `only ${errors.length} errors seen`);
+    assertNoSecret(errors, 'an error message');
+    assert(pageErrors.length === 0, `page errors: ${pageErrors.join('; ')}`);
+  });
+  await context.close();
+} catch (err) {
+  fail(`driver crashed: ${err?.stack ?? err}`);
+} finally {
+  await browser?.close();
+  await server.close();
+}
+finish();
