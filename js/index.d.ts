@@ -573,6 +573,10 @@ export declare class WalletClient {
    * `SERVICE_ERROR`). Resolves to the transport's last response; non-2xx answers reject.
    */
   request(request: { method: string; path: string; headers?: Record<string, string>; body?: object | string }, session?: Session): Promise<TransportResponse>;
+}
+
+// ---- SessionStore ----------------------------------------------------------------------
+
 /** Options of {@link SessionStore.open}. */
 export interface SessionStoreOptions {
   /** IndexedDB database name (default `'embedded-wallet-kit'`); one store per name. */

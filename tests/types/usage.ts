@@ -139,6 +139,8 @@ export async function walletClient(quote: Quote & { id: string }): Promise<void>
   // @ts-expect-error verifyOauth needs the key whose nonce the token carries
   await client.verifyOauth(cred.id, 'a.b.c');
   void [oauth, login, tx, raw];
+}
+
 export async function stored(response: SessionResponse, pending: PendingSignature, quote: Quote): Promise<Session> {
   const options: SessionStoreOptions = { name: 'wallet', indexedDB: globalThis.indexedDB };
   const store: SessionStore = await SessionStore.open(options);
