@@ -141,6 +141,21 @@ export function createHarness({ kit, peer, warmup, iters }) {
       s.free();
       return r;
     },
+    // The same stamp through SessionStore: the key kept non-extractable in WebCrypto, the
+    // signature from subtle.sign (randomized, async), guards and DER stamp in wasm.
+    // Needs IndexedDB (browsers): null elsewhere.
+    'kit.storedStamp': async ({ bundle }) => {
+      if (globalThis.indexedDB === undefined) return null;
+      const store = await kit.SessionStore.open({ name: `bench-${Date.now()}` });
+      const s = kit.Session.open(sessionResponse(bundle), kitKeys[n + 2]);
+      const stored = await store.save(s);
+      s.free();
+      const r = await timeLoop(cfg, () => stored.stamp(PAYLOAD));
+      r.sample = { stamp: await stored.stamp(PAYLOAD), payload: PAYLOAD, publicKeyHex: stored.publicKeyHex };
+      await store.clear();
+      store.close();
+      return r;
+    },
     'kit.signRetry': async ({ bundle }) => {
       const s = kit.Session.open(sessionResponse(bundle), kitKeys[n + 1]);
       const p = pendings(n + 1);
@@ -220,10 +235,10 @@ export function createHarness({ kit, peer, warmup, iters }) {
 
   return {
     payloadBytes: enc.encode(PAYLOAD).length,
-    /** Generates the kit's ClientKeys for kit.open (n) plus kit.stamp and kit.signRetry (2). */
+    /** Generates the kit's ClientKeys for kit.open (n) plus kit.stamp, kit.signRetry and kit.storedStamp (3). */
     prepareKitKeys() {
       for (const k of kitKeys) k.free();
-      kitKeys = Array.from({ length: n + 2 }, () => kit.ClientKey.generate());
+      kitKeys = Array.from({ length: n + 3 }, () => kit.ClientKey.generate());
       return kitKeys.map((k) => k.publicKeyHex);
     },
     ops: Object.keys(ops),
