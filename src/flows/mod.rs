@@ -4,11 +4,13 @@
 //! natively and under the wasm `WalletClient`.
 
 pub mod http;
+pub mod otp;
 pub mod quote;
 pub mod signed_retry;
 pub mod wallet;
 
 pub use http::{body_string, expect_success, response_error, uuid_v4, Request, Response};
+pub use otp::{OtpLogin, OtpNext};
 pub use quote::QuoteExecution;
 pub use signed_retry::{Next, SignedRetryFlow, MAX_SIGNED_LEGS};
 pub use wallet::PasskeyChallenge;
