@@ -10,9 +10,11 @@
 import __wbg_init, {
   ClientKey as RawClientKey,
   Session as RawSession,
+  encryptOtp as rawEncryptOtp,
+  openWalletExport as rawOpenWalletExport,
 } from './embedded_wallet_kit.js';
 import { KitError } from './kit-error.js';
-import { exportClass, isReady, markReady } from './guard.js';
+import { exportClass, guardFunction, isReady, markReady } from './guard.js';
 import { passkey, loadPasskeys } from './passkey.js';
 
 export { KitError, passkey };
@@ -24,6 +26,12 @@ export const Session = exportClass(RawSession, 'Session', {
   create: 'Session.open, Session.sandbox or Session.fromClientKey',
   keyClass: RawClientKey,
 });
+
+// Newer deployments (DESIGN §3): encrypted OTP and wallet export.
+/** @type {typeof rawEncryptOtp} */
+export const encryptOtp = guardFunction(rawEncryptOtp, 'encryptOtp', 2, RawClientKey);
+/** @type {typeof rawOpenWalletExport} */
+export const openWalletExport = guardFunction(rawOpenWalletExport, 'openWalletExport', 1, RawClientKey);
 
 /** @type {Promise<void> | undefined} */
 let initPromise;

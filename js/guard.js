@@ -107,3 +107,28 @@ export function exportClass(cls, name, options) {
   freeMeansClose(cls);
   return guardClass(cls, name, options);
 }
+
+/**
+ * Wraps a wasm-bindgen function that takes a ClientKey (`encryptOtp`, `openWalletExport`):
+ * NOT_INITIALIZED before the module is ready, and INVALID_INPUT instead of wasm-bindgen's
+ * plain Error when the argument at `keyIndex` is not a ClientKey.
+ *
+ * @template {Function} F
+ * @param {F} fn the raw export
+ * @param {string} name the exported name, used in error messages
+ * @param {number} keyIndex which argument is the ClientKey
+ * @param {Function} keyClass the raw ClientKey class
+ * @returns {F}
+ */
+export function guardFunction(fn, name, keyIndex, keyClass) {
+  const wrapped = {
+    [name](...args) {
+      if (!ready) throw notInitialized(`${name}()`);
+      if (!(args[keyIndex] instanceof keyClass)) {
+        throw new KitError('INVALID_INPUT', `${name}: key must be a ClientKey (from ClientKey.generate())`);
+      }
+      return fn(...args);
+    },
+  };
+  return /** @type {F} */ (/** @type {unknown} */ (wrapped[name]));
+}

@@ -7,10 +7,13 @@
 // ceremonies reject with PASSKEY_UNSUPPORTED (INVALID_INPUT for bad options), while
 // `passkey.registrationBody` works as in the browser.
 import { readFileSync } from 'node:fs';
-import { initSync, ClientKey as RawClientKey, Session as RawSession } from './embedded_wallet_kit.js';
+import {
+  initSync, ClientKey as RawClientKey, Session as RawSession,
+  encryptOtp as rawEncryptOtp, openWalletExport as rawOpenWalletExport,
+} from './embedded_wallet_kit.js';
 import * as passkeyGlue from './embedded_wallet_kit_passkey.js';
 import { KitError } from './kit-error.js';
-import { exportClass, markReady } from './guard.js';
+import { exportClass, guardFunction, markReady } from './guard.js';
 import { passkey, providePasskeyModule } from './passkey.js';
 
 initSync({ module: readFileSync(new URL('./embedded_wallet_kit_bg.wasm', import.meta.url)) });
@@ -40,3 +43,8 @@ export const Session = exportClass(RawSession, 'Session', {
   create: 'Session.open, Session.sandbox or Session.fromClientKey',
   keyClass: RawClientKey,
 });
+// Newer deployments (DESIGN §3): encrypted OTP and wallet export.
+/** @type {typeof rawEncryptOtp} */
+export const encryptOtp = guardFunction(rawEncryptOtp, 'encryptOtp', 2, RawClientKey);
+/** @type {typeof rawOpenWalletExport} */
+export const openWalletExport = guardFunction(rawOpenWalletExport, 'openWalletExport', 1, RawClientKey);

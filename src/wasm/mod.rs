@@ -11,6 +11,8 @@ use wasm_bindgen::prelude::*;
 
 use crate::error::{Error, ErrorCode};
 
+#[cfg(not(any(feature = "passkey-module", feature = "testing-module")))]
+mod enclave;
 #[cfg(all(
     feature = "flows",
     not(any(feature = "passkey-module", feature = "testing-module"))

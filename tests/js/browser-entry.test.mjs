@@ -20,8 +20,10 @@ function notInitialized(fn) {
   });
 }
 
-test('exports exactly init, ClientKey, Session, KitError, passkey', () => {
-  assert.deepEqual(Object.keys(kit).sort(), ['ClientKey', 'KitError', 'Session', 'init', 'passkey']);
+test('exports exactly init, ClientKey, Session, KitError, passkey, encryptOtp, openWalletExport', () => {
+  assert.deepEqual(Object.keys(kit).sort(), [
+    'ClientKey', 'KitError', 'Session', 'encryptOtp', 'init', 'openWalletExport', 'passkey',
+  ]);
 });
 
 test('before the passkey module is loaded: sync passkey calls throw NOT_INITIALIZED; cancel() is a no-op', () => {

@@ -37,8 +37,10 @@ function realSession(overrides = {}) {
   return { key, scalar, bundle, response, expectedPub: compressedPublicKeyHex(scalar) };
 }
 
-test('exports exactly init, ClientKey, Session, KitError, passkey', () => {
-  assert.deepEqual(Object.keys(kit).sort(), ['ClientKey', 'KitError', 'Session', 'init', 'passkey']);
+test('exports exactly init, ClientKey, Session, KitError, passkey, encryptOtp, openWalletExport', () => {
+  assert.deepEqual(Object.keys(kit).sort(), [
+    'ClientKey', 'KitError', 'Session', 'encryptOtp', 'init', 'openWalletExport', 'passkey',
+  ]);
   assert.equal(typeof init, 'function');
   assert.equal(typeof ClientKey.generate, 'function');
   assert.equal(typeof Session.open, 'function');
