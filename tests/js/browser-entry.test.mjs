@@ -44,6 +44,8 @@ test('before init: every static call throws KitError NOT_INITIALIZED', () => {
   notInitialized(() => Session.sandbox(sessionResponse()));
   notInitialized(() => Session.fromClientKey(sessionResponse({ omitBundle: true }), {}));
   notInitialized(() => new ClientKey());
+  notInitialized(() => kit.encryptOtp('{}', '123456', {}));
+  notInitialized(() => kit.openWalletExport('{}', {}));
   // Non-function statics and Function.prototype members are untouched.
   assert.equal(typeof ClientKey.prototype, 'object');
   assert.equal(typeof String(Session), 'string');
