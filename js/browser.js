@@ -11,6 +11,8 @@ import __wbg_init, {
   ClientKey as RawClientKey,
   Session as RawSession,
   inspectPayload as rawInspectPayload,
+  encryptOtp as rawEncryptOtp,
+  openWalletExport as rawOpenWalletExport,
 } from './embedded_wallet_kit.js';
 import { KitError } from './kit-error.js';
 import { exportClass, guardFunction, isReady, markReady } from './guard.js';
@@ -30,6 +32,12 @@ export const Session = exportClass(RawSession, 'Session', {
 });
 /** @type {typeof rawInspectPayload} */
 export const inspectPayload = guardFunction(rawInspectPayload, 'inspectPayload');
+
+// Newer deployments (DESIGN §3): encrypted OTP and wallet export.
+/** @type {typeof rawEncryptOtp} */
+export const encryptOtp = guardFunction(rawEncryptOtp, 'encryptOtp', 2, RawClientKey);
+/** @type {typeof rawOpenWalletExport} */
+export const openWalletExport = guardFunction(rawOpenWalletExport, 'openWalletExport', 1, RawClientKey);
 
 /** @type {Promise<void> | undefined} */
 let initPromise;

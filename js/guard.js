@@ -109,20 +109,27 @@ export function exportClass(cls, name, options) {
 }
 
 /**
- * A wasm-bindgen function export that throws KitError NOT_INITIALIZED until the module
- * is ready, instead of a TypeError from inside the glue.
+ * Wraps a wasm-bindgen function export: NOT_INITIALIZED before the module is ready
+ * (instead of a TypeError from inside the glue); for one that takes a ClientKey
+ * (`encryptOtp`, `openWalletExport`), INVALID_INPUT instead of wasm-bindgen's plain Error
+ * when the argument at `keyIndex` is not one.
  *
  * @template {Function} F
- * @param {F} fn
- * @param {string} name the exported name, used in the error message
+ * @param {F} fn the raw export
+ * @param {string} name the exported name, used in error messages
+ * @param {number} [keyIndex] which argument is the ClientKey
+ * @param {Function} [keyClass] the raw ClientKey class
  * @returns {F}
  */
-export function guardFunction(fn, name) {
-  const guarded = {
+export function guardFunction(fn, name, keyIndex, keyClass) {
+  const wrapped = {
     [name](...args) {
       if (!ready) throw notInitialized(`${name}()`);
+      if (keyClass !== undefined && !(args[keyIndex] instanceof keyClass)) {
+        throw new KitError('INVALID_INPUT', `${name}: key must be a ClientKey (from ClientKey.generate())`);
+      }
       return fn(...args);
     },
-  }[name];
-  return /** @type {F} */ (/** @type {unknown} */ (guarded));
+  };
+  return /** @type {F} */ (/** @type {unknown} */ (wrapped[name]));
 }

@@ -668,3 +668,90 @@ export declare class SessionStore {
    */
   openSession(response: SessionResponse | string, options?: { publicKeyHex?: string }): Promise<Session>;
 }
+
+// ---------------------------------------------------------------------------------------
+// Newer deployments (DESIGN §3): encrypted OTP and wallet export
+
+/**
+ * Who must have signed an enclave envelope. `"production"` (the default): the published
+ * production signer key, for `encryptOtp` the TLS-fetcher key and for `openWalletExport`
+ * the signer key. `"sandbox"`: no signature check (sandboxes send empty signature fields).
+ * Any other string: that signer public key, in hex (either SEC1 encoding), e.g. a test
+ * deployment's or the emulator's `otpSignerPublicKey` / `exportSignerPublicKey`.
+ */
+export type SignerPin = 'production' | 'sandbox' | (string & {});
+
+export interface EnclaveOptions {
+  /** Default `"production"`. */
+  pin?: SignerPin;
+  /** `true` is the same as `pin: "sandbox"`; contradicting `pin` is `INVALID_INPUT`. */
+  sandbox?: boolean;
+}
+
+export interface WalletExportOptions extends EnclaveOptions {
+  /** When given, the bundle's `organizationId` must equal it (the one in the export 202's payload). */
+  organizationId?: string;
+}
+
+/** The signed envelope of `otpEncryptionTargetBundle` and `encryptedWalletCredentials`. */
+export interface EnclaveEnvelope {
+  version: 'v1.0.0' | string;
+  /** Hex of UTF-8 JSON. */
+  data: string;
+  /** Hex DER ECDSA-P256-SHA256 over the hex-decoded data; empty in sandbox. */
+  dataSignature: string;
+  /** Hex signer public key; empty in sandbox. */
+  enclaveQuorumPublic: string;
+  [field: string]: unknown;
+}
+
+/** The 200 of `POST /internal-accounts/{id}/export`. */
+export interface WalletExportResponse {
+  id?: string;
+  encryptedWalletCredentials: string | EnclaveEnvelope;
+  [field: string]: unknown;
+}
+
+/**
+ * The encrypted OTP login. Verifies the `otpEncryptionTargetBundle` of a `/challenge`
+ * response (object or JSON text; the documented single-quoted form is tolerated) under
+ * `options.pin`, and HPKE-seals `{"otp_code":…,"public_key":…}` to its enclave key,
+ * binding `key`'s public key (the TEK). Returns the `encryptedOtpBundle` string to send
+ * in `{type, encryptedOtpBundle}`. `key` is not consumed: it stamps the 202
+ * ({@link ClientKey.signRetry}) and then becomes the session key
+ * ({@link Session.fromClientKey}). The code never appears in error messages.
+ * Throws `INVALID_INPUT` (code, options), `INVALID_BUNDLE`, `INVALID_PUBLIC_KEY`,
+ * `DECRYPTION_FAILED` (signature does not verify, or another signer than the pin),
+ * `KEY_CONSUMED`.
+ */
+export declare function encryptOtp(
+  targetBundle: EnclaveEnvelope | string,
+  otpCode: string,
+  key: ClientKey,
+  options?: EnclaveOptions,
+): string;
+
+/**
+ * Opens a wallet export (the 200 response, or its `encryptedWalletCredentials` envelope;
+ * object or JSON text) with the ClientKey whose `publicKeyHex` was sent, after checking
+ * the envelope's signature under `options.pin`. Returns the BIP-39 mnemonic and consumes
+ * the key. The mnemonic is handed out once, as a JS string, which JavaScript cannot
+ * zeroize: keep it no longer than needed. The kit's own copy in wasm memory is zeroized.
+ * Throws `INVALID_INPUT` (options), `INVALID_BUNDLE`, `INVALID_PUBLIC_KEY`,
+ * `DECRYPTION_FAILED`, `KEY_CONSUMED`.
+ */
+export declare function openWalletExport(
+  response: WalletExportResponse | EnclaveEnvelope | string,
+  key: ClientKey,
+  options?: WalletExportOptions,
+): string;
+
+// Declaration merging: adds to the ClientKey class above.
+export interface ClientKey {
+  /**
+   * Both retry headers for a 202, stamped with this key: the second leg of the encrypted
+   * OTP login, which the TEK signs before any session exists. Does not consume the key.
+   * Throws `INVALID_PENDING_SIGNATURE`, `REQUEST_EXPIRED`, `KEY_CONSUMED`.
+   */
+  signRetry(pending202: PendingSignature | string): SignedRetryHeaders;
+}

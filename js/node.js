@@ -12,6 +12,8 @@ import {
   ClientKey as RawClientKey,
   Session as RawSession,
   inspectPayload as rawInspectPayload,
+  encryptOtp as rawEncryptOtp,
+  openWalletExport as rawOpenWalletExport,
 } from './embedded_wallet_kit.js';
 import * as passkeyGlue from './embedded_wallet_kit_passkey.js';
 import { KitError } from './kit-error.js';
@@ -50,3 +52,8 @@ export const Session = exportClass(RawSession, 'Session', {
 });
 /** @type {typeof rawInspectPayload} */
 export const inspectPayload = guardFunction(rawInspectPayload, 'inspectPayload');
+// Newer deployments (DESIGN §3): encrypted OTP and wallet export.
+/** @type {typeof rawEncryptOtp} */
+export const encryptOtp = guardFunction(rawEncryptOtp, 'encryptOtp', 2, RawClientKey);
+/** @type {typeof rawOpenWalletExport} */
+export const openWalletExport = guardFunction(rawOpenWalletExport, 'openWalletExport', 1, RawClientKey);

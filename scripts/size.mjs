@@ -6,7 +6,9 @@
 //      (guard.js, kit-error.js, passkey.js — the small `passkey` namespace is part of the
 //      entry — wallet-client.js, and session-store.js, the SessionStore class without its
 //      implementation), the signing module's wasm-bindgen glue, the KitError snippet and
-//      its .wasm. Budget 80 KB gzip.
+//      its .wasm. Budget 92 KB gzip: 80 KB until the newer-deployment exports (encryptOtp,
+//      openWalletExport, ClientKey.signRetry: +10.3 KB) joined the signing module; they
+//      need the ClientKey's secret, so they cannot move to a lazy module as they are.
 //   2. what `init({ passkeys: true })`, the first passkey call or the first WalletClient
 //      call loads on top: the passkey module's glue and .wasm, which carry the WebAuthn
 //      ceremonies and the flow drivers behind WalletClient. Budget 70 KB gzip (45 KB
@@ -25,7 +27,7 @@ import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
 
 const args = process.argv.slice(2);
 let pkgDir = 'pkg';
-let budget = 80 * 1024; // 81,920 bytes
+let budget = 92 * 1024; // 94,208 bytes
 let passkeyBudget = 70 * 1024; // 71,680 bytes
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--budget') budget = Number(args[++i]);

@@ -129,7 +129,15 @@ pub fn open_export(
         &ciphertext,
         HPKE_INFO,
         Aad::Standard,
-    )?;
+    )
+    .map_err(|e| match e.code() {
+        // open_with's own message speaks of session bundles.
+        ErrorCode::DecryptionFailed => Error::new(
+            ErrorCode::DecryptionFailed,
+            "export bundle does not open with this ClientKey (sealed to another key, or altered)",
+        ),
+        _ => e,
+    })?;
     let mnemonic = String::from_utf8(plaintext.to_vec()).map_err(|e| {
         // The rejected bytes are the secret too: wipe them before they are dropped.
         zeroize::Zeroize::zeroize(&mut e.into_bytes());
@@ -247,6 +255,10 @@ mod tests {
         let mut wrong_key = ClientKey::generate().unwrap();
         let err = open_export_json(&bundle, &mut wrong_key, &pinned(), Some(&org)).unwrap_err();
         assert_eq!(err.code(), ErrorCode::DecryptionFailed);
+        assert!(
+            err.message().starts_with("export bundle does not open"),
+            "{err}"
+        );
         assert!(!wrong_key.is_consumed());
     }
 

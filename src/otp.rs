@@ -15,6 +15,8 @@ use crate::encoding::hex_encode;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fields::{required, Fields};
 use crate::flows::wallet::json_string;
+use crate::signed_retry::{PendingSignature, SignedRetryHeaders};
+use crate::timestamp::UnixMillis;
 
 /// The longest OTP accepted (codes are 6–8 digits; this only bounds hostile input).
 const MAX_OTP_LEN: usize = 64;
@@ -59,6 +61,29 @@ pub fn encrypt_otp(target_data: &dyn Fields, otp: &str, tek: &ClientKey) -> Resu
         hex_encode(enc.to_sec1_point(false).as_bytes()),
         hex_encode(&ciphertext)
     ))
+}
+
+/// Signs the OTP login's 202 (the second leg of verify) with the TEK, whose public half
+/// went in `public_key`: there is no session yet, so the TEK stamps it directly. Refuses
+/// an expired 202 (`REQUEST_EXPIRED`); the TEK stays usable, it becomes the session key.
+pub fn sign_with_tek(
+    tek: &ClientKey,
+    pending: &PendingSignature,
+    now: UnixMillis,
+) -> Result<SignedRetryHeaders> {
+    let secret = tek.secret()?;
+    if now >= pending.expires_at_ms {
+        return Err(Error::new(
+            ErrorCode::RequestExpired,
+            "the 202's expiresAt has passed; request a new OTP and verify again",
+        ));
+    }
+    // SigningKey zeroizes its copy of the scalar when dropped.
+    let key = p256::ecdsa::SigningKey::from(secret.to_nonzero_scalar());
+    Ok(SignedRetryHeaders {
+        signature: crate::stamp::stamp(&key, &pending.payload_to_sign),
+        request_id: pending.request_id.clone(),
+    })
 }
 
 /// Verifies an `otpEncryptionTargetBundle` (JSON text, single quotes tolerated) under

@@ -38,7 +38,7 @@ pub fn json_string(text: &str) -> String {
 }
 
 /// A compact JSON object of string members, in the order given.
-fn json_object(members: &[(&str, &str)]) -> String {
+pub(crate) fn json_object(members: &[(&str, &str)]) -> String {
     let mut out = String::from("{");
     for (i, (k, v)) in members.iter().enumerate() {
         if i > 0 {
@@ -53,7 +53,7 @@ fn json_object(members: &[(&str, &str)]) -> String {
 }
 
 /// An id to put in a path: `<kind>:<uuid>`, so it can never change the path's meaning.
-fn path_id(id: &str, kind: &str, name: &str) -> Result<String> {
+pub(crate) fn path_id(id: &str, kind: &str, name: &str) -> Result<String> {
     if is_kind_uuid(id, kind) {
         Ok(id.to_owned())
     } else {
@@ -359,6 +359,45 @@ pub fn refresh_for(session: SessionRef<'_>, new_key: KeyRef<'_>) -> Result<Signe
     .expecting_target_keys(new_key.public_key_hex, new_key.compressed_public_key_hex))
 }
 
+/// Refresh in client-held mode (newer deployments, DESIGN §3): the new key's
+/// *compressed* public key is sent, which asks for no bundle: the new key itself becomes
+/// the session key. The old session stamps, as in [`refresh`]; open the 201 with
+/// [`open_client_held_session`].
+pub fn refresh_client_held(session: &Session, new_key: &ClientKey) -> Result<SignedRetryFlow> {
+    new_key.check_unused()?;
+    let id = path_id(&session.info().id, "Session", "session id")?;
+    let body = json_object(&[("clientPublicKey", &new_key.compressed_public_key_hex())]);
+    Ok(SignedRetryFlow::new(Request::new(
+        "POST",
+        format!("/auth/sessions/{id}/refresh"),
+        Some(body),
+    ))
+    .expecting_target_key(new_key))
+}
+
+/// The session of a client-held-key response (verify or refresh with a compressed
+/// `clientPublicKey`): `key` becomes the session key (consumed). A response carrying
+/// `encryptedSessionSigningKey` is `INVALID_SESSION`: the service did not take the
+/// client-held flow, so the key must not be trusted as the session key.
+pub fn open_client_held_session(
+    response: &Response<'_>,
+    key: &mut ClientKey,
+    credential_id: Option<&str>,
+) -> Result<Session> {
+    expect_success(response)?;
+    let body = response.body.ok_or_else(|| {
+        Error::new(
+            ErrorCode::InvalidSession,
+            "the session response has no JSON body",
+        )
+    })?;
+    let session = Session::from_client_key(body, key)?;
+    Ok(match credential_id {
+        Some(id) => session.with_credential_id(id),
+        None => session,
+    })
+}
+
 /// `DELETE /auth/sessions/{id}` as a signed retry.
 pub fn revoke_session<'a>(session: impl Into<SessionRef<'a>>) -> Result<SignedRetryFlow> {
     let id = path_id(session.into().id, "Session", "session id")?;
@@ -503,6 +542,45 @@ mod tests {
         assert_eq!(
             create_email_otp("InternalAccount:1").unwrap().body.unwrap(),
             r#"{"type":"EMAIL_OTP","accountId":"InternalAccount:1"}"#
+        );
+    }
+
+    #[test]
+    fn client_held_refresh_sends_the_compressed_key_and_opens_without_a_bundle() {
+        let session = Session::sandbox(
+            &TestFields::default()
+                .with("id", "Session:0b9a4a2e-5f7e-4d7e-9a57-2f0f8c1d3e4c")
+                .with("accountId", "InternalAccount:1")
+                .with("type", "EMAIL_OTP")
+                .with("expiresAt", "2999-01-01T00:00:00Z"),
+        )
+        .unwrap();
+        let mut key = ClientKey::generate().unwrap();
+        let flow = refresh_client_held(&session, &key).unwrap();
+        let body: serde_json::Value =
+            serde_json::from_str(flow.first_request().body.as_deref().unwrap()).unwrap();
+        assert_eq!(body["clientPublicKey"], key.compressed_public_key_hex());
+        let fields = TestFields::default()
+            .with("id", "Session:0b9a4a2e-5f7e-4d7e-9a57-2f0f8c1d3e4d")
+            .with("accountId", "InternalAccount:1")
+            .with("type", "EMAIL_OTP")
+            .with("expiresAt", "2999-01-01T00:00:00Z");
+        let respond = |fields| Response {
+            status: 201,
+            retry_after: None,
+            body: Some(fields),
+        };
+        let with_bundle = fields.clone().with("encryptedSessionSigningKey", "x");
+        let err = open_client_held_session(&respond(&with_bundle), &mut key, None).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidSession);
+        assert!(!key.is_consumed());
+        let expected = key.compressed_public_key_hex();
+        let opened = open_client_held_session(&respond(&fields), &mut key, Some(CRED)).unwrap();
+        assert_eq!(opened.public_key_hex(), Some(expected));
+        assert!(key.is_consumed());
+        assert_eq!(
+            refresh_client_held(&session, &key).unwrap_err().code(),
+            ErrorCode::KeyConsumed
         );
     }
 

@@ -12,6 +12,8 @@ use wasm_bindgen::prelude::*;
 
 use crate::error::{Error, ErrorCode};
 
+#[cfg(not(any(feature = "passkey-module", feature = "testing-module")))]
+mod enclave;
 #[cfg(all(feature = "flows", not(feature = "testing-module")))]
 mod flows;
 #[cfg(not(any(feature = "passkey-module", feature = "testing-module")))]

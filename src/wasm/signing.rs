@@ -13,7 +13,11 @@ use crate::timestamp::UnixMillis;
 type JsResult<T> = Result<T, JsValue>;
 
 /// A 202 or quote whose `payloadToSign`, when it is a string, has an exact UTF-8 form.
-fn with_exact_payload(value: &JsValue, code: ErrorCode, what: &str) -> JsResult<JsFields> {
+pub(crate) fn with_exact_payload(
+    value: &JsValue,
+    code: ErrorCode,
+    what: &str,
+) -> JsResult<JsFields> {
     let fields = object_or_json(value, code, what)?;
     if let Some(payload) = own(&fields.0, "payloadToSign").filter(JsValue::is_string) {
         exact_string(&payload, &format!("{what} payloadToSign"), code)?;

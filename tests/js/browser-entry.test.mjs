@@ -20,8 +20,10 @@ function notInitialized(fn) {
   });
 }
 
-test('exports exactly init, ClientKey, Session, KitError, inspectPayload, passkey, SessionStore, WalletClient', () => {
-  assert.deepEqual(Object.keys(kit).sort(), ['ClientKey', 'KitError', 'Session', 'SessionStore', 'WalletClient', 'init', 'inspectPayload', 'passkey']);
+test('exports exactly init, ClientKey, Session, KitError, inspectPayload, passkey, SessionStore, WalletClient, encryptOtp, openWalletExport', () => {
+  assert.deepEqual(Object.keys(kit).sort(), [
+    'ClientKey', 'KitError', 'Session', 'SessionStore', 'WalletClient', 'encryptOtp', 'init', 'inspectPayload', 'openWalletExport', 'passkey',
+  ]);
 });
 
 test('before the passkey module is loaded: sync passkey calls throw NOT_INITIALIZED; cancel() is a no-op', () => {
@@ -44,6 +46,8 @@ test('before init: every static call throws KitError NOT_INITIALIZED', () => {
   notInitialized(() => new ClientKey());
   notInitialized(() => inspectPayload('{}'));
   notInitialized(() => new kit.WalletClient({ transport: () => ({ status: 200 }) }));
+  notInitialized(() => kit.encryptOtp('{}', '123456', {}));
+  notInitialized(() => kit.openWalletExport('{}', {}));
   // Non-function statics and Function.prototype members are untouched.
   assert.equal(typeof ClientKey.prototype, 'object');
   assert.equal(typeof String(Session), 'string');

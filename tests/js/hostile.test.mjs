@@ -913,7 +913,7 @@ test('no API returns private-key bytes: every Session member, stamps and inspect
 test('no API returns private-key bytes: ClientKey exposes only its public key forms and the nonce', async () => {
   const key = ClientKey.generate();
   // __importKey (the session store's) hands the key to WebCrypto as non-extractable.
-  const documented = ['constructor', 'free', 'close', 'publicKeyHex', 'compressedPublicKeyHex', 'oidcNonce', 'consumed', '__destroy_into_raw', '__importKey'];
+  const documented = ['constructor', 'free', 'close', 'publicKeyHex', 'compressedPublicKeyHex', 'oidcNonce', 'consumed', 'signRetry', '__destroy_into_raw', '__importKey'];
   const extra = Reflect.ownKeys(ClientKey.prototype).filter((k) => typeof k === 'string' && !documented.includes(k));
   assert.deepEqual(extra, [], 'undocumented ClientKey members');
   // Each value is what it claims: a point on P-256 in both forms and the SHA-256 of the hex.

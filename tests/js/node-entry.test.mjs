@@ -37,8 +37,10 @@ function realSession(overrides = {}) {
   return { key, scalar, bundle, response, expectedPub: compressedPublicKeyHex(scalar) };
 }
 
-test('exports exactly init, ClientKey, Session, KitError, inspectPayload, passkey, SessionStore, WalletClient', () => {
-  assert.deepEqual(Object.keys(kit).sort(), ['ClientKey', 'KitError', 'Session', 'SessionStore', 'WalletClient', 'init', 'inspectPayload', 'passkey']);
+test('exports exactly init, ClientKey, Session, KitError, inspectPayload, passkey, SessionStore, WalletClient, encryptOtp, openWalletExport', () => {
+  assert.deepEqual(Object.keys(kit).sort(), [
+    'ClientKey', 'KitError', 'Session', 'SessionStore', 'WalletClient', 'encryptOtp', 'init', 'inspectPayload', 'openWalletExport', 'passkey',
+  ]);
   assert.equal(typeof init, 'function');
   assert.equal(typeof ClientKey.generate, 'function');
   assert.equal(typeof Session.open, 'function');

@@ -172,3 +172,24 @@ export async function stored(response: SessionResponse, pending: PendingSignatur
   void code;
   return s;
 }
+
+// Newer deployments: encrypted OTP and wallet export.
+import {
+  encryptOtp, openWalletExport,
+  type SignerPin, type EnclaveOptions, type WalletExportOptions, type EnclaveEnvelope,
+  type WalletExportResponse,
+} from 'embedded-wallet-kit';
+
+export function newer(target: EnclaveEnvelope | string, exported: WalletExportResponse, pending: PendingSignature): string {
+  const tek = ClientKey.generate();
+  const pin: SignerPin = 'sandbox';
+  const otpOptions: EnclaveOptions = { pin };
+  const sealed: string = encryptOtp(target, '123456', tek, otpOptions);
+  const headers: SignedRetryHeaders = tek.signRetry(pending);
+  void [sealed, headers];
+  const exportOptions: WalletExportOptions = { pin: '04ab', organizationId: 'org' };
+  const mnemonic: string = openWalletExport(exported, ClientKey.generate(), exportOptions);
+  // @ts-expect-error: sandbox is a boolean
+  void encryptOtp(target, '1', tek, { sandbox: 'yes' });
+  return mnemonic;
+}

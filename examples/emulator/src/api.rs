@@ -10,15 +10,16 @@ use axum::response::{IntoResponse, Response};
 use embedded_wallet_kit::client_key::{compressed_hex, oidc_nonce_for, parse_public_key_hex};
 use embedded_wallet_kit::encoding::{base64url_decode, sha256_hex};
 use embedded_wallet_kit::p256::ecdsa::SigningKey;
-use embedded_wallet_kit::p256::PublicKey;
+use embedded_wallet_kit::p256::{PublicKey, SecretKey};
 use embedded_wallet_kit::stamp::verify_stamp;
 use embedded_wallet_kit::{REQUEST_ID_HEADER, SANDBOX_SIGNATURE, SIGNATURE_HEADER};
 use serde_json::{json, Map, Value};
 
 use crate::config::{Config, Mode};
 use crate::crypto::{
-    decode_jwt, export_envelope, seal_session_key, stub_bundle, verify_assertion,
-    verify_registration, Issuer, RelyingParty, SANDBOX_ISSUERS,
+    decode_jwt, export_envelope, open_otp_bundle, otp_target_bundle, seal_session_key, stub_bundle,
+    verification_token, verify_assertion, verify_registration, Issuer, RelyingParty,
+    SANDBOX_ISSUERS,
 };
 use crate::error::{ApiError, ApiResult};
 use crate::state::{
@@ -26,7 +27,8 @@ use crate::state::{
     SessionRec, State, StoredResponse,
 };
 use crate::util::{
-    canonical_json, matches_client_key_pattern, new_id, now_ms, random_digits, rfc3339,
+    canonical_json, matches_any_client_key_pattern, matches_client_key_pattern, new_id, now_ms,
+    random_digits, rfc3339,
 };
 
 /// The spec's accepted OTP in sandbox mode.
@@ -47,6 +49,10 @@ pub struct App {
     pub base_url: String,
     pub issuer: Issuer,
     pub export_signer: SigningKey,
+    /// Encrypted OTP (strict): the enclave's HPKE key, which `encryptedOtpBundle`s are
+    /// sealed to, and the key that signs `otpEncryptionTargetBundle`s.
+    pub otp_enclave: SecretKey,
+    pub otp_signer: SigningKey,
     /// The seeded destination account for quotes.
     pub merchant_account_id: String,
     pub state: Mutex<State>,
@@ -195,6 +201,45 @@ fn client_key(m: &Map<String, Value>) -> ApiResult<(String, PublicKey)> {
     Ok((text.to_owned(), key))
 }
 
+/// A `clientPublicKey` where newer deployments also take the compressed form (challenge,
+/// OAUTH verify, refresh; research notes §9): `(hex, key, client_held)`, where a
+/// compressed key asks for the client-held flow (no bundle; the key is the session key).
+fn client_key_any(st: &State, m: &Map<String, Value>) -> ApiResult<(String, PublicKey, bool)> {
+    let text = req_str(m, "clientPublicKey")?;
+    if !matches_any_client_key_pattern(text) {
+        return Err(ApiError::invalid(
+            "clientPublicKey must be a P-256 key in hex: ^(0[23][0-9a-fA-F]{64}|04[0-9a-fA-F]{128})$",
+        )
+        .with_reason("clientPublicKey pattern"));
+    }
+    let key = parse_public_key_hex(text, "clientPublicKey").map_err(|_| {
+        ApiError::invalid("clientPublicKey is not a point on P-256")
+            .with_reason("clientPublicKey point")
+    })?;
+    let client_held = text.len() == 66;
+    if client_held {
+        fresh_session_key(st, &key)?;
+    }
+    Ok((text.to_owned(), key, client_held))
+}
+
+/// A client-held key becomes a session key: stamps find their session by key, so one
+/// key must never belong to two sessions.
+fn fresh_session_key(st: &State, key: &PublicKey) -> ApiResult<()> {
+    let hex = compressed_hex(key);
+    if st
+        .sessions
+        .iter()
+        .any(|s| s.public_key.as_deref() == Some(hex.as_str()))
+    {
+        return Err(ApiError::invalid(
+            "this key is already the key of a session; generate a new one",
+        )
+        .with_reason("clientPublicKey reused"));
+    }
+    Ok(())
+}
+
 fn amount(m: &Map<String, Value>, field: &str) -> ApiResult<i64> {
     let value = m
         .get(field)
@@ -254,6 +299,7 @@ fn check_wallet_signature(
     signature: &str,
     payload: &str,
     account_id: &str,
+    signer_key: Option<&str>,
     now: i64,
 ) -> ApiResult<Option<Signer>> {
     const INVALID: &str = "Invalid Service-Wallet-Signature";
@@ -275,6 +321,17 @@ fn check_wallet_signature(
     let key = parse_public_key_hex(&stamp.public_key, "publicKey")
         .map_err(|_| ApiError::unauthorized(format!("{INVALID}: bad publicKey")))?;
     let key = compressed_hex(&key);
+    if let Some(expected) = signer_key {
+        // The OTP login's second leg: signed by the TEK from the sealed bundle, which
+        // is no session's key yet.
+        return if key == expected {
+            Ok(None)
+        } else {
+            Err(ApiError::unauthorized(format!(
+                "{INVALID}: the stamp is not by the key sealed in encryptedOtpBundle"
+            )))
+        };
+    }
     let session = st
         .sessions
         .iter()
@@ -327,6 +384,10 @@ struct RetrySpec<'a> {
     activity: &'a str,
     parameters: Value,
     kind: Option<CredKind>,
+    /// The payload to sign, when it is not an activity built from `activity`/`parameters`.
+    payload: Option<String>,
+    /// The compressed key that must sign the retry, instead of an account's session.
+    signer_key: Option<String>,
 }
 
 /// The signed-retry exchange of spec §4.2.
@@ -339,9 +400,11 @@ fn signed_retry(app: &App, st: &mut State, req: &Req, spec: RetrySpec, now: i64)
                 .account(spec.account_id)
                 .map(|a| a.organization_id.clone())
                 .unwrap_or_default();
-            let mut parameters = spec.parameters;
-            parameters["requestBodySha256"] = json!(sha256_hex(&req.body));
-            let payload = activity(spec.activity, &organization_id, parameters, now);
+            let payload = spec.payload.unwrap_or_else(|| {
+                let mut parameters = spec.parameters;
+                parameters["requestBodySha256"] = json!(sha256_hex(&req.body));
+                activity(spec.activity, &organization_id, parameters, now)
+            });
             let id = new_id("Request");
             let expires_ms = now + App::ms(app.config.request_ttl);
             st.pending.insert(
@@ -354,6 +417,7 @@ fn signed_retry(app: &App, st: &mut State, req: &Req, spec: RetrySpec, now: i64)
                     account_id: spec.account_id.to_owned(),
                     expires_ms,
                     purpose: spec.purpose,
+                    signer_key: spec.signer_key,
                     used: false,
                 },
             );
@@ -404,6 +468,7 @@ fn signed_retry(app: &App, st: &mut State, req: &Req, spec: RetrySpec, now: i64)
         signature,
         &pending.payload,
         &pending.account_id,
+        pending.signer_key.as_deref(),
         now,
     )?;
     Ok(Leg::Authorized(Authorized {
@@ -653,6 +718,8 @@ pub async fn create_credential(AxumState(app): AxumState<Shared>, req: Req) -> A
             activity: add_activity(kind),
             parameters,
             kind: Some(kind),
+            payload: None,
+            signer_key: None,
         };
         match signed_retry(&app, &mut st, &req, spec, now)? {
             Leg::Issued(response) => return Ok(response),
@@ -733,6 +800,8 @@ pub async fn revoke_credential(
         activity: revoke_activity(kind),
         parameters: json!({"credentialId": id, "credentialType": kind.as_str()}),
         kind: Some(kind),
+        payload: None,
+        signer_key: None,
     };
     let authorized = match signed_retry(&app, &mut st, &req, spec, now)? {
         Leg::Issued(response) => return Ok(response),
@@ -776,7 +845,7 @@ pub async fn challenge(
                 "OAUTH credentials have no challenge step: verify with a fresh oidcToken",
             ))
         }
-        CredKind::Passkey => Some(client_key(&body)?),
+        CredKind::Passkey => Some(client_key_any(&st, &body)?),
         CredKind::EmailOtp => None,
     };
     if app.strict() {
@@ -799,8 +868,23 @@ pub async fn challenge(
         c.last_challenge_ms = Some(now);
     }
     match client {
-        None => send_otp(&app, &mut st, &id, now),
-        Some((client_hex, _)) => {
+        None => {
+            send_otp(&app, &mut st, &id, now);
+            if app.strict() {
+                // Newer deployments: the enclave key to seal the code to. Additive, so
+                // clients of the plain-OTP verify just ignore it.
+                let organization_id = st
+                    .account(&account_id)
+                    .map(|a| a.organization_id.clone())
+                    .unwrap_or_default();
+                response["otpEncryptionTargetBundle"] = json!(otp_target_bundle(
+                    &app.otp_enclave.public_key(),
+                    &organization_id,
+                    &app.otp_signer
+                ));
+            }
+        }
+        Some((client_hex, _, _)) => {
             let request_id = new_id("Request");
             let expires_ms = now + App::ms(app.config.request_ttl);
             let organization_id = st
@@ -846,17 +930,21 @@ fn issue_session(
     st: &mut State,
     credential_id: &str,
     client: &PublicKey,
+    client_held: bool,
     now: i64,
 ) -> ApiResult<Value> {
     let cred = st
         .credential(credential_id)
         .ok_or_else(|| not_found_credential(credential_id))?;
-    let (bundle, public_key) = if app.strict() {
+    let (bundle, public_key) = if client_held {
+        // Newer deployments: no bundle; the client's key is the session key.
+        (None, Some(compressed_hex(client)))
+    } else if app.strict() {
         let (bundle, public) = seal_session_key(client)
             .map_err(|e| ApiError::invalid(format!("cannot seal to clientPublicKey: {e}")))?;
-        (bundle, Some(public))
+        (Some(bundle), Some(public))
     } else {
-        (stub_bundle(), None)
+        (Some(stub_bundle()), None)
     };
     let session = SessionRec {
         id: new_id("Session"),
@@ -871,7 +959,9 @@ fn issue_session(
         revoked: false,
     };
     let mut json = session.to_json();
-    json["encryptedSessionSigningKey"] = json!(bundle);
+    if let Some(bundle) = bundle {
+        json["encryptedSessionSigningKey"] = json!(bundle);
+    }
     st.sessions.push(session);
     Ok(json)
 }
@@ -896,7 +986,10 @@ pub async fn verify(
             kind.as_str()
         )));
     }
-    let client = match kind {
+    if kind == CredKind::EmailOtp && body.contains_key("encryptedOtpBundle") {
+        return verify_encrypted_otp(&app, &mut st, &req, &body, &id, now);
+    }
+    let (client, client_held) = match kind {
         CredKind::EmailOtp => {
             let otp = req_str(&body, "otp")?.to_owned();
             let (_, client) = client_key(&body)?;
@@ -917,11 +1010,11 @@ pub async fn verify(
             } else if otp != SANDBOX_OTP {
                 return Err(ApiError::unauthorized("Invalid OTP code"));
             }
-            client
+            (client, false)
         }
         CredKind::Oauth => {
             let token = req_str(&body, "oidcToken")?;
-            let (client_hex, client) = client_key(&body)?;
+            let (client_hex, client, client_held) = client_key_any(&st, &body)?;
             if app.strict() {
                 let claims = app
                     .issuer
@@ -939,7 +1032,7 @@ pub async fn verify(
             } else if token != SANDBOX_OIDC_TOKEN {
                 return Err(ApiError::unauthorized("Invalid OIDC token"));
             }
-            client
+            (client, client_held)
         }
         CredKind::Passkey => {
             let request_id = req
@@ -1004,11 +1097,98 @@ pub async fn verify(
             }
             let issued = st.challenges.get_mut(&request_id).expect("looked up above");
             issued.used = true;
-            parse_public_key_hex(&issued.client_public_key, "clientPublicKey")
-                .expect("validated at challenge")
+            let client = parse_public_key_hex(&issued.client_public_key, "clientPublicKey")
+                .expect("validated at challenge");
+            let client_held = issued.client_public_key.len() == 66;
+            if client_held {
+                fresh_session_key(&st, &client)?;
+            }
+            (client, client_held)
         }
     };
-    let session = issue_session(&app, &mut st, &id, &client, now)?;
+    let session = issue_session(&app, &mut st, &id, &client, client_held, now)?;
+    Ok(json_response(StatusCode::OK, &session))
+}
+
+/// EMAIL_OTP verify of newer deployments (research notes §5): the first leg opens
+/// `encryptedOtpBundle` with the enclave key, checks the code (single use) and answers
+/// 202 with a verification token; the retry must be stamped by the key named in the
+/// bundle (`public_key`, the TEK), which then becomes the session key (200, no bundle).
+fn verify_encrypted_otp(
+    app: &App,
+    st: &mut State,
+    req: &Req,
+    body: &Map<String, Value>,
+    id: &str,
+    now: i64,
+) -> ApiResult<Response> {
+    if !app.strict() {
+        return Err(ApiError::bad_request(
+            "ENCRYPTED_OTP_NOT_SUPPORTED",
+            "the encrypted OTP flow is emulated in strict mode only",
+        ));
+    }
+    let sealed = req_str(body, "encryptedOtpBundle")?;
+    let account_id = st
+        .credential(id)
+        .ok_or_else(|| not_found_credential(id))?
+        .account_id
+        .clone();
+    let retrying =
+        req.header(SIGNATURE_HEADER).is_some() || req.header(REQUEST_ID_HEADER).is_some();
+    let (payload, signer_key) = if retrying {
+        (None, None) // the pending request holds both
+    } else {
+        let attempt = open_otp_bundle(&app.otp_enclave, sealed).map_err(|why| {
+            ApiError::invalid(format!("encryptedOtpBundle: {why}"))
+                .with_reason("encryptedOtpBundle")
+        })?;
+        let cred = st.credential(id).ok_or_else(|| not_found_credential(id))?;
+        match &cred.otp {
+            Some((code, _)) if *code != attempt.otp_code => {
+                return Err(ApiError::unauthorized("Invalid OTP code"))
+            }
+            Some((_, until)) if now >= *until => {
+                return Err(ApiError::unauthorized("OTP code expired"))
+            }
+            Some(_) => {}
+            None => return Err(ApiError::unauthorized("Invalid OTP code")),
+        }
+        fresh_session_key(st, &attempt.public_key)?;
+        if let Some(c) = st.credential_mut(id) {
+            c.otp = None; // single use: spent on the first leg
+        }
+        let tek = compressed_hex(&attempt.public_key);
+        let token = verification_token(
+            &app.otp_signer,
+            id,
+            &tek,
+            now,
+            App::ms(app.config.request_ttl),
+        );
+        (Some(token), Some(tek))
+    };
+    let spec = RetrySpec {
+        account_id: &account_id,
+        purpose: Purpose::OtpLogin,
+        activity: "",
+        parameters: json!({}),
+        kind: Some(CredKind::EmailOtp),
+        payload,
+        signer_key,
+    };
+    let authorized = match signed_retry(app, st, req, spec, now)? {
+        Leg::Issued(response) => return Ok(response),
+        Leg::Authorized(a) => a,
+    };
+    let tek = st
+        .pending
+        .get(&authorized.request_id)
+        .and_then(|p| p.signer_key.clone())
+        .ok_or_else(|| ApiError::unauthorized("Request-Id was issued for a different request"))?;
+    let tek = parse_public_key_hex(&tek, "TEK").expect("stored compressed hex");
+    let session = issue_session(app, st, id, &tek, true, now)?;
+    authorized.consume(st);
     Ok(json_response(StatusCode::OK, &session))
 }
 
@@ -1035,9 +1215,9 @@ pub async fn refresh(
     req: Req,
 ) -> ApiResult<Response> {
     let body = req.json()?;
-    let (client_hex, client) = client_key(&body)?;
     let now = now_ms();
     let mut st = app.lock();
+    let (client_hex, client, client_held) = client_key_any(&st, &body)?;
     let session = active_session(&st, &id, now)?;
     let (account_id, credential_id) = (session.account_id.clone(), session.credential_id.clone());
     let spec = RetrySpec {
@@ -1050,6 +1230,8 @@ pub async fn refresh(
             "targetPublicKey": client_hex,
         }),
         kind: None,
+        payload: None,
+        signer_key: None,
     };
     let authorized = match signed_retry(&app, &mut st, &req, spec, now)? {
         Leg::Issued(response) => return Ok(response),
@@ -1062,7 +1244,7 @@ pub async fn refresh(
             ));
         }
     }
-    let new = issue_session(&app, &mut st, &credential_id, &client, now)?;
+    let new = issue_session(&app, &mut st, &credential_id, &client, client_held, now)?;
     authorized.consume(&mut st);
     Ok(json_response(StatusCode::CREATED, &new))
 }
@@ -1087,6 +1269,8 @@ pub async fn revoke_session(
         activity: "ACTIVITY_TYPE_DELETE_API_KEYS",
         parameters: json!({"sessionId": id}),
         kind: None,
+        payload: None,
+        signer_key: None,
     };
     let authorized = match signed_retry(&app, &mut st, &req, spec, now)? {
         Leg::Issued(response) => return Ok(response),
@@ -1159,6 +1343,8 @@ pub async fn patch_account(
             activity: "ACTIVITY_TYPE_UPDATE_WALLET",
             parameters: json!({"privacyEnabled": privacy, "walletId": account.wallet_id}),
             kind: None,
+            payload: None,
+            signer_key: None,
         };
         match signed_retry(&app, &mut st, &req, spec, now)? {
             Leg::Issued(response) => return Ok(response),
@@ -1198,6 +1384,8 @@ pub async fn export(
         activity: "ACTIVITY_TYPE_EXPORT_WALLET",
         parameters: json!({"targetPublicKey": client_hex, "walletId": account.wallet_id}),
         kind: None,
+        payload: None,
+        signer_key: None,
     };
     let authorized = match signed_retry(&app, &mut st, &req, spec, now)? {
         Leg::Issued(response) => return Ok(response),
@@ -1525,7 +1713,15 @@ pub async fn execute_quote(
         let signature = req
             .header(SIGNATURE_HEADER)
             .ok_or_else(|| ApiError::unauthorized("Service-Wallet-Signature header missing"))?;
-        check_wallet_signature(&app, &st, signature, payload, &quote.source_account, now)?;
+        check_wallet_signature(
+            &app,
+            &st,
+            signature,
+            payload,
+            &quote.source_account,
+            None,
+            now,
+        )?;
     }
     let transaction = settle(&mut st, index, now)?;
     remember(&mut st, &scope, key, StatusCode::OK, &transaction);

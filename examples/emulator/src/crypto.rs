@@ -2,10 +2,11 @@
 //! sandbox stub bundle, the built-in OIDC issuer (ES256 JWTs), WebAuthn attestation and
 //! assertion checks, and the signed wallet-export envelope.
 
-use embedded_wallet_kit::bundle;
-use embedded_wallet_kit::client_key::{compressed_hex, uncompressed_hex};
+use embedded_wallet_kit::bundle::{self, Bundle};
+use embedded_wallet_kit::client_key::{compressed_hex, parse_public_key_hex, uncompressed_hex};
 use embedded_wallet_kit::encoding::{
-    base58check_decode, base58check_encode, base64url_decode, base64url_encode, hex_encode,
+    base58check_decode, base58check_encode, base64url_decode, base64url_encode, hex_decode,
+    hex_encode,
 };
 use embedded_wallet_kit::p256::ecdsa::signature::{Signer as _, Verifier as _};
 use embedded_wallet_kit::p256::ecdsa::{DerSignature, Signature, SigningKey, VerifyingKey};
@@ -472,6 +473,12 @@ pub fn export_envelope(
         "encappedPublic": hex_encode(&enc),
         "organizationId": organization_id,
     }));
+    Ok(signed_envelope(&inner, signer))
+}
+
+/// A signed enclave envelope `{version, data, dataSignature, enclaveQuorumPublic}` over
+/// `inner` (JSON text); without a signer (sandbox) both signature fields are empty.
+fn signed_envelope(inner: &str, signer: Option<&SigningKey>) -> String {
     let (signature, quorum) = match signer {
         Some(key) => {
             let sig: DerSignature = key.sign(inner.as_bytes());
@@ -483,17 +490,105 @@ pub fn export_envelope(
         None => (String::new(), String::new()),
     };
     // Key order as the service writes it.
-    Ok(format!(
+    format!(
         r#"{{"version":"v1.0.0","data":"{}","dataSignature":"{signature}","enclaveQuorumPublic":"{quorum}"}}"#,
         hex_encode(inner.as_bytes())
-    ))
+    )
+}
+
+// ---------------------------------------------------------------------------------------
+// Encrypted OTP (newer deployments)
+
+/// The `otpEncryptionTargetBundle`: an envelope signed by `signer` (the emulator's
+/// stand-in for the TLS-fetcher enclave key) whose data names the enclave's HPKE key.
+pub fn otp_target_bundle(
+    enclave: &PublicKey,
+    organization_id: &str,
+    signer: &SigningKey,
+) -> String {
+    let inner = canonical_json(&json!({
+        "organizationId": organization_id,
+        "targetPublic": uncompressed_hex(enclave),
+    }));
+    signed_envelope(&inner, Some(signer))
+}
+
+/// What the enclave reads from an `encryptedOtpBundle`.
+pub struct OtpAttempt {
+    pub otp_code: String,
+    /// The TEK's public key as sent (hex, either encoding).
+    pub public_key: PublicKey,
+}
+
+/// Opens an `encryptedOtpBundle` (`{"encappedPublic":"04…","ciphertext":"…"}`) with the
+/// enclave key and reads its plaintext `{"otp_code":…,"public_key":…}`.
+pub fn open_otp_bundle(enclave: &SecretKey, sealed: &str) -> Result<OtpAttempt, String> {
+    let outer: Value = serde_json::from_str(sealed)
+        .map_err(|_| "encryptedOtpBundle is not JSON text (send it as a string member)")?;
+    let hex_field = |name: &str| {
+        outer[name]
+            .as_str()
+            .and_then(hex_decode)
+            .ok_or_else(|| format!("encryptedOtpBundle.{name} is not hex"))
+    };
+    let enc = PublicKey::from_sec1_bytes(&hex_field("encappedPublic")?)
+        .map_err(|_| "encryptedOtpBundle.encappedPublic is not a P-256 point")?;
+    let mut payload = enc.to_sec1_point(true).as_bytes().to_vec();
+    payload.extend_from_slice(&hex_field("ciphertext")?);
+    let plaintext = Bundle::from_payload(&payload)
+        .and_then(|b| b.open(enclave))
+        .map_err(|e| format!("encryptedOtpBundle does not open: {}", e.message()))?;
+    let inner: Value =
+        serde_json::from_slice(&plaintext).map_err(|_| "the sealed OTP is not JSON".to_owned())?;
+    let fields = inner
+        .as_object()
+        .filter(|m| m.len() == 2)
+        .ok_or("the sealed OTP must be an object of exactly otp_code and public_key".to_owned())?;
+    let text = |name: &str| {
+        fields
+            .get(name)
+            .and_then(Value::as_str)
+            .ok_or_else(|| format!("the sealed OTP has no string {name}"))
+    };
+    let public_key = parse_public_key_hex(text("public_key")?, "public_key")
+        .map_err(|e| e.message().to_owned())?;
+    Ok(OtpAttempt {
+        otp_code: text("otp_code")?.to_owned(),
+        public_key,
+    })
+}
+
+/// The second leg's `payloadToSign`: a verification token shaped like a JWT (header
+/// `{"alg":"ES256","kid":"turnkey"}`, claims `sub`, `iat`, `exp`, `public_key`), signed by
+/// the enclave signer. The client signs it as opaque text.
+pub fn verification_token(
+    signer: &SigningKey,
+    sub: &str,
+    tek_hex: &str,
+    now_ms: i64,
+    ttl_ms: i64,
+) -> String {
+    let header = base64url_encode(br#"{"alg":"ES256","kid":"turnkey"}"#);
+    let claims = base64url_encode(
+        canonical_json(&json!({
+            "exp": (now_ms + ttl_ms) / 1000,
+            "iat": now_ms / 1000,
+            "public_key": tek_hex,
+            "sub": sub,
+        }))
+        .as_bytes(),
+    );
+    let signing_input = format!("{header}.{claims}");
+    let signature: Signature = signer.sign(signing_input.as_bytes());
+    format!(
+        "{signing_input}.{}",
+        base64url_encode(&signature.to_bytes())
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use embedded_wallet_kit::bundle::Bundle;
-    use embedded_wallet_kit::encoding::hex_decode;
     use embedded_wallet_kit::passkey::{AuthenticationInput, RegistrationInput, SoftAuthenticator};
 
     #[test]

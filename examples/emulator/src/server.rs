@@ -22,7 +22,7 @@ use tokio::net::TcpListener;
 
 use crate::api::{self, json_response, App, Req, Shared};
 use crate::config::Config;
-use crate::crypto::{generate_signing_key, Issuer, OIDC_AUDIENCE};
+use crate::crypto::{generate_secret, generate_signing_key, Issuer, OIDC_AUDIENCE};
 use crate::error::{ApiError, ApiResult};
 use crate::state::State;
 use crate::util::{now_ms, random_bytes, rfc3339};
@@ -77,6 +77,8 @@ pub fn router(config: Config, port: u16) -> Router {
     let app = Arc::new(App {
         issuer: Issuer::new(format!("{base_url}/emulator/oidc")),
         export_signer: generate_signing_key(),
+        otp_enclave: generate_secret(),
+        otp_signer: generate_signing_key(),
         merchant_account_id,
         base_url,
         port,
@@ -294,6 +296,11 @@ async fn config(AxumState(app): AxumState<Shared>) -> Response {
             "merchantAccountId": app.merchant_account_id,
             "exportSignerPublicKey": if app.strict() {
                 uncompressed_hex(&PublicKey::from(app.export_signer.verifying_key()))
+            } else {
+                String::new()
+            },
+            "otpSignerPublicKey": if app.strict() {
+                uncompressed_hex(&PublicKey::from(app.otp_signer.verifying_key()))
             } else {
                 String::new()
             },

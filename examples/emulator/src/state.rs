@@ -103,6 +103,8 @@ pub enum Purpose {
     Refresh,
     Export,
     PatchAccount,
+    /// The second leg of an encrypted-OTP verify, signed by the TEK.
+    OtpLogin,
 }
 
 pub struct Pending {
@@ -113,6 +115,8 @@ pub struct Pending {
     pub account_id: String,
     pub expires_ms: i64,
     pub purpose: Purpose,
+    /// When set, the compressed key that must sign (the OTP login's TEK), not a session.
+    pub signer_key: Option<String>,
     pub used: bool,
 }
 

@@ -124,6 +124,13 @@ pub fn matches_client_key_pattern(text: &str) -> bool {
     text.len() == 130 && text.starts_with("04") && text.bytes().all(|c| c.is_ascii_hexdigit())
 }
 
+/// The pattern of newer deployments (challenge, refresh): compressed or uncompressed.
+pub fn matches_any_client_key_pattern(text: &str) -> bool {
+    let hex = text.bytes().all(|c| c.is_ascii_hexdigit());
+    hex && (matches_client_key_pattern(text)
+        || (text.len() == 66 && (text.starts_with("02") || text.starts_with("03"))))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,299 @@
+//! The encrypted EMAIL_OTP / SMS_OTP login of newer deployments (DESIGN §3, research
+//! notes §5), sans-IO: `/challenge` returns `otpEncryptionTargetBundle`; the client seals
+//! `{otp_code, public_key}` to it ([`crate::otp::encrypt_otp`]); verify answers 202, whose
+//! payload the TEK stamps; the retry answers 200 with a session that carries no bundle:
+//! the TEK is the session key.
+
+use super::http::{body_string, expect_success, response_error, Request, Response};
+use super::wallet::{json_object, path_id};
+use crate::client_key::ClientKey;
+use crate::error::{Error, ErrorCode, Result};
+use crate::otp::sign_with_tek;
+use crate::session::Session;
+use crate::signed_retry::{PendingSignature, REQUEST_ID_HEADER, SIGNATURE_HEADER};
+use crate::timestamp::{Clock, SystemClock};
+
+/// The `otpEncryptionTargetBundle` of a `/challenge` response (JSON text, to verify and
+/// seal to with [`crate::otp::encrypt_otp`]).
+pub fn target_bundle(response: &Response<'_>) -> Result<String> {
+    expect_success(response)?;
+    body_string(response, "otpEncryptionTargetBundle").ok_or_else(|| {
+        Error::new(
+            ErrorCode::InvalidBundle,
+            "the challenge response has no otpEncryptionTargetBundle (a deployment without the encrypted OTP flow?)",
+        )
+    })
+}
+
+/// What to do next in an OTP login.
+#[derive(Debug)]
+pub enum OtpNext {
+    /// Send this request and report its response.
+    Send(Request),
+    /// Logged in: the TEK became this session's key.
+    Session(Session),
+}
+
+/// One encrypted-OTP verify in progress.
+pub struct OtpLogin {
+    request: Request,
+    credential_id: String,
+    signed: bool,
+    clock: Box<dyn Clock + Send + Sync>,
+}
+
+impl core::fmt::Debug for OtpLogin {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        // The body holds only the sealed code; still, nothing of it is printed.
+        f.debug_struct("OtpLogin")
+            .field("credential_id", &self.credential_id)
+            .field("signed", &self.signed)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OtpLogin {
+    /// `POST /auth/credentials/{id}/verify {type, encryptedOtpBundle}`; `encrypted_otp_bundle`
+    /// is the string [`crate::otp::encrypt_otp`] returned (sent single-encoded, as a string
+    /// member). `kind` is `EMAIL_OTP` or `SMS_OTP`.
+    pub fn new(credential_id: &str, kind: &str, encrypted_otp_bundle: &str) -> Result<Self> {
+        let id = path_id(credential_id, "AuthMethod", "credential id")?;
+        if kind != "EMAIL_OTP" && kind != "SMS_OTP" {
+            return Err(Error::new(
+                ErrorCode::InvalidInput,
+                "the OTP credential type must be EMAIL_OTP or SMS_OTP",
+            ));
+        }
+        if !encrypted_otp_bundle.starts_with('{') {
+            return Err(Error::new(
+                ErrorCode::InvalidInput,
+                "encryptedOtpBundle must be the JSON text encryptOtp returned",
+            ));
+        }
+        let body = json_object(&[("type", kind), ("encryptedOtpBundle", encrypted_otp_bundle)]);
+        Ok(Self {
+            request: Request::new("POST", format!("/auth/credentials/{id}/verify"), Some(body)),
+            credential_id: id,
+            signed: false,
+            clock: Box::new(SystemClock),
+        })
+    }
+
+    /// Replaces the clock the 202's expiry is checked against (tests, replay).
+    pub fn with_clock(mut self, clock: impl Clock + Send + Sync + 'static) -> Self {
+        self.clock = Box::new(clock);
+        self
+    }
+
+    /// The first call, without signature headers.
+    pub fn first_request(&self) -> Request {
+        self.request.clone()
+    }
+
+    /// Reads a response: a 202 is stamped with `tek` (the key whose public half is in the
+    /// sealed bundle) and retried with the same body; the 200 opens the session with `tek`
+    /// as its key (consuming it). The OTP was spent on the first leg, so an expired 202 is
+    /// `REQUEST_EXPIRED` rather than a silent restart.
+    pub fn on_response(&mut self, tek: &mut ClientKey, response: &Response<'_>) -> Result<OtpNext> {
+        match response.status {
+            202 => {}
+            200..=299 => {
+                let body = response.body.ok_or_else(|| {
+                    Error::new(
+                        ErrorCode::InvalidSession,
+                        "the session response has no JSON body",
+                    )
+                })?;
+                let session = Session::from_client_key(body, tek)?;
+                return Ok(OtpNext::Session(
+                    session.with_credential_id(&self.credential_id),
+                ));
+            }
+            _ => return Err(response_error(response)),
+        }
+        if self.signed {
+            return Err(Error::new(
+                ErrorCode::ServiceError,
+                "the service asked twice for the OTP login's signature",
+            ));
+        }
+        let body = response.body.ok_or_else(|| {
+            Error::new(
+                ErrorCode::InvalidPendingSignature,
+                "the 202 has no JSON object body",
+            )
+        })?;
+        let pending = PendingSignature::from_fields(body)?;
+        let headers = sign_with_tek(tek, &pending, self.clock.now_ms())?;
+        self.signed = true;
+        Ok(OtpNext::Send(
+            self.request
+                .clone()
+                .with_header(SIGNATURE_HEADER, headers.signature)
+                .with_header(REQUEST_ID_HEADER, headers.request_id),
+        ))
+    }
+}
+
+#[cfg(all(test, feature = "json"))]
+mod tests {
+    use super::*;
+    use crate::fields::test_support::TestFields;
+    use crate::stamp::verify_stamp;
+    use crate::timestamp::FixedClock;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    const CRED: &str = "AuthMethod:0b9a4a2e-5f7e-4d7e-9a57-2f0f8c1d3e4b";
+    const REQ: &str = "Request:123e4567-e89b-12d3-a456-426614174000";
+    const SEALED: &str = r#"{"encappedPublic":"04ab","ciphertext":"cd"}"#;
+
+    fn respond(status: u16, body: &TestFields) -> Response<'_> {
+        Response {
+            status,
+            retry_after: None,
+            body: Some(body),
+        }
+    }
+
+    fn pending(payload: &str) -> TestFields {
+        TestFields::default()
+            .with("type", "EMAIL_OTP")
+            .with("payloadToSign", payload)
+            .with("requestId", REQ)
+            .with("expiresAt", "2025-10-13T12:05:00Z")
+    }
+
+    fn session(bundle: Option<&str>) -> TestFields {
+        let fields = TestFields::default()
+            .with("id", "Session:0b9a4a2e-5f7e-4d7e-9a57-2f0f8c1d3e4c")
+            .with("accountId", "InternalAccount:1")
+            .with("type", "EMAIL_OTP")
+            .with("expiresAt", "2025-10-13T12:15:00Z");
+        match bundle {
+            Some(b) => fields.with("encryptedSessionSigningKey", b),
+            None => fields,
+        }
+    }
+
+    const BEFORE: FixedClock = FixedClock(1_760_356_800_000); // 2025-10-13T12:00:00Z
+
+    #[test]
+    fn the_tek_stamps_the_second_leg_and_becomes_the_session_key() {
+        let mut tek = ClientKey::generate().unwrap();
+        let tek_pub = tek.compressed_public_key_hex();
+        let mut login = OtpLogin::new(CRED, "EMAIL_OTP", SEALED)
+            .unwrap()
+            .with_clock(BEFORE);
+        let first = login.first_request();
+        assert_eq!(first.path, format!("/auth/credentials/{CRED}/verify"));
+        let body = first.body.clone().unwrap();
+        let parsed: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(parsed["type"], "EMAIL_OTP");
+        assert_eq!(
+            parsed["encryptedOtpBundle"], SEALED,
+            "a string member, single-encoded"
+        );
+
+        let payload = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ4In0.sig";
+        let OtpNext::Send(retry) = login
+            .on_response(&mut tek, &respond(202, &pending(payload)))
+            .unwrap()
+        else {
+            panic!("expected a retry")
+        };
+        assert_eq!(retry.body, first.body, "the same body bytes");
+        assert_eq!(retry.header("Request-Id"), Some(REQ));
+        let stamp = verify_stamp(retry.header(SIGNATURE_HEADER).unwrap(), payload).unwrap();
+        assert_eq!(stamp.public_key, tek_pub);
+        assert!(!tek.is_consumed());
+
+        // A bundle in the answer means this is not the client-held flow: refused.
+        let err = login
+            .on_response(&mut tek, &respond(200, &session(Some("x"))))
+            .unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidSession);
+        let OtpNext::Session(s) = login
+            .on_response(&mut tek, &respond(200, &session(None)))
+            .unwrap()
+        else {
+            panic!("expected the session")
+        };
+        assert_eq!(s.public_key_hex(), Some(tek_pub));
+        assert_eq!(s.credential_id(), Some(CRED));
+        assert!(tek.is_consumed(), "the TEK now lives in the session");
+    }
+
+    #[test]
+    fn refusals() {
+        let mut tek = ClientKey::generate().unwrap();
+        assert_eq!(
+            OtpLogin::new("x/../y", "EMAIL_OTP", SEALED)
+                .unwrap_err()
+                .code(),
+            ErrorCode::InvalidInput
+        );
+        assert_eq!(
+            OtpLogin::new(CRED, "OAUTH", SEALED).unwrap_err().code(),
+            ErrorCode::InvalidInput
+        );
+        assert_eq!(
+            OtpLogin::new(CRED, "SMS_OTP", "123456").unwrap_err().code(),
+            ErrorCode::InvalidInput
+        );
+        // Expired 202: no restart (the code is spent).
+        let mut login = OtpLogin::new(CRED, "SMS_OTP", SEALED)
+            .unwrap()
+            .with_clock(FixedClock(BEFORE.0 + 3_600_000));
+        assert_eq!(
+            login
+                .on_response(&mut tek, &respond(202, &pending("p")))
+                .unwrap_err()
+                .code(),
+            ErrorCode::RequestExpired
+        );
+        // A second 202, and a 401.
+        let mut login = OtpLogin::new(CRED, "EMAIL_OTP", SEALED)
+            .unwrap()
+            .with_clock(BEFORE);
+        login
+            .on_response(&mut tek, &respond(202, &pending("p")))
+            .unwrap();
+        assert_eq!(
+            login
+                .on_response(&mut tek, &respond(202, &pending("p")))
+                .unwrap_err()
+                .code(),
+            ErrorCode::ServiceError
+        );
+        let denied = TestFields::default().with("reason", "Invalid OTP code");
+        assert_eq!(
+            login
+                .on_response(&mut tek, &respond(401, &denied))
+                .unwrap_err()
+                .code(),
+            ErrorCode::Unauthorized
+        );
+        // A consumed TEK cannot sign.
+        let mut used = ClientKey::generate().unwrap();
+        used.consume();
+        let mut login = OtpLogin::new(CRED, "EMAIL_OTP", SEALED)
+            .unwrap()
+            .with_clock(BEFORE);
+        assert_eq!(
+            login
+                .on_response(&mut used, &respond(202, &pending("p")))
+                .unwrap_err()
+                .code(),
+            ErrorCode::KeyConsumed
+        );
+        // The challenge response must carry the target bundle.
+        let plain = TestFields::default().with("id", CRED);
+        assert_eq!(
+            target_bundle(&respond(200, &plain)).unwrap_err().code(),
+            ErrorCode::InvalidBundle
+        );
+        let with = plain.with("otpEncryptionTargetBundle", "{}");
+        assert_eq!(target_bundle(&respond(200, &with)).unwrap(), "{}");
+    }
+}

@@ -1,0 +1,205 @@
+// Newer deployments through the built package (pkg/node.js): encryptOtp, ClientKey.signRetry
+// and openWalletExport, against throwaway enclaves (node:crypto signers) and the
+// independent peer @turnkey/crypto (HPKE open, its own OTP sealer, its export opener).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { generateKeyPairSync, sign } from 'node:crypto';
+import {
+  hpkeDecrypt, hpkeEncrypt, generateP256KeyPair, uncompressRawPublicKey, encryptOtpCodeToBundle,
+  decryptExportBundle,
+} from '@turnkey/crypto';
+import { uint8ArrayFromHexString as fromHex, uint8ArrayToHexString as toHex } from '@turnkey/encoding';
+import { ClientKey, Session, KitError, encryptOtp, openWalletExport } from '../../pkg/node.js';
+import { sessionResponse, pending202, iso, checkStamp } from '../support/fixtures.mjs';
+
+const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+const VECTORS = JSON.parse(readFileSync(new URL('../vectors/turnkey/export-bundles.json', import.meta.url), 'utf8'));
+const utf8 = (s) => new TextEncoder().encode(s);
+
+function throwsKit(fn, code, messagePart) {
+  let thrown;
+  try {
+    fn();
+  } catch (err) {
+    thrown = err;
+  }
+  assert.ok(thrown instanceof KitError, `expected KitError ${code}, got ${thrown}`);
+  assert.equal(thrown.code, code, `wrong code (message: ${thrown.message})`);
+  if (messagePart !== undefined) assert.ok(thrown.message.includes(messagePart), thrown.message);
+  return thrown;
+}
+
+/** A throwaway enclave signer (node:crypto, independent of the kit). */
+function signer() {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const jwk = publicKey.export({ format: 'jwk' });
+  const hex = `04${Buffer.from(jwk.x, 'base64url').toString('hex')}${Buffer.from(jwk.y, 'base64url').toString('hex')}`;
+  return { privateKey, hex };
+}
+
+/** A signed envelope over `data` (an object), as the service writes it. */
+function envelope(data, by, { sandbox = false } = {}) {
+  const bytes = Buffer.from(JSON.stringify(data), 'utf8');
+  return JSON.stringify({
+    version: 'v1.0.0',
+    data: bytes.toString('hex'),
+    dataSignature: sandbox ? '' : sign('sha256', bytes, by.privateKey).toString('hex'),
+    enclaveQuorumPublic: sandbox ? '' : by.hex,
+  });
+}
+
+/** Flips one hex digit of a field of an envelope (JSON text). */
+function tamper(text, field, at = -4) {
+  const e = JSON.parse(text);
+  const i = at < 0 ? e[field].length + at : at;
+  e[field] = e[field].slice(0, i) + (e[field][i] === '0' ? '1' : '0') + e[field].slice(i + 1);
+  return JSON.stringify(e);
+}
+
+function otpEnclave() {
+  const target = generateP256KeyPair();
+  const by = signer();
+  const bundle = envelope({ organizationId: 'org', targetPublic: target.publicKeyUncompressed }, by);
+  return { target, by, bundle };
+}
+
+/** The enclave's side: opens an encryptedOtpBundle with the peer. */
+function openOtp(sealed, target) {
+  const parsed = JSON.parse(sealed);
+  assert.deepEqual(Object.keys(parsed), ['encappedPublic', 'ciphertext']);
+  assert.match(parsed.encappedPublic, /^04[0-9a-f]{128}$/);
+  const plain = hpkeDecrypt({
+    ciphertextBuf: fromHex(parsed.ciphertext),
+    encappedKeyBuf: fromHex(parsed.encappedPublic),
+    receiverPriv: target.privateKey,
+  });
+  return new TextDecoder().decode(plain);
+}
+
+test('encryptOtp: sealed to a throwaway enclave, opened by the peer, same plaintext as the peer', async () => {
+  const { target, by, bundle } = otpEnclave();
+  const tek = ClientKey.generate();
+  const expected = `{"otp_code":"123456","public_key":"${tek.publicKeyHex}"}`;
+  for (const form of [bundle, `'${bundle}'`, JSON.parse(bundle)]) {
+    const sealed = encryptOtp(form, '123456', tek, { pin: by.hex });
+    assert.equal(openOtp(sealed, target), expected);
+  }
+  assert.equal(tek.consumed, false, 'the TEK goes on to sign the 202');
+  // The peer seals the same plaintext bytes in the same outer format.
+  const peer = await encryptOtpCodeToBundle('123456', bundle, tek.publicKeyHex, by.hex);
+  assert.equal(openOtp(peer, target), expected);
+  // Codes are opaque strings, JSON-escaped.
+  const odd = encryptOtp(bundle, 'a"B\\9', tek, { pin: by.hex });
+  assert.equal(JSON.parse(openOtp(odd, target)).otp_code, 'a"B\\9');
+  // Sandbox envelopes have empty signature fields: only the sandbox pin accepts them.
+  const sandbox = envelope({ targetPublic: target.publicKeyUncompressed }, by, { sandbox: true });
+  assert.equal(openOtp(encryptOtp(sandbox, '000000', tek, { sandbox: true }), target).includes('"000000"'), true);
+  assert.equal(openOtp(encryptOtp(sandbox, '000000', tek, { pin: 'sandbox' }), target).includes('"000000"'), true);
+  throwsKit(() => encryptOtp(sandbox, '000000', tek), 'INVALID_PUBLIC_KEY', 'enclaveQuorumPublic');
+});
+
+test('encryptOtp: the production pin by default; tampering, other signers and bad input are typed errors', () => {
+  const { bundle, by } = otpEnclave();
+  const tek = ClientKey.generate();
+  const pin = { pin: by.hex };
+  const err = throwsKit(() => encryptOtp(bundle, '987654', tek), 'DECRYPTION_FAILED', 'pinned');
+  assert.ok(!err.message.includes('987654'), 'the code never appears in errors');
+  throwsKit(() => encryptOtp(bundle, '1', tek, { pin: 'production' }), 'DECRYPTION_FAILED', 'pinned');
+  throwsKit(() => encryptOtp(bundle, '1', tek, { pin: signer().hex }), 'DECRYPTION_FAILED', 'pinned');
+  throwsKit(() => encryptOtp(tamper(bundle, 'data'), '1', tek, pin), 'DECRYPTION_FAILED', 'signature does not verify');
+  throwsKit(() => encryptOtp(tamper(bundle, 'dataSignature'), '1', tek, pin), 'DECRYPTION_FAILED', 'signature does not verify');
+  throwsKit(() => encryptOtp(tamper(bundle, 'dataSignature', 0), '1', tek, pin), 'INVALID_BUNDLE', 'dataSignature');
+  throwsKit(() => encryptOtp(bundle, '1', tek, { pin: 'zz' }), 'INVALID_PUBLIC_KEY', 'pinned signer key');
+  throwsKit(() => encryptOtp(bundle, '1', tek, { pin: 5 }), 'INVALID_INPUT', 'options.pin');
+  throwsKit(() => encryptOtp(bundle, '1', tek, { sandbox: 'yes' }), 'INVALID_INPUT', 'options.sandbox');
+  throwsKit(() => encryptOtp(bundle, '1', tek, { pin: by.hex, sandbox: true }), 'INVALID_INPUT', 'contradicts');
+  throwsKit(() => encryptOtp(bundle, '1', tek, 'sandbox'), 'INVALID_INPUT', 'options');
+  throwsKit(() => encryptOtp(bundle, '', tek, pin), 'INVALID_INPUT', 'otp');
+  throwsKit(() => encryptOtp(bundle, 123456, tek, pin), 'INVALID_INPUT', 'otpCode');
+  throwsKit(() => encryptOtp(bundle, '1', tek.publicKeyHex, pin), 'INVALID_INPUT', 'ClientKey');
+  throwsKit(() => encryptOtp('not json', '1', tek, pin), 'INVALID_BUNDLE', 'JSON');
+  throwsKit(() => encryptOtp("{version:'v1.0.0'}", '1', tek, pin), 'INVALID_BUNDLE');
+  throwsKit(() => encryptOtp(JSON.stringify({ ...JSON.parse(bundle), version: 'v2' }), '1', tek, pin), 'INVALID_BUNDLE', 'version');
+  tek.free();
+  throwsKit(() => encryptOtp(bundle, '1', tek, pin), 'KEY_CONSUMED');
+});
+
+test('ClientKey.signRetry: the TEK stamps the OTP 202, then becomes the session key', () => {
+  const tek = ClientKey.generate();
+  const p = pending202();
+  const headers = tek.signRetry(p);
+  assert.deepEqual(Object.keys(headers), ['Service-Wallet-Signature', 'Request-Id']);
+  assert.equal(headers['Request-Id'], p.requestId);
+  const check = checkStamp(headers['Service-Wallet-Signature'], p.payloadToSign, tek.compressedPublicKeyHex);
+  assert.ok(check.ok, check.error);
+  assert.equal(tek.consumed, false);
+  throwsKit(() => tek.signRetry(pending202({ expiresAt: iso(-1000) })), 'REQUEST_EXPIRED');
+  throwsKit(() => tek.signRetry({ payloadToSign: 'x' }), 'INVALID_PENDING_SIGNATURE');
+  const compressed = tek.compressedPublicKeyHex;
+  const s = Session.fromClientKey(sessionResponse({ omitBundle: true }), tek);
+  assert.equal(s.publicKeyHex, compressed);
+  throwsKit(() => tek.signRetry(pending202()), 'KEY_CONSUMED');
+});
+
+/** An export envelope sealed (by the peer) to `key`, signed by `by`. */
+function exportFor(key, by, { organizationId = 'org-1', sandbox = false } = {}) {
+  const sealed = hpkeEncrypt({ plainTextBuf: utf8(MNEMONIC), targetKeyBuf: fromHex(key.publicKeyHex) });
+  const enc = toHex(uncompressRawPublicKey(sealed.slice(0, 33)));
+  const ciphertext = toHex(sealed.slice(33));
+  return envelope({ encappedPublic: enc, ciphertext, organizationId }, by, { sandbox });
+}
+
+test('openWalletExport: round trip with a throwaway signer; every input form; consumes the key', () => {
+  const by = signer();
+  for (const wrap of [(e) => e, (e) => JSON.parse(e), (e) => ({ id: 'InternalAccount:1', encryptedWalletCredentials: e }),
+    (e) => JSON.stringify({ id: 'InternalAccount:1', encryptedWalletCredentials: e })]) {
+    const key = ClientKey.generate();
+    assert.equal(openWalletExport(wrap(exportFor(key, by)), key, { pin: by.hex }), MNEMONIC);
+    assert.equal(key.consumed, true);
+  }
+  const key = ClientKey.generate();
+  const env = exportFor(key, by);
+  assert.equal(openWalletExport(env, key, { pin: by.hex, organizationId: 'org-1' }), MNEMONIC);
+  throwsKit(() => openWalletExport(env, key, { pin: by.hex }), 'KEY_CONSUMED');
+
+  const sandboxKey = ClientKey.generate();
+  const sandbox = exportFor(sandboxKey, by, { sandbox: true });
+  throwsKit(() => openWalletExport(sandbox, sandboxKey), 'INVALID_PUBLIC_KEY');
+  assert.equal(openWalletExport(sandbox, sandboxKey, { sandbox: true }), MNEMONIC);
+});
+
+test('openWalletExport: wrong pins, tampering, wrong key or organization are typed errors; the key survives them', () => {
+  const by = signer();
+  const key = ClientKey.generate();
+  const env = exportFor(key, by);
+  const pin = { pin: by.hex };
+  throwsKit(() => openWalletExport(env, key), 'DECRYPTION_FAILED', 'pinned');
+  throwsKit(() => openWalletExport(env, key, { pin: signer().hex }), 'DECRYPTION_FAILED', 'pinned');
+  throwsKit(() => openWalletExport(tamper(env, 'data'), key, pin), 'DECRYPTION_FAILED', 'signature does not verify');
+  throwsKit(() => openWalletExport(tamper(env, 'dataSignature'), key, pin), 'DECRYPTION_FAILED', 'signature does not verify');
+  throwsKit(() => openWalletExport(env, key, { ...pin, organizationId: 'org-2' }), 'INVALID_BUNDLE', 'another organization');
+  throwsKit(() => openWalletExport(env, key, { ...pin, organizationId: 7 }), 'INVALID_INPUT', 'organizationId');
+  throwsKit(() => openWalletExport(env, ClientKey.generate(), pin), 'DECRYPTION_FAILED', 'export bundle does not open');
+  throwsKit(() => openWalletExport(env, key.publicKeyHex, pin), 'INVALID_INPUT', 'ClientKey');
+  throwsKit(() => openWalletExport('[]', key, pin), 'INVALID_BUNDLE');
+  throwsKit(() => openWalletExport({ encryptedWalletCredentials: 5 }, key, pin), 'INVALID_BUNDLE');
+  assert.equal(key.consumed, false);
+  assert.equal(openWalletExport(env, key, pin), MNEMONIC);
+});
+
+test('the published export vector passes the production pin (its key cannot be imported: opened in the wasm tests)', async () => {
+  const v = VECTORS.vectors[0];
+  // The peer opens it to its mnemonic: the vector itself is sound.
+  const peer = await decryptExportBundle({
+    exportBundle: v.exportBundle, embeddedKey: v.embeddedPrivateKeyHex, organizationId: v.organizationId, returnMnemonic: true,
+  });
+  assert.equal(peer, v.expectedPlaintextUtf8);
+  // The kit verifies its signature under the default production pin and fails only at
+  // decryption, with a key that is not the vector's.
+  const key = ClientKey.generate();
+  throwsKit(() => openWalletExport(v.exportBundle, key), 'DECRYPTION_FAILED', 'export bundle does not open');
+  throwsKit(() => openWalletExport(v.exportBundle, key, { organizationId: 'other' }), 'INVALID_BUNDLE', 'another organization');
+  throwsKit(() => openWalletExport(tamper(v.exportBundle, 'dataSignature'), key), 'DECRYPTION_FAILED', 'signature does not verify');
+  assert.equal(key.consumed, false);
+});
