@@ -4,6 +4,7 @@
 
 use crate::error::{Error, ErrorCode, Result, ServiceDetails};
 use crate::fields::{Field, Fields};
+use crate::signed_retry::PendingSignature;
 
 /// One HTTP request for the transport to send, path relative to the API base URL.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,6 +72,17 @@ fn retry_after_ms(value: Option<&str>) -> Option<u64> {
         .parse::<u64>()
         .ok()
         .map(|s| s.saturating_mul(1_000))
+}
+
+/// The PendingSignature of a 202 response.
+pub fn pending_signature(response: &Response<'_>) -> Result<PendingSignature> {
+    let body = response.body.ok_or_else(|| {
+        Error::new(
+            ErrorCode::InvalidPendingSignature,
+            "the 202 has no JSON object body",
+        )
+    })?;
+    PendingSignature::from_fields(body)
 }
 
 /// The typed error for a response the flow did not expect: `UNAUTHORIZED` (401, with

@@ -10,7 +10,7 @@ use crate::client_key::ClientKey;
 use crate::error::{Error, ErrorCode, Result};
 use crate::otp::sign_with_tek;
 use crate::session::Session;
-use crate::signed_retry::{PendingSignature, REQUEST_ID_HEADER, SIGNATURE_HEADER};
+use crate::signed_retry::{REQUEST_ID_HEADER, SIGNATURE_HEADER};
 use crate::timestamp::{Clock, SystemClock};
 
 /// The `otpEncryptionTargetBundle` of a `/challenge` response (JSON text, to verify and
@@ -117,13 +117,7 @@ impl OtpLogin {
                 "the service asked twice for the OTP login's signature",
             ));
         }
-        let body = response.body.ok_or_else(|| {
-            Error::new(
-                ErrorCode::InvalidPendingSignature,
-                "the 202 has no JSON object body",
-            )
-        })?;
-        let pending = PendingSignature::from_fields(body)?;
+        let pending = super::http::pending_signature(response)?;
         let headers = sign_with_tek(tek, &pending, self.clock.now_ms())?;
         self.signed = true;
         Ok(OtpNext::Send(

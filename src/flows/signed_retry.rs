@@ -133,13 +133,7 @@ impl SignedRetryFlow {
                 "the service asked for more than 8 signatures for one request",
             ));
         }
-        let body = response.body.ok_or_else(|| {
-            Error::new(
-                ErrorCode::InvalidPendingSignature,
-                "the 202 has no JSON object body",
-            )
-        })?;
-        let pending = PendingSignature::from_fields(body)?;
+        let pending = super::http::pending_signature(response)?;
         self.check_target_key(&pending.payload_to_sign)?;
         Ok(Step::Sign(pending))
     }

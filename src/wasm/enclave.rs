@@ -7,7 +7,7 @@ use wasm_bindgen::prelude::*;
 use zeroize::Zeroizing;
 
 use super::js::{exact_string, own, scrub_stack};
-use super::signing::{object_or_json, set, with_exact_payload, JsClientKey, JsFields};
+use super::signing::{object_or_json, pending_from_js, set, JsClientKey, JsFields};
 use super::{invalid_input, to_js};
 use crate::enclave::{
     open_export, SignerPin, VerifiedEnvelope, PRODUCTION_SIGNER_PUBLIC_KEY,
@@ -15,7 +15,7 @@ use crate::enclave::{
 };
 use crate::error::ErrorCode;
 use crate::otp::{encrypt_otp, sign_with_tek, unquote_target_bundle};
-use crate::signed_retry::{PendingSignature, REQUEST_ID_HEADER, SIGNATURE_HEADER};
+use crate::signed_retry::{REQUEST_ID_HEADER, SIGNATURE_HEADER};
 use crate::timestamp::{Clock, SystemClock};
 
 type JsResult<T> = Result<T, JsValue>;
@@ -128,12 +128,7 @@ impl JsClientKey {
     /// signed by the TEK before it becomes the session key. The key is not consumed.
     #[wasm_bindgen(js_name = signRetry)]
     pub fn sign_retry(&self, pending: &JsValue) -> JsResult<Object> {
-        let fields = with_exact_payload(
-            pending,
-            ErrorCode::InvalidPendingSignature,
-            "202 PendingSignature",
-        )?;
-        let pending = PendingSignature::from_fields(&fields).map_err(to_js)?;
+        let pending = pending_from_js(pending)?;
         let headers = sign_with_tek(&self.0, &pending, SystemClock.now_ms());
         scrub_stack();
         let headers = headers.map_err(to_js)?;
