@@ -612,7 +612,10 @@ export interface StoredSession {
   readonly sandboxed: boolean;
   /** As {@link Session.isExpired}. */
   isExpired(now?: Date | number): boolean;
-  /** As {@link Session.stamp}; also `SESSION_CLOSED` once deleted from the store, `STORE_UNAVAILABLE`. */
+  /**
+   * As {@link Session.stamp}; also `SESSION_CLOSED` once deleted from the store (in
+   * another page: once its BroadcastChannel message arrived), `STORE_UNAVAILABLE`.
+   */
   stamp(payloadToSign: string): Promise<string>;
   /**
    * As {@link Session.signRetry}. Signed request ids are kept in the store, so a

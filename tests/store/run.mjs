@@ -394,6 +394,29 @@ try {
     expectStamp(stamp, 'second', compressedPublicKeyHex(scalar));
   });
 
+  await check('a delete in another page reaches this one: its handle then throws SESSION_CLOSED (BroadcastChannel)', async () => {
+    expectOk(await attempt(async (id) => {
+      window.crossTab = await window.store.load(id);
+      return window.crossTab.stamp('before');
+    }, state.sandbox.id), 'load in this page');
+    const other = await context.newPage();
+    other.on('pageerror', (err) => pageErrors.push(err.message));
+    await other.goto(`${origin}/`);
+    await other.waitForFunction(() => window.kitLoaded === true, null, { timeout: 20_000 });
+    expectOk(await other.evaluate(({ db, id }) => window.attempt(async () => {
+      const store = await window.kit.SessionStore.open({ name: db });
+      await store.delete(id);
+      store.close();
+      return true;
+    }), { db: DB, id: state.sandbox.id }), 'delete in the other page');
+    await other.close();
+    // The message arrives a task later; no IndexedDB read is needed to refuse.
+    await attemptErr(async () => {
+      await new Promise((ok) => setTimeout(ok, 50));
+      return window.crossTab.stamp('after');
+    }, null, 'SESSION_CLOSED');
+  });
+
   await check('delete: the handle and other handles then throw SESSION_CLOSED; load gives null', async () => {
     const out = expectOk(await attempt(async (id) => {
       const a = await window.store.load(id);
