@@ -90,8 +90,9 @@ export interface InitOptions {
   /** Where the signing module's `.wasm` is (default: next to the entry). */
   module_or_path?: InitInput;
   /**
-   * Also load the passkey module (`passkey.*`), or say where its `.wasm` is. Do this at
-   * page load: Safari lets WebAuthn run only close to the user's click, and a module
+   * Also load the passkey module (`passkey.*` and the flow drivers behind
+   * {@link WalletClient}), or say where its `.wasm` is. Without it, the first passkey or
+   * WalletClient call loads it. Do this at page load: Safari lets WebAuthn run only close to the user's click, and a module
    * still downloading when `passkey.register` is called in a click handler may be too late.
    */
   passkeys?: boolean | { module_or_path: InitInput };
@@ -103,8 +104,9 @@ export interface InitOptions {
  * the entry, which bundlers such as Vite and webpack emit as an asset. In Node the module
  * is loaded synchronously at import and this resolves at once.
  *
- * `init({ passkeys: true })` also loads the second, passkey module (see {@link passkey});
- * its calls share a second promise. `init()` alone never downloads it.
+ * `init({ passkeys: true })` also loads the second, passkey module (see {@link passkey};
+ * it also carries {@link WalletClient}'s flow drivers); its calls share a second promise.
+ * `init()` alone never downloads it.
  *
  * Rejects with `KitError` `NOT_INITIALIZED` if a module cannot be loaded; a later call
  * retries.
