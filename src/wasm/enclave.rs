@@ -7,7 +7,7 @@ use wasm_bindgen::prelude::*;
 use zeroize::Zeroizing;
 
 use super::js::{exact_string, own, scrub_stack};
-use super::signing::{object_or_json, pending_from_js, set, JsClientKey, JsFields};
+use super::signing::{headers_to_js, object_or_json, pending_from_js, JsClientKey, JsFields};
 use super::{invalid_input, to_js};
 use crate::enclave::{
     open_export, SignerPin, VerifiedEnvelope, PRODUCTION_SIGNER_PUBLIC_KEY,
@@ -15,7 +15,6 @@ use crate::enclave::{
 };
 use crate::error::ErrorCode;
 use crate::otp::{encrypt_otp, sign_with_tek, unquote_target_bundle};
-use crate::signed_retry::{REQUEST_ID_HEADER, SIGNATURE_HEADER};
 use crate::timestamp::{Clock, SystemClock};
 
 type JsResult<T> = Result<T, JsValue>;
@@ -131,11 +130,7 @@ impl JsClientKey {
         let pending = pending_from_js(pending)?;
         let headers = sign_with_tek(&self.0, &pending, SystemClock.now_ms());
         scrub_stack();
-        let headers = headers.map_err(to_js)?;
-        let out = Object::new();
-        set(&out, SIGNATURE_HEADER, &headers.signature);
-        set(&out, REQUEST_ID_HEADER, &headers.request_id);
-        Ok(out)
+        headers.map(|h| headers_to_js(&h)).map_err(to_js)
     }
 }
 

@@ -176,11 +176,7 @@ impl JsSession {
         let pending = pending_from_js(pending)?;
         let headers = self.0.sign_retry(&pending);
         scrub_stack();
-        let headers = headers.map_err(to_js)?;
-        let out = Object::new();
-        set(&out, SIGNATURE_HEADER, &headers.signature);
-        set(&out, REQUEST_ID_HEADER, &headers.request_id);
-        Ok(out)
+        headers.map(|h| headers_to_js(&h)).map_err(to_js)
     }
 
     /// `{ "Service-Wallet-Signature" }` for executing a quote (reads only payloadToSign
@@ -202,6 +198,14 @@ impl JsSession {
         self.0.close();
         scrub_stack();
     }
+}
+
+/// Exactly `{ "Service-Wallet-Signature", "Request-Id" }`.
+pub(crate) fn headers_to_js(headers: &crate::SignedRetryHeaders) -> Object {
+    let out = Object::new();
+    set(&out, SIGNATURE_HEADER, &headers.signature);
+    set(&out, REQUEST_ID_HEADER, &headers.request_id);
+    out
 }
 
 /// A 202 body (object or JSON text) as the core reads it.

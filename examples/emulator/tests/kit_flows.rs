@@ -3,55 +3,15 @@
 
 mod common;
 
-use common::{register_body, start, Emu, Resp};
+use common::{body, drive, register_body, send, start, view};
 use embedded_wallet_kit::enclave::{open_export_json, SignerPin};
 use embedded_wallet_kit::flows::body_string;
 use embedded_wallet_kit::flows::wallet::{self, PasskeyChallenge};
-use embedded_wallet_kit::flows::{Next, QuoteExecution, Request, Response, SignedRetryFlow};
+use embedded_wallet_kit::flows::QuoteExecution;
 use embedded_wallet_kit::passkey::SoftAuthenticator;
-use embedded_wallet_kit::{ClientKey, ErrorCode, Fields, Result, Session};
+use embedded_wallet_kit::{ClientKey, ErrorCode};
 use emulator::Mode;
-use serde_json::{json, Map, Value};
-
-/// The transport: the integrator backend's job (it adds Basic auth).
-fn send(emu: &Emu, request: &Request) -> Resp {
-    let headers: Vec<(&str, &str)> = request
-        .headers
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.as_str()))
-        .collect();
-    emu.api(
-        &request.method,
-        &request.path,
-        &headers,
-        request.body.as_deref().unwrap_or(""),
-    )
-}
-
-fn body(resp: &Resp) -> Option<Map<String, Value>> {
-    serde_json::from_str(&resp.body).ok()
-}
-
-fn view<'a>(resp: &'a Resp, body: &'a Option<Map<String, Value>>) -> Response<'a> {
-    Response {
-        status: resp.status,
-        retry_after: resp.header("retry-after"),
-        body: body.as_ref().map(|b| b as &dyn Fields),
-    }
-}
-
-/// Drives a signed-retry flow to the end; returns the last response.
-fn drive(emu: &Emu, session: &mut Session, mut flow: SignedRetryFlow) -> Result<Resp> {
-    let mut request = flow.first_request();
-    loop {
-        let resp = send(emu, &request);
-        let parsed = body(&resp);
-        match flow.on_response(session, &view(&resp, &parsed))? {
-            Next::Send(next) => request = next,
-            Next::Done => return Ok(resp),
-        }
-    }
-}
+use serde_json::json;
 
 #[test]
 fn a_whole_wallet_through_the_kits_flows() {

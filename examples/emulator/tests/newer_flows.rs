@@ -6,62 +6,23 @@ mod common;
 
 use std::time::Duration;
 
-use common::{start_with, Emu, Resp};
+use common::{body, drive, send, start_with, view, Emu};
 use embedded_wallet_kit::enclave::{
     open_export_json, SignerPin, PRODUCTION_TLS_FETCHER_PUBLIC_KEY,
 };
+use embedded_wallet_kit::flows::body_string;
 use embedded_wallet_kit::flows::otp::{target_bundle, OtpLogin, OtpNext};
 use embedded_wallet_kit::flows::wallet;
-use embedded_wallet_kit::flows::{body_string, Next, Request, Response, SignedRetryFlow};
 use embedded_wallet_kit::otp::encrypt_otp_json;
-use embedded_wallet_kit::{ClientKey, ErrorCode, Fields, Result, Session, SIGNATURE_HEADER};
+use embedded_wallet_kit::{ClientKey, ErrorCode, Result, Session, SIGNATURE_HEADER};
 use emulator::Mode;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 fn emu() -> Emu {
     // Several challenges per test: no rate limit between them.
     start_with(Mode::Strict, |c| c.challenge_interval = Duration::ZERO)
 }
 
-fn send(emu: &Emu, request: &Request) -> Resp {
-    let headers: Vec<(&str, &str)> = request
-        .headers
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.as_str()))
-        .collect();
-    emu.api(
-        &request.method,
-        &request.path,
-        &headers,
-        request.body.as_deref().unwrap_or(""),
-    )
-}
-
-fn body(resp: &Resp) -> Option<Map<String, Value>> {
-    serde_json::from_str(&resp.body).ok()
-}
-
-fn view<'a>(resp: &'a Resp, body: &'a Option<Map<String, Value>>) -> Response<'a> {
-    Response {
-        status: resp.status,
-        retry_after: resp.header("retry-after"),
-        body: body.as_ref().map(|b| b as &dyn Fields),
-    }
-}
-
-fn drive(emu: &Emu, session: &mut Session, mut flow: SignedRetryFlow) -> Result<Resp> {
-    let mut request = flow.first_request();
-    loop {
-        let resp = send(emu, &request);
-        let parsed = body(&resp);
-        match flow.on_response(session, &view(&resp, &parsed))? {
-            Next::Send(next) => request = next,
-            Next::Done => return Ok(resp),
-        }
-    }
-}
-
-/// Runs an OTP login to its end; returns the session, or the first error.
 fn otp_login(emu: &Emu, mut login: OtpLogin, tek: &mut ClientKey) -> Result<Session> {
     let mut request = login.first_request();
     loop {

@@ -8,12 +8,13 @@ use std::net::TcpStream;
 use std::time::Duration;
 
 use base64::Engine as _;
+use embedded_wallet_kit::flows::{Next, Request, Response, SignedRetryFlow};
 use embedded_wallet_kit::passkey::{RegistrationInput, SoftAuthenticator};
 use embedded_wallet_kit::{
-    ClientKey, PendingSignature, Session, REQUEST_ID_HEADER, SIGNATURE_HEADER,
+    ClientKey, Fields, PendingSignature, Result, Session, REQUEST_ID_HEADER, SIGNATURE_HEADER,
 };
 use emulator::{Config, Mode};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 pub struct Emu {
     pub port: u16,
@@ -358,4 +359,46 @@ pub fn assert_id(text: &str, kind: &str) {
     );
     assert!(parts[2].starts_with('4'), "{text} is not a v4 uuid");
     assert!(uuid.bytes().all(|c| c == b'-' || c.is_ascii_hexdigit()));
+}
+
+// ---- the kit's sans-IO flows over this client ----------------------------------------
+
+/// The transport: the integrator backend's job (it adds Basic auth).
+pub fn send(emu: &Emu, request: &Request) -> Resp {
+    let headers: Vec<(&str, &str)> = request
+        .headers
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    emu.api(
+        &request.method,
+        &request.path,
+        &headers,
+        request.body.as_deref().unwrap_or(""),
+    )
+}
+
+pub fn body(resp: &Resp) -> Option<Map<String, Value>> {
+    serde_json::from_str(&resp.body).ok()
+}
+
+pub fn view<'a>(resp: &'a Resp, body: &'a Option<Map<String, Value>>) -> Response<'a> {
+    Response {
+        status: resp.status,
+        retry_after: resp.header("retry-after"),
+        body: body.as_ref().map(|b| b as &dyn Fields),
+    }
+}
+
+/// Drives a signed-retry flow to the end; returns the last response.
+pub fn drive(emu: &Emu, session: &mut Session, mut flow: SignedRetryFlow) -> Result<Resp> {
+    let mut request = flow.first_request();
+    loop {
+        let resp = send(emu, &request);
+        let parsed = body(&resp);
+        match flow.on_response(session, &view(&resp, &parsed))? {
+            Next::Send(next) => request = next,
+            Next::Done => return Ok(resp),
+        }
+    }
 }
