@@ -285,19 +285,6 @@ mod tests {
         }
     }
 
-    fn civil_from_days(z: i64) -> (i64, i64, i64) {
-        // Inverse of days_from_civil, used only to cross-check it.
-        let z = z + 719_468;
-        let era = z.div_euclid(146_097);
-        let doe = z - era * 146_097;
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-        let mp = (5 * doy + 2) / 153;
-        let d = doy - (153 * mp + 2) / 5 + 1;
-        let m = if mp < 10 { mp + 3 } else { mp - 9 };
-        (yoe + era * 400 + i64::from(m <= 2), m, d)
-    }
-
     proptest! {
         #[test]
         fn formats_and_parses_back(secs in 0i64..253_402_300_799, frac in 0i64..1000, off in -1439i64..1440) {
