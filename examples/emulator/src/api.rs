@@ -43,9 +43,7 @@ pub const MAX_AMOUNT: i64 = 9_000_000_000_000_000;
 /// Everything the handlers share.
 pub struct App {
     pub config: Config,
-    /// The port actually bound.
-    pub port: u16,
-    /// `http://localhost:PORT`.
+    /// `http://localhost:PORT`, PORT the one actually bound.
     pub base_url: String,
     pub issuer: Issuer,
     pub export_signer: SigningKey,
@@ -346,12 +344,7 @@ fn check_wallet_signature(
             "{INVALID}: the signing session belongs to another account"
         )));
     }
-    if session.revoked || st.credential(&session.credential_id).is_none() {
-        return Err(ApiError::unauthorized("Session revoked"));
-    }
-    if now >= session.expires_ms {
-        return Err(ApiError::unauthorized("Session expired"));
-    }
+    ensure_live(st, session, now)?;
     Ok(Some(Signer {
         session_id: session.id.clone(),
         credential_id: session.credential_id.clone(),
@@ -368,6 +361,8 @@ enum Leg {
 struct Authorized {
     request_id: String,
     signer: Option<Signer>,
+    /// The key the retry had to be stamped with, when the 202 named one (the OTP TEK).
+    signer_key: Option<String>,
 }
 
 impl Authorized {
@@ -462,23 +457,36 @@ fn signed_retry(app: &App, st: &mut State, req: &Req, spec: RetrySpec, now: i64)
     if pending.body != req.body {
         return Err(ApiError::unauthorized("WALLET_SIGNATURE_BODY_MISMATCH"));
     }
+    let signer_key = pending.signer_key.clone();
     let signer = check_wallet_signature(
         app,
         st,
         signature,
         &pending.payload,
         &pending.account_id,
-        pending.signer_key.as_deref(),
+        signer_key.as_deref(),
         now,
     )?;
     Ok(Leg::Authorized(Authorized {
         request_id: request_id.to_owned(),
         signer,
+        signer_key,
     }))
 }
 
 // ---------------------------------------------------------------------------------------
 // Credentials
+
+/// 401 unless `attempt` is the credential's current, unexpired code (the caller then
+/// spends it: codes are single use).
+fn check_otp(cred: &Credential, attempt: &str, now: i64) -> ApiResult<()> {
+    match &cred.otp {
+        Some((code, _)) if code != attempt => Err(ApiError::unauthorized("Invalid OTP code")),
+        Some((_, until)) if now >= *until => Err(ApiError::unauthorized("OTP code expired")),
+        Some(_) => Ok(()),
+        None => Err(ApiError::unauthorized("Invalid OTP code")),
+    }
+}
 
 fn send_otp(app: &App, st: &mut State, credential_id: &str, now: i64) {
     let ttl = App::ms(app.config.otp_ttl);
@@ -994,16 +1002,7 @@ pub async fn verify(
             let otp = req_str(&body, "otp")?.to_owned();
             let (_, client) = client_key(&body)?;
             if app.strict() {
-                match &cred.otp {
-                    Some((code, _)) if *code != otp => {
-                        return Err(ApiError::unauthorized("Invalid OTP code"))
-                    }
-                    Some((_, until)) if now >= *until => {
-                        return Err(ApiError::unauthorized("OTP code expired"))
-                    }
-                    Some(_) => {}
-                    None => return Err(ApiError::unauthorized("Invalid OTP code")),
-                }
+                check_otp(cred, &otp, now)?;
                 if let Some(c) = st.credential_mut(&id) {
                     c.otp = None; // single use
                 }
@@ -1144,16 +1143,7 @@ fn verify_encrypted_otp(
                 .with_reason("encryptedOtpBundle")
         })?;
         let cred = st.credential(id).ok_or_else(|| not_found_credential(id))?;
-        match &cred.otp {
-            Some((code, _)) if *code != attempt.otp_code => {
-                return Err(ApiError::unauthorized("Invalid OTP code"))
-            }
-            Some((_, until)) if now >= *until => {
-                return Err(ApiError::unauthorized("OTP code expired"))
-            }
-            Some(_) => {}
-            None => return Err(ApiError::unauthorized("Invalid OTP code")),
-        }
+        check_otp(cred, &attempt.otp_code, now)?;
         fresh_session_key(st, &attempt.public_key)?;
         if let Some(c) = st.credential_mut(id) {
             c.otp = None; // single use: spent on the first leg
@@ -1181,12 +1171,12 @@ fn verify_encrypted_otp(
         Leg::Issued(response) => return Ok(response),
         Leg::Authorized(a) => a,
     };
-    let tek = st
-        .pending
-        .get(&authorized.request_id)
-        .and_then(|p| p.signer_key.clone())
+    // The first leg issued this 202 naming the TEK; the retry was checked against it.
+    let tek = authorized
+        .signer_key
+        .as_deref()
+        .and_then(|k| parse_public_key_hex(k, "TEK").ok())
         .ok_or_else(|| ApiError::unauthorized("Request-Id was issued for a different request"))?;
-    let tek = parse_public_key_hex(&tek, "TEK").expect("stored compressed hex");
     let session = issue_session(app, st, id, &tek, true, now)?;
     authorized.consume(st);
     Ok(json_response(StatusCode::OK, &session))
@@ -1195,16 +1185,22 @@ fn verify_encrypted_otp(
 // ---------------------------------------------------------------------------------------
 // Sessions
 
-fn active_session<'a>(st: &'a State, id: &str, now: i64) -> ApiResult<&'a SessionRec> {
-    let session = st
-        .session(id)
-        .ok_or_else(|| ApiError::not_found(format!("session {id} not found")))?;
+/// 401 for a session that was revoked (or whose credential was), or has expired.
+fn ensure_live(st: &State, session: &SessionRec, now: i64) -> ApiResult<()> {
     if session.revoked || st.credential(&session.credential_id).is_none() {
         return Err(ApiError::unauthorized("Session revoked"));
     }
     if now >= session.expires_ms {
         return Err(ApiError::unauthorized("Session expired"));
     }
+    Ok(())
+}
+
+fn active_session<'a>(st: &'a State, id: &str, now: i64) -> ApiResult<&'a SessionRec> {
+    let session = st
+        .session(id)
+        .ok_or_else(|| ApiError::not_found(format!("session {id} not found")))?;
+    ensure_live(st, session, now)?;
     Ok(session)
 }
 

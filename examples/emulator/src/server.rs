@@ -81,7 +81,6 @@ pub fn router(config: Config, port: u16) -> Router {
         otp_signer: generate_signing_key(),
         merchant_account_id,
         base_url,
-        port,
         config,
         state: Mutex::new(state),
     });

@@ -40,7 +40,6 @@ impl CredKind {
 pub struct Customer {
     pub id: String,
     pub email: String,
-    pub created_ms: i64,
 }
 
 pub struct Account {
@@ -181,7 +180,6 @@ impl State {
         let customer = Customer {
             id: new_id("Customer"),
             email: email.to_owned(),
-            created_ms: now,
         };
         let account = Account {
             id: new_id("InternalAccount"),
