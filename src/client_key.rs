@@ -88,13 +88,6 @@ impl ClientKey {
         })
     }
 
-    /// The key in PKCS#8, for `crypto.subtle.importKey` (a client key kept across an
-    /// OAUTH redirect by the session store). Secret: wiped when dropped.
-    #[allow(dead_code)] // only the signing module's store binding calls it
-    pub(crate) fn pkcs8(&self) -> Result<zeroize::Zeroizing<Vec<u8>>> {
-        Ok(crate::webcrypto::pkcs8_der(self.secret()?))
-    }
-
     /// Drops (and so zeroizes) the secret: the key has done its one job.
     pub(crate) fn consume(&mut self) {
         self.secret = None;

@@ -9,7 +9,6 @@ use zeroize::Zeroizing;
 
 use crate::bundle::{Bundle, SESSION_BUNDLE_LEN};
 use crate::client_key::ClientKey;
-use crate::encoding::hex_encode;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fields::{is_kind_uuid, optional, required, Fields};
 use crate::signed_retry::{PendingSignature, QuoteToSign, SignedRetryHeaders};
@@ -104,6 +103,14 @@ impl core::fmt::Debug for Session {
     }
 }
 
+/// `SESSION_CLOSED`: every use of a freed session.
+fn closed() -> Error {
+    Error::new(
+        ErrorCode::SessionClosed,
+        "this session was freed; its key is gone",
+    )
+}
+
 impl Session {
     fn new(info: SessionInfo, signer: Signer) -> Self {
         Self {
@@ -183,15 +190,28 @@ impl Session {
         Ok(Self::new(info, Signer::Key(signing_key)))
     }
 
-    /// The session key in PKCS#8, for `crypto.subtle.importKey` (the session store);
-    /// `None` for sandbox and closed sessions. Secret: wiped when dropped.
-    #[allow(dead_code)] // only the signing module's store binding calls it
-    pub(crate) fn key_pkcs8(&self) -> Option<Zeroizing<Vec<u8>>> {
+    /// The session key in PKCS#8, for `crypto.subtle.importKey` (the session store).
+    /// `SESSION_CLOSED` once freed; `INVALID_INPUT` for a session without a key of its
+    /// own (sandbox, or one already kept in WebCrypto). Secret: wiped when dropped.
+    // Only the signing module's store binding calls it.
+    #[cfg_attr(
+        any(
+            not(target_arch = "wasm32"),
+            feature = "passkey-module",
+            feature = "testing-module"
+        ),
+        allow(dead_code)
+    )]
+    pub(crate) fn key_pkcs8(&self) -> Result<Zeroizing<Vec<u8>>> {
         match &self.signer {
-            Signer::Key(key) => Some(crate::webcrypto::pkcs8_der(&p256::SecretKey::from(
+            Signer::Key(key) => Ok(crate::webcrypto::pkcs8_der(&p256::SecretKey::from(
                 key.as_nonzero_scalar(),
             ))),
-            Signer::Sandbox | Signer::External(_) | Signer::Closed => None,
+            Signer::Closed => Err(closed()),
+            Signer::Sandbox | Signer::External(_) => Err(Error::new(
+                ErrorCode::InvalidInput,
+                "only a session with a key (not sandbox) has a key to store",
+            )),
         }
     }
 
@@ -267,9 +287,7 @@ impl Session {
     /// Compressed SEC1 hex of the session public key; `None` for a sandbox session.
     pub fn public_key_hex(&self) -> Option<String> {
         match &self.signer {
-            Signer::Key(k) => Some(hex_encode(
-                k.verifying_key().as_affine().to_sec1_point(true).as_bytes(),
-            )),
+            Signer::Key(k) => Some(crate::client_key::compressed_hex(&k.verifying_key().into())),
             Signer::External(public) => Some(crate::client_key::compressed_hex(public)),
             Signer::Sandbox | Signer::Closed => None,
         }
@@ -314,10 +332,7 @@ impl Session {
     /// `SESSION_CLOSED` once freed, `SESSION_EXPIRED` at or after `expiresAt`.
     fn check_live(&self, now: UnixMillis) -> Result<()> {
         if self.is_closed() {
-            return Err(Error::new(
-                ErrorCode::SessionClosed,
-                "this session was freed; its key is gone",
-            ));
+            return Err(closed());
         }
         if self.is_expired_at(now) {
             return Err(Error::new(
@@ -337,10 +352,7 @@ impl Session {
                 ErrorCode::InvalidSession,
                 "this session's key is in WebCrypto: sign through the session store",
             )),
-            Signer::Closed => Err(Error::new(
-                ErrorCode::SessionClosed,
-                "this session was freed; its key is gone",
-            )),
+            Signer::Closed => Err(closed()),
         }
     }
 
@@ -416,7 +428,7 @@ impl Session {
     pub fn stamp_from_p1363(&self, p1363: &[u8]) -> Result<String> {
         match &self.signer {
             Signer::External(public) => crate::webcrypto::stamp_from_p1363(public, p1363),
-            Signer::Closed => self.sign(""),
+            Signer::Closed => Err(closed()),
             _ => Err(Error::new(
                 ErrorCode::InvalidSession,
                 "only a session restored from the session store signs through WebCrypto",
@@ -771,8 +783,12 @@ mod tests {
             secret.to_bytes()
         );
         s.close();
-        assert!(s.key_pkcs8().is_none());
-        assert!(Session::sandbox(&resp).unwrap().key_pkcs8().is_none());
+        assert_eq!(s.key_pkcs8().unwrap_err().code(), ErrorCode::SessionClosed);
+        let sandbox = Session::sandbox(&resp).unwrap();
+        assert_eq!(
+            sandbox.key_pkcs8().unwrap_err().code(),
+            ErrorCode::InvalidInput
+        );
     }
 
     #[test]

@@ -6,7 +6,6 @@
 
 use p256::ecdsa::signature::Signer as _;
 use p256::ecdsa::{Signature, SigningKey};
-use p256::elliptic_curve::sec1::ToSec1Point;
 use p256::PublicKey;
 
 use crate::ecdsa_der::{self, DerSignature};
@@ -31,11 +30,10 @@ pub fn stamp_json(key: &SigningKey, payload: &str) -> String {
 
 /// The stamp JSON text naming `public` as the signer of `signature`.
 fn stamp_json_of(public: &PublicKey, signature: &DerSignature) -> String {
-    let public = public.as_affine().to_sec1_point(true);
     // Every value is lowercase hex or a constant, so no JSON escaping is ever needed.
     let mut json = String::with_capacity(256);
     json.push_str(r#"{"publicKey":""#);
-    json.push_str(&hex_encode(public.as_bytes()));
+    json.push_str(&crate::client_key::compressed_hex(public));
     json.push_str(r#"","scheme":""#);
     json.push_str(STAMP_SCHEME);
     json.push_str(r#"","signature":""#);
@@ -132,6 +130,7 @@ mod tests {
     use crate::encoding::base64url_decode;
     use crate::error::ErrorCode;
     use crate::test_vectors::{hex, vectors};
+    use p256::elliptic_curve::sec1::ToSec1Point;
     use proptest::prelude::*;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;

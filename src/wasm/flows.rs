@@ -12,7 +12,7 @@ use js_sys::{Object, Reflect, JSON};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::js::{object_or_json, own, string_entries, JsFields};
+use super::js::{object_or_json, own, set, string_entries, JsFields};
 use super::{invalid_input, to_js};
 use crate::error::{Error, ErrorCode};
 use crate::fields::Fields;
@@ -22,11 +22,6 @@ use crate::signed_retry::{PendingSignature, QuoteToSign, SignedRetryHeaders};
 use crate::timestamp::format_rfc3339;
 
 type JsResult<T> = Result<T, JsValue>;
-
-fn set(target: &Object, key: &str, value: &str) {
-    // Setting a data property on a fresh plain object cannot fail.
-    let _ = Reflect::set(target, &JsValue::from_str(key), &JsValue::from_str(value));
-}
 
 fn wrap(key: &str, value: &JsValue) -> Object {
     let out = Object::new();

@@ -143,3 +143,8 @@ pub(crate) fn object_or_json(
         )))
     }
 }
+
+/// A string data property on a fresh plain object (which cannot fail to be set).
+pub(crate) fn set(target: &Object, key: &str, value: &str) {
+    let _ = Reflect::set(target, &JsValue::from_str(key), &JsValue::from_str(value));
+}

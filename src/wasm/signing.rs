@@ -1,9 +1,9 @@
 //! The signing exports: `ClientKey` and `Session`.
 
-use js_sys::{Object, Reflect};
+use js_sys::Object;
 use wasm_bindgen::prelude::*;
 
-use super::js::{date_millis, exact_string, own, scrub_stack};
+use super::js::{date_millis, exact_string, own, scrub_stack, set};
 pub(crate) use super::js::{object_or_json, JsFields};
 use super::{invalid_input, to_js};
 use crate::error::ErrorCode;
@@ -222,9 +222,4 @@ pub(crate) fn pending_from_js(pending: &JsValue) -> JsResult<PendingSignature> {
 pub(crate) fn quote_from_js(quote: &JsValue) -> JsResult<QuoteToSign> {
     let fields = with_exact_payload(quote, ErrorCode::InvalidInput, "quote")?;
     QuoteToSign::from_fields(&fields).map_err(to_js)
-}
-
-pub(crate) fn set(target: &Object, key: &str, value: &str) {
-    // Setting a data property on a fresh plain object cannot fail.
-    let _ = Reflect::set(target, &JsValue::from_str(key), &JsValue::from_str(value));
 }

@@ -7,8 +7,9 @@ use js_sys::{Array, Object, Promise};
 use wasm_bindgen::prelude::*;
 
 use super::js::scrub_stack;
-use super::signing::{object_or_json, pending_from_js, quote_from_js, set, JsClientKey, JsSession};
-use super::{invalid_input, to_js};
+use super::js::set;
+use super::signing::{object_or_json, pending_from_js, quote_from_js, JsClientKey, JsSession};
+use super::to_js;
 use crate::client_key::parse_public_key_hex;
 use crate::error::{Error, ErrorCode};
 
@@ -47,7 +48,7 @@ impl JsClientKey {
     /// The key as a non-extractable WebCrypto ECDH key (kept across an OAUTH redirect).
     #[wasm_bindgen(js_name = __importKey)]
     pub fn import_key(&self) -> JsResult<Promise> {
-        let der = self.0.pkcs8().map_err(to_js)?;
+        let der = crate::webcrypto::pkcs8_der(self.0.secret().map_err(to_js)?);
         let promise = import_non_extractable(&der, "ECDH", "deriveBits");
         drop(der);
         scrub_stack();
@@ -60,16 +61,7 @@ impl JsSession {
     /// The session key as a non-extractable WebCrypto ECDSA signing key.
     #[wasm_bindgen(js_name = __importKey)]
     pub fn import_key(&self) -> JsResult<Promise> {
-        let der = self.0.key_pkcs8().ok_or_else(|| {
-            if self.0.is_closed() {
-                to_js(Error::new(
-                    ErrorCode::SessionClosed,
-                    "this session was freed; its key is gone",
-                ))
-            } else {
-                invalid_input("only a session with a key (not sandbox) has a key to store")
-            }
-        })?;
+        let der = self.0.key_pkcs8().map_err(to_js)?;
         let promise = import_non_extractable(&der, "ECDSA", "sign");
         drop(der);
         scrub_stack();
@@ -134,12 +126,14 @@ impl JsSession {
     #[wasm_bindgen(js_name = __openWithDh)]
     pub fn open_with_dh(
         response: &JsValue,
-        dh: &[u8],
+        dh: Vec<u8>,
         public_key_hex: &str,
     ) -> JsResult<JsSession> {
+        // Owned, so this copy of the ECDH result is wiped here (JS wipes its own).
+        let dh = zeroize::Zeroizing::new(dh);
         let fields = object_or_json(response, ErrorCode::InvalidSession, "session response")?;
         let public = parse_public_key_hex(public_key_hex, "client publicKeyHex").map_err(to_js)?;
-        let session = crate::Session::open_with_dh(&fields, dh, &public);
+        let session = crate::Session::open_with_dh(&fields, &dh, &public);
         scrub_stack();
         session.map(JsSession).map_err(to_js)
     }
