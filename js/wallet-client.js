@@ -193,7 +193,10 @@ export class WalletClient {
     text(nickname, 'nickname');
     if (session !== undefined) sessionArg(session);
     const attestation = await this.#ceremony('register', ceremony);
-    const body = kitPasskey.registrationBody(accountId, nickname, ceremony.challenge, attestation);
+    // From the flow module itself: with an injected `passkey` driver nothing may have
+    // loaded it yet (the kit's passkey.registrationBody would then be NOT_INITIALIZED).
+    const { passkeyRegistrationBody } = await this.#flows();
+    const body = passkeyRegistrationBody(accountId, nickname, ceremony.challenge, attestation);
     return bodyOf(await this.#run(await this.#flow('addCredential', '', JSON.stringify(body)), session));
   }
 

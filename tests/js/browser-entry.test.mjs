@@ -50,7 +50,8 @@ test('before init: every static call throws KitError NOT_INITIALIZED', () => {
   notInitialized(() => kit.openWalletExport('{}', {}));
   // Non-function statics and Function.prototype members are untouched.
   assert.equal(typeof ClientKey.prototype, 'object');
-  assert.equal(typeof String(Session), 'string');
+  assert.equal(Session.name, 'Session');
+  assert.match(Function.prototype.toString.call(Session), /class|function/);
 });
 
 test('before init: SessionStore.open rejects NOT_INITIALIZED (before looking for IndexedDB)', async () => {

@@ -276,6 +276,7 @@ test('no copy of the scalar survives save() (the PKCS#8 import) or openSession()
   const scalar = randomScalar();
   const session = Session.open(sessionResponse({ bundle: sealBundle(scalar, key.publicKeyHex) }), key);
   await store.save(session);
+  assert.ok(copies(scalar).some((n) => n > 0), 'the scan sees the live key (it reads the right memory)');
   session.free();
   assert.deepEqual(copies(scalar), [0, 0], 'copies of the scalar left in wasm memory (big-endian, little-endian)');
 
@@ -283,6 +284,7 @@ test('no copy of the scalar survives save() (the PKCS#8 import) or openSession()
   const scalar2 = randomScalar();
   const opened = await store.openSession(sessionResponse({ bundle: sealBundle(scalar2, kept.publicKeyHex) }));
   await store.save(opened);
+  assert.ok(copies(scalar2).some((n) => n > 0), 'the scan sees the opened key');
   opened.free();
   assert.deepEqual(copies(scalar2), [0, 0], 'copies of the opened scalar left in wasm memory');
 });
