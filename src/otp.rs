@@ -50,7 +50,7 @@ pub fn encrypt_otp(target_data: &dyn Fields, otp: &str, tek: &ClientKey) -> Resu
     let target = parse_public_key_hex(&target_hex, "OTP target bundle targetPublic")?;
     // Both the escaped code and the plaintext hold the OTP: zeroized when dropped.
     let otp_json = zeroize::Zeroizing::new(json_string(otp));
-    let public_key = json_string(&tek.public_key_hex());
+    let public_key = json_string(&tek.compressed_public_key_hex());
     // Sized exactly: a buffer that grew would leave a freed, unwiped copy of the OTP.
     let parts = [
         "{\"otp_code\":",
@@ -192,7 +192,7 @@ mod tests {
             let sealed = encrypt_otp_json(&text, "123456", &tek, &pin).unwrap();
             let opened = open(&hpke, &sealed);
             assert_eq!(opened["otp_code"], "123456");
-            assert_eq!(opened["public_key"], tek.public_key_hex());
+            assert_eq!(opened["public_key"], tek.compressed_public_key_hex());
         }
         assert!(!tek.is_consumed(), "the TEK goes on to sign the second leg");
     }

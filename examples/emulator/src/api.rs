@@ -11,7 +11,7 @@ use embedded_wallet_kit::client_key::{compressed_hex, oidc_nonce_for, parse_publ
 use embedded_wallet_kit::encoding::{base64url_decode, sha256_hex};
 use embedded_wallet_kit::p256::ecdsa::SigningKey;
 use embedded_wallet_kit::p256::{PublicKey, SecretKey};
-use embedded_wallet_kit::stamp::verify_stamp;
+use embedded_wallet_kit::stamp::{decode_stamp, verify_stamp};
 use embedded_wallet_kit::{REQUEST_ID_HEADER, SANDBOX_SIGNATURE, SIGNATURE_HEADER};
 use serde_json::{json, Map, Value};
 
@@ -27,8 +27,8 @@ use crate::state::{
     SessionRec, State, StoredResponse,
 };
 use crate::util::{
-    canonical_json, matches_any_client_key_pattern, matches_client_key_pattern, new_id, now_ms,
-    random_digits, rfc3339,
+    canonical_json, matches_any_client_key_pattern, matches_client_key_pattern,
+    matches_compressed_key_pattern, new_id, now_ms, random_digits, rfc3339,
 };
 
 /// The spec's accepted OTP in sandbox mode.
@@ -47,8 +47,8 @@ pub struct App {
     pub base_url: String,
     pub issuer: Issuer,
     pub export_signer: SigningKey,
-    /// Encrypted OTP (strict): the enclave's HPKE key, which `encryptedOtpBundle`s are
-    /// sealed to, and the key that signs `otpEncryptionTargetBundle`s.
+    /// Encrypted OTP (both modes): the enclave's HPKE key, which `encryptedOtpBundle`s
+    /// are sealed to, and the key that signs `otpEncryptionTargetBundle`s.
     pub otp_enclave: SecretKey,
     pub otp_signer: SigningKey,
     /// The seeded destination account for quotes.
@@ -302,11 +302,29 @@ fn check_wallet_signature(
 ) -> ApiResult<Option<Signer>> {
     const INVALID: &str = "Invalid Service-Wallet-Signature";
     if !app.strict() {
-        return if signature == SANDBOX_SIGNATURE {
+        if signature == SANDBOX_SIGNATURE {
+            return Ok(None);
+        }
+        // The sandbox's encrypted OTP login: the kit stamps its second leg with the TEK,
+        // and the real sandbox verifies real stamps, so one by the sealed key passes too.
+        let by_tek = signer_key.is_some_and(|expected| {
+            verify_stamp(signature, payload).is_ok_and(|stamp| stamp.public_key == expected)
+        });
+        return if by_tek {
             Ok(None)
         } else {
             Err(ApiError::unauthorized(INVALID))
         };
+    }
+    // The service finds the signer by the stamp's publicKey as sent, and API keys are
+    // compressed keys: an uncompressed spelling names no key.
+    let spelled = decode_stamp(signature)
+        .map(|stamp| stamp.public_key)
+        .unwrap_or_default();
+    if !spelled.is_empty() && !matches_compressed_key_pattern(&spelled) {
+        return Err(ApiError::unauthorized(format!(
+            "{INVALID}: the stamp's publicKey must be the compressed key (66 hex, 02/03)"
+        )));
     }
     let stamp = verify_stamp(signature, payload).map_err(|e| {
         let detail = if e.code() == embedded_wallet_kit::ErrorCode::Unauthorized {
@@ -878,19 +896,18 @@ pub async fn challenge(
     match client {
         None => {
             send_otp(&app, &mut st, &id, now);
-            if app.strict() {
-                // Newer deployments: the enclave key to seal the code to. Additive, so
-                // clients of the plain-OTP verify just ignore it.
-                let organization_id = st
-                    .account(&account_id)
-                    .map(|a| a.organization_id.clone())
-                    .unwrap_or_default();
-                response["otpEncryptionTargetBundle"] = json!(otp_target_bundle(
-                    &app.otp_enclave.public_key(),
-                    &organization_id,
-                    &app.otp_signer
-                ));
-            }
+            // Newer deployments: the enclave key to seal the code to (the real sandbox
+            // signs it with a sandbox enclave key). Additive, so clients of the plain-OTP
+            // verify just ignore it.
+            let organization_id = st
+                .account(&account_id)
+                .map(|a| a.organization_id.clone())
+                .unwrap_or_default();
+            response["otpEncryptionTargetBundle"] = json!(otp_target_bundle(
+                &app.otp_enclave.public_key(),
+                &organization_id,
+                &app.otp_signer
+            ));
         }
         Some((client_hex, _, _)) => {
             let request_id = new_id("Request");
@@ -1109,8 +1126,15 @@ pub async fn verify(
     Ok(json_response(StatusCode::OK, &session))
 }
 
-/// EMAIL_OTP verify of newer deployments (research notes §5): the first leg opens
-/// `encryptedOtpBundle` with the enclave key, checks the code (single use) and answers
+/// Production's answer to an encrypted OTP request its enclave refuses: 400 INVALID_INPUT,
+/// reason `Invalid wallet request.`; the message names the check (emulator only).
+fn wallet_request_refused(why: impl std::fmt::Display) -> ApiError {
+    ApiError::invalid(format!("Invalid wallet request: {why}"))
+        .with_reason("Invalid wallet request.")
+}
+
+/// EMAIL_OTP verify of newer deployments: the first leg opens `encryptedOtpBundle` with
+/// the enclave key, checks the code (strict: single use; sandbox: `000000`) and answers
 /// 202 with a verification token; the retry must be stamped by the key named in the
 /// bundle (`public_key`, the TEK), which then becomes the session key (200, no bundle).
 fn verify_encrypted_otp(
@@ -1121,12 +1145,6 @@ fn verify_encrypted_otp(
     id: &str,
     now: i64,
 ) -> ApiResult<Response> {
-    if !app.strict() {
-        return Err(ApiError::bad_request(
-            "ENCRYPTED_OTP_NOT_SUPPORTED",
-            "the encrypted OTP flow is emulated in strict mode only",
-        ));
-    }
     let sealed = req_str(body, "encryptedOtpBundle")?;
     let account_id = st
         .credential(id)
@@ -1138,15 +1156,25 @@ fn verify_encrypted_otp(
     let (payload, signer_key) = if retrying {
         (None, None) // the pending request holds both
     } else {
-        let attempt = open_otp_bundle(&app.otp_enclave, sealed).map_err(|why| {
-            ApiError::invalid(format!("encryptedOtpBundle: {why}"))
-                .with_reason("encryptedOtpBundle")
-        })?;
-        let cred = st.credential(id).ok_or_else(|| not_found_credential(id))?;
-        check_otp(cred, &attempt.otp_code, now)?;
+        // Strict: production's enclave takes only the compressed TEK, and refuses every
+        // sealed request it cannot accept, a mistyped or expired code included, with one
+        // 400. The sandbox reads either key form and takes only its magic code.
+        let attempt = open_otp_bundle(&app.otp_enclave, sealed, app.strict())
+            .map_err(wallet_request_refused)?;
+        if app.strict() {
+            let cred = st.credential(id).ok_or_else(|| not_found_credential(id))?;
+            check_otp(cred, &attempt.otp_code, now).map_err(|refused| {
+                wallet_request_refused(format!(
+                    "the sealed otp_code was refused ({})",
+                    refused.reason.unwrap_or_default()
+                ))
+            })?;
+        } else if attempt.otp_code != SANDBOX_OTP {
+            return Err(ApiError::unauthorized("Invalid OTP code"));
+        }
         fresh_session_key(st, &attempt.public_key)?;
         if let Some(c) = st.credential_mut(id) {
-            c.otp = None; // single use: spent on the first leg
+            c.otp = None; // single use: spent on the first leg (a refusal spends nothing)
         }
         let tek = compressed_hex(&attempt.public_key);
         let token = verification_token(
@@ -1419,6 +1447,20 @@ pub async fn fund(
 // ---------------------------------------------------------------------------------------
 // Quotes and transactions
 
+/// 403 when the platform's API token lacks the TRANSACT permission (`--forbid-transact`,
+/// `POST /emulator/permissions`): checked before anything else, idempotent replays too.
+fn ensure_transact(st: &State) -> ApiResult<()> {
+    if st.transact_forbidden {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "FORBIDDEN",
+            "the platform's API token does not have the TRANSACT permission: quotes cannot be created or executed",
+        )
+        .with_reason("API token lacks the TRANSACT permission"));
+    }
+    Ok(())
+}
+
 fn idempotency_key(req: &Req) -> Option<String> {
     req.header("Idempotency-Key")
         .filter(|k| !k.is_empty())
@@ -1535,6 +1577,7 @@ pub async fn create_quote(AxumState(app): AxumState<Shared>, req: Req) -> ApiRes
     let key = idempotency_key(&req);
     let now = now_ms();
     let mut st = app.lock();
+    ensure_transact(&st)?;
     if let Some(response) = stored(&st, SCOPE, &key) {
         return Ok(response);
     }
@@ -1673,6 +1716,7 @@ pub async fn execute_quote(
     let key = idempotency_key(&req);
     let now = now_ms();
     let mut st = app.lock();
+    ensure_transact(&st)?;
     if let Some(response) = stored(&st, &scope, &key) {
         return Ok(response);
     }

@@ -55,6 +55,10 @@ pub struct Config {
     pub otp_ttl: Duration,
     /// `--quiet`: no request log on stderr.
     pub quiet: bool,
+    /// `--forbid-transact`: the platform's API token lacks the TRANSACT permission, so
+    /// `POST /quotes` and `POST /quotes/{id}/execute` answer 403 (switchable at run time
+    /// with `POST /emulator/permissions`).
+    pub forbid_transact: bool,
 }
 
 impl Default for Config {
@@ -73,8 +77,10 @@ impl Default for Config {
             api_secret: "emulator-secret".into(),
             request_ttl: Duration::from_secs(300),
             quote_ttl: Duration::from_secs(120),
-            otp_ttl: Duration::from_secs(600),
+            // Production's default OTP lifetime.
+            otp_ttl: Duration::from_secs(300),
             quiet: false,
+            forbid_transact: false,
         }
     }
 }
@@ -112,6 +118,9 @@ USAGE: emulator [OPTIONS]
                                (any http://localhost:<port> is always allowed)
   --api-token TOKEN            Basic-auth token id (default emulator-token)
   --api-secret SECRET          Basic-auth secret (default emulator-secret)
+  --forbid-transact            the API token lacks the TRANSACT permission: quotes and
+                               their execution answer 403 (POST /emulator/permissions
+                               switches it at run time)
   --quiet                      no request log on stderr
   -h, --help                   this text
 ";
@@ -131,6 +140,10 @@ where
         }
         if arg == "--quiet" {
             config.quiet = true;
+            continue;
+        }
+        if arg == "--forbid-transact" {
+            config.forbid_transact = true;
             continue;
         }
         let (flag, inline) = match arg.split_once('=') {
@@ -211,6 +224,7 @@ mod tests {
         assert_eq!(c.port, 8787);
         assert_eq!(c.host, "127.0.0.1");
         assert_eq!(c.session_ttl, Duration::from_secs(900));
+        assert!(!c.forbid_transact);
         let c = parse_args([
             "--mode",
             "sandbox",
@@ -220,6 +234,7 @@ mod tests {
             "--origin",
             "https://wallet.example.com/",
             "--challenge-interval-ms=0",
+            "--forbid-transact",
         ])
         .unwrap()
         .unwrap();
@@ -228,6 +243,7 @@ mod tests {
         assert_eq!(c.session_ttl, Duration::from_secs(5));
         assert_eq!(c.challenge_interval, Duration::ZERO);
         assert_eq!(c.origins, ["https://wallet.example.com"]);
+        assert!(c.forbid_transact);
         assert!(parse_args(["--help"]).unwrap().is_none());
         for bad in [
             &["--mode", "prod"][..],

@@ -516,13 +516,20 @@ pub fn otp_target_bundle(
 /// What the enclave reads from an `encryptedOtpBundle`.
 pub struct OtpAttempt {
     pub otp_code: String,
-    /// The TEK's public key as sent (hex, either encoding).
+    /// The TEK's public key (its text checked by `open_otp_bundle`).
     pub public_key: PublicKey,
 }
 
 /// Opens an `encryptedOtpBundle` (`{"encappedPublic":"04…","ciphertext":"…"}`) with the
-/// enclave key and reads its plaintext `{"otp_code":…,"public_key":…}`.
-pub fn open_otp_bundle(enclave: &SecretKey, sealed: &str) -> Result<OtpAttempt, String> {
+/// enclave key and reads its plaintext `{"otp_code":…,"public_key":…}`. `production_forms`
+/// (strict mode) takes only the forms the production enclave takes: `encappedPublic` the
+/// 65-byte uncompressed point and `public_key` the TEK's compressed hex (66 hex, 02/03);
+/// without it (sandbox) either encoding of either key is read.
+pub fn open_otp_bundle(
+    enclave: &SecretKey,
+    sealed: &str,
+    production_forms: bool,
+) -> Result<OtpAttempt, String> {
     let outer: Value = serde_json::from_str(sealed)
         .map_err(|_| "encryptedOtpBundle is not JSON text (send it as a string member)")?;
     let hex_field = |name: &str| {
@@ -531,7 +538,13 @@ pub fn open_otp_bundle(enclave: &SecretKey, sealed: &str) -> Result<OtpAttempt, 
             .and_then(hex_decode)
             .ok_or_else(|| format!("encryptedOtpBundle.{name} is not hex"))
     };
-    let enc = PublicKey::from_sec1_bytes(&hex_field("encappedPublic")?)
+    let enc_bytes = hex_field("encappedPublic")?;
+    if production_forms && enc_bytes.len() != 65 {
+        return Err(
+            "encryptedOtpBundle.encappedPublic must be the 65-byte uncompressed point".into(),
+        );
+    }
+    let enc = PublicKey::from_sec1_bytes(&enc_bytes)
         .map_err(|_| "encryptedOtpBundle.encappedPublic is not a P-256 point")?;
     let mut payload = enc.to_sec1_point(true).as_bytes().to_vec();
     payload.extend_from_slice(&hex_field("ciphertext")?);
@@ -550,8 +563,14 @@ pub fn open_otp_bundle(enclave: &SecretKey, sealed: &str) -> Result<OtpAttempt, 
             .and_then(Value::as_str)
             .ok_or_else(|| format!("the sealed OTP has no string {name}"))
     };
-    let public_key = parse_public_key_hex(text("public_key")?, "public_key")
-        .map_err(|e| e.message().to_owned())?;
+    let key_text = text("public_key")?;
+    if production_forms && !crate::util::matches_compressed_key_pattern(key_text) {
+        return Err(
+            "the sealed public_key must be the TEK's compressed key (66 hex, 02/03)".into(),
+        );
+    }
+    let public_key =
+        parse_public_key_hex(key_text, "public_key").map_err(|e| e.message().to_owned())?;
     Ok(OtpAttempt {
         otp_code: text("otp_code")?.to_owned(),
         public_key,

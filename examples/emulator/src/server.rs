@@ -58,6 +58,7 @@ fn emulator_routes() -> Router<Shared> {
         .route("/outbox", get(outbox))
         .route("/config", get(config))
         .route("/registration-challenge", post(registration_challenge))
+        .route("/permissions", get(permissions).post(set_permissions))
         .route("/oidc/token", get(oidc_token))
         .route("/oidc/jwks", get(oidc_jwks))
         .route(
@@ -70,7 +71,10 @@ fn emulator_routes() -> Router<Shared> {
 /// Builds the whole application for a server bound to `port`.
 pub fn router(config: Config, port: u16) -> Router {
     let base_url = format!("http://localhost:{port}");
-    let mut state = State::default();
+    let mut state = State {
+        transact_forbidden: config.forbid_transact,
+        ..State::default()
+    };
     let (_, merchant_account_id) =
         state.create_customer_account("merchant@emulator.invalid", "INTERNAL_FIAT");
     let quiet = config.quiet;
@@ -298,15 +302,34 @@ async fn config(AxumState(app): AxumState<Shared>) -> Response {
             } else {
                 String::new()
             },
-            "otpSignerPublicKey": if app.strict() {
-                uncompressed_hex(&PublicKey::from(app.otp_signer.verifying_key()))
-            } else {
-                String::new()
-            },
+            // Both modes: the real sandbox signs its OTP target bundles too.
+            "otpSignerPublicKey": uncompressed_hex(&PublicKey::from(app.otp_signer.verifying_key())),
+            "permissions": permissions_json(&app),
             "sessionTtlSecs": c.session_ttl.as_secs(),
             "challengeIntervalMs": c.challenge_interval.as_millis() as u64,
         }),
     )
+}
+
+fn permissions_json(app: &App) -> Value {
+    json!({"transact": !app.lock().transact_forbidden})
+}
+
+/// `GET /emulator/permissions`: the API token's permissions, `{transact}`.
+async fn permissions(AxumState(app): AxumState<Shared>) -> Response {
+    json_response(StatusCode::OK, &permissions_json(&app))
+}
+
+/// `POST /emulator/permissions {transact}`: grants or withdraws the TRANSACT permission
+/// at run time (a browser test's switch); answers the permissions now in force.
+async fn set_permissions(AxumState(app): AxumState<Shared>, req: Req) -> ApiResult<Response> {
+    let body = req.json()?;
+    let transact = match body.get("transact") {
+        Some(Value::Bool(b)) => *b,
+        _ => return Err(ApiError::invalid("transact must be a boolean")),
+    };
+    app.lock().transact_forbidden = !transact;
+    Ok(json_response(StatusCode::OK, &permissions_json(&app)))
 }
 
 /// `POST /emulator/registration-challenge`: a base64url registration challenge, as an

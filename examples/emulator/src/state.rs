@@ -166,6 +166,8 @@ pub struct State {
     pub transactions: Vec<Value>,
     pub idempotent: HashMap<(String, String), StoredResponse>,
     pub outbox: Vec<OutboxEntry>,
+    /// The platform's API token lacks the TRANSACT permission (quotes answer 403).
+    pub transact_forbidden: bool,
 }
 
 /// The one currency the emulator moves.

@@ -124,11 +124,16 @@ pub fn matches_client_key_pattern(text: &str) -> bool {
     text.len() == 130 && text.starts_with("04") && text.bytes().all(|c| c.is_ascii_hexdigit())
 }
 
+/// A compressed P-256 key in hex: `^0[23][0-9a-fA-F]{64}$`.
+pub fn matches_compressed_key_pattern(text: &str) -> bool {
+    text.len() == 66
+        && (text.starts_with("02") || text.starts_with("03"))
+        && text.bytes().all(|c| c.is_ascii_hexdigit())
+}
+
 /// The pattern of newer deployments (challenge, refresh): compressed or uncompressed.
 pub fn matches_any_client_key_pattern(text: &str) -> bool {
-    let hex = text.bytes().all(|c| c.is_ascii_hexdigit());
-    hex && (matches_client_key_pattern(text)
-        || (text.len() == 66 && (text.starts_with("02") || text.starts_with("03"))))
+    matches_client_key_pattern(text) || matches_compressed_key_pattern(text)
 }
 
 #[cfg(test)]
@@ -185,5 +190,18 @@ mod tests {
             "04{}g",
             "ab".repeat(63)
         )));
+        for good in ["02", "03"] {
+            let text = format!("{good}{}", "aB".repeat(32));
+            assert!(matches_compressed_key_pattern(&text));
+            assert!(matches_any_client_key_pattern(&text));
+        }
+        for bad in [
+            format!("04{}", "ab".repeat(32)),
+            format!("02{}", "ab".repeat(31)),
+            format!("02{}g", "ab".repeat(31)),
+            format!("04{}", "ab".repeat(64)),
+        ] {
+            assert!(!matches_compressed_key_pattern(&bad), "{bad}");
+        }
     }
 }

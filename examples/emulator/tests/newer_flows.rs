@@ -73,7 +73,8 @@ fn encrypted_otp_login_then_client_held_refresh_and_export() {
     let err = encrypt_otp_json(&target, &otp, &tek, &production).unwrap_err();
     assert_eq!(err.code(), ErrorCode::DecryptionFailed);
 
-    // A wrong code is refused on the first leg and does not spend the right one.
+    // A wrong code is refused on the first leg, as production's enclave refuses it (400
+    // INVALID_INPUT "Invalid wallet request."), and does not spend the right one.
     let wrong = if otp == "000000" { "111111" } else { "000000" };
     let sealed = encrypt_otp_json(&target, wrong, &tek, &pin).unwrap();
     let err = otp_login(
@@ -82,10 +83,14 @@ fn encrypted_otp_login_then_client_held_refresh_and_export() {
         &mut tek,
     )
     .unwrap_err();
-    assert_eq!(err.code(), ErrorCode::Unauthorized);
+    let service = err.service().unwrap();
     assert_eq!(
-        err.service().unwrap().reason.as_deref(),
-        Some("Invalid OTP code")
+        (
+            service.status,
+            service.service_code.as_deref(),
+            service.reason.as_deref()
+        ),
+        (400, Some("INVALID_INPUT"), Some("Invalid wallet request."))
     );
     assert!(!tek.is_consumed());
 
@@ -141,7 +146,7 @@ fn encrypted_otp_login_then_client_held_refresh_and_export() {
         &mut again,
     )
     .unwrap_err();
-    assert_eq!(err.code(), ErrorCode::Unauthorized);
+    assert_eq!(err.service().unwrap().status, 400);
 
     // The TEK session signs wallet operations.
     let flow = wallet::update_account(&account, r#"{"privacyEnabled":true}"#.into()).unwrap();
@@ -226,19 +231,33 @@ fn encrypted_otp_refusals() {
     let err = encrypt_otp_json(&envelope.to_string(), &otp, &tek, &otp_pin(&emu)).unwrap_err();
     assert_eq!(err.code(), ErrorCode::DecryptionFailed);
 
-    // The sandbox does not emulate the encrypted flow, and its challenge has no bundle.
+    // The sandbox runs the encrypted flow too (its enclave signs the target bundle; the
+    // kit skips the check under the sandbox pin): the kit's login with the magic code.
     let sandbox = start_with(Mode::Sandbox, |_| {});
     let (account, _) = sandbox.new_account();
     let created = send(&sandbox, &wallet::create_email_otp(&account).unwrap());
     let cred = body_string(&view(&created, &body(&created)), "id").unwrap();
     let resp = send(&sandbox, &wallet::challenge(&cred, None).unwrap());
     resp.expect(200);
-    assert_eq!(
-        target_bundle(&view(&resp, &body(&resp)))
-            .unwrap_err()
-            .code(),
-        ErrorCode::InvalidBundle
+    let target = target_bundle(&view(&resp, &body(&resp))).unwrap();
+    let mut tek = ClientKey::generate().unwrap();
+    let tek_pub = tek.compressed_public_key_hex();
+    let sealed = encrypt_otp_json(&target, "000000", &tek, &SignerPin::Sandbox).unwrap();
+    let session = otp_login(
+        &sandbox,
+        OtpLogin::new(&cred, "EMAIL_OTP", &sealed).unwrap(),
+        &mut tek,
+    )
+    .unwrap();
+    assert_eq!(session.public_key_hex(), Some(tek_pub));
+    // Any other code is the sandbox's 401.
+    let tek = ClientKey::generate().unwrap();
+    let sealed = encrypt_otp_json(&target, "123456", &tek, &SignerPin::Sandbox).unwrap();
+    let r = sandbox.post(
+        &format!("/auth/credentials/{cred}/verify"),
+        &json!({"type": "EMAIL_OTP", "encryptedOtpBundle": sealed}),
     );
+    assert_eq!((r.status, r.reason().as_str()), (401, "Invalid OTP code"));
 }
 
 #[test]
