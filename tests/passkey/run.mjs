@@ -3,7 +3,9 @@
 // (Debian's, via playwright-core) with a DevTools-protocol virtual authenticator (ctap2,
 // internal, resident key, user verification). Registration and authentication run
 // through the Rust code and are checked by an independent verifier,
-// @simplewebauthn/server; then the error paths (timeout, abort, cancel, a superseded
+// @simplewebauthn/server: every assertion passkey.authenticate returns is verified there,
+// and tampered copies (signature, authenticatorData, clientDataJSON, challenge) must be
+// refused. Then the error paths (timeout, abort, cancel, a superseded
 // ceremony, wrong rpId, excluded and unknown credentials, bad input), detection, and the
 // lazy loading of the passkey module.
 //
@@ -18,7 +20,9 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { verifyRegistrationResponse, verifyAuthenticationResponse } from '@simplewebauthn/server';
-import { authenticationResponseJSON, registrationResponseJSON } from '../support/webauthn.mjs';
+import {
+  authenticationResponseJSON, flipByte, registrationResponseJSON,
+} from '../support/webauthn.mjs';
 import { serveStatic } from '../../scripts/serve.mjs';
 import { launchChromium } from '../support/chromium.mjs';
 import { createChecks } from '../support/checks.mjs';
@@ -101,8 +105,62 @@ const loginChallenge = () => createHash('sha256')
   .digest('hex');
 
 const register = (page, options) => page.evaluate((o) => window.attempt(() => window.kit.passkey.register(o)), options);
-const authenticate = (page, options) =>
-  page.evaluate((o) => window.attempt(() => window.kit.passkey.authenticate(o)), options);
+/** Every assertion passkey.authenticate resolved to in this run (checked at the end: all verified). */
+const producedAssertions = [];
+/** The subset @simplewebauthn/server verified (by identity). */
+const verifiedAssertions = new Set();
+/**
+ * passkey.authenticate in the page; a resolved value also carries `shape`, read in the
+ * page before any serialisation: its own keys, whether `userHandle` is a key at all, and
+ * its JSON.stringify.
+ */
+async function authenticate(page, options) {
+  const r = await page.evaluate(async (o) => {
+    const out = await window.attempt(() => window.kit.passkey.authenticate(o));
+    if (out.ok) {
+      const v = out.value;
+      out.shape = { keys: Object.keys(v), hasUserHandle: 'userHandle' in v, json: JSON.stringify(v) };
+    }
+    return out;
+  }, options);
+  if (r.ok) producedAssertions.push(r.value);
+  return r;
+}
+
+/**
+ * @simplewebauthn/server's verdict on an assertion for the 64-hex login `challenge`
+ * (expected in clientDataJSON as base64url of its UTF-8 bytes) and a stored `credential`
+ * ({id, publicKey (COSE), counter}). Throws when a check before the signature fails;
+ * `verified` is false when the signature does not verify. A genuine verification marks
+ * the assertion as independently verified.
+ */
+async function verifyAssertion(assertion, {
+  challenge, expectedChallenge = utf8b64u(challenge), credential, requireUserVerification = true,
+}) {
+  const v = await verifyAuthenticationResponse({
+    response: authenticationResponseJSON(assertion),
+    expectedChallenge,
+    expectedOrigin: origin,
+    expectedRPID: RP_ID,
+    credential,
+    requireUserVerification,
+  });
+  if (v.verified === true) verifiedAssertions.add(assertion);
+  return v;
+}
+
+/** How @simplewebauthn/server refuses an assertion: 'signature' (verified: false) or 'threw: …'. */
+async function refusal(assertion, expectations) {
+  try {
+    const v = await verifyAssertion(assertion, expectations);
+    return v.verified === true ? 'ACCEPTED' : 'signature';
+  } catch (e) {
+    return `threw: ${e.message}`;
+  }
+}
+
+/** Byte offsets in authenticatorData: rpIdHash[0..32], flags[32], signCount[33..37] (big-endian). */
+const AUTH_DATA = { rpIdHash: 0, flags: 32, signCountHigh: 33 };
 const initPasskeys = (page) => page.evaluate(() => window.attempt(() => window.kit.init({ passkeys: true })));
 
 const ATTESTATION_KEYS = ['credentialId', 'clientDataJson', 'attestationObject', 'transports'];
@@ -269,30 +327,59 @@ try {
           assert(cd.origin === origin, cd.origin);
         });
         await check(`(b${round}) @simplewebauthn/server verifies the assertion against the registered key and counter`, async () => {
-          const a = auth.value;
-          const response = authenticationResponseJSON(a);
-          const args = { response, expectedOrigin: origin, expectedRPID: RP_ID, requireUserVerification: true };
-          const v = await verifyAuthenticationResponse({
-            ...args, expectedChallenge: utf8b64u(challenge), credential: registered.credential,
-          });
+          const v = await verifyAssertion(auth.value, { challenge, credential: registered.credential });
           assert(v.verified === true, json(v));
           const { newCounter } = v.authenticationInfo;
           assert(newCounter > registered.credential.counter,
             `counter did not increase: ${registered.credential.counter} -> ${newCounter}`);
           assert(v.authenticationInfo.userVerified === true, 'not user-verified');
-          // The same assertion under the hex-decoded challenge must not verify.
-          let rejected = false;
-          try {
-            const w = await verifyAuthenticationResponse({
-              ...args, expectedChallenge: b64u(Buffer.from(challenge, 'hex')), credential: registered.credential,
-            });
-            rejected = w.verified !== true;
-          } catch {
-            rejected = true;
-          }
-          assert(rejected, 'verified under the hex-decoded challenge too');
-          registered.credential = { ...registered.credential, counter: newCounter };
+          assert(v.authenticationInfo.credentialID === registered.credentialId, v.authenticationInfo.credentialID);
         });
+        // Tampered copies, checked against the same stored credential (counter not yet
+        // advanced), so that only the tampering can make them fail. Where the tampering
+        // leaves every other check satisfied, the refusal must come from the signature.
+        const tampered = (changes) => ({ ...auth.value, ...changes });
+        const refusals = auth.ok && registered ? {
+          signature: await refusal(tampered({ signature: flipByte(auth.value.signature, -1) }),
+            { challenge, credential: registered.credential }),
+          signCount: await refusal(tampered({ authenticatorData: flipByte(auth.value.authenticatorData, AUTH_DATA.signCountHigh, 0x40) }),
+            { challenge, credential: registered.credential }),
+          rpIdHash: await refusal(tampered({ authenticatorData: flipByte(auth.value.authenticatorData, AUTH_DATA.rpIdHash) }),
+            { challenge, credential: registered.credential }),
+          // Same JSON meaning, other bytes: only the signature (over its hash) can notice.
+          clientDataWhitespace: await refusal(tampered({
+            clientDataJson: utf8b64u(Buffer.from(auth.value.clientDataJson, 'base64url').toString('utf8').replace(/^\{/, '{ ')),
+          }), { challenge, credential: registered.credential }),
+          // A flipped bit in the origin ("localhost" → "mocalhost").
+          clientDataOrigin: await refusal(tampered({
+            clientDataJson: flipByte(auth.value.clientDataJson,
+              Buffer.from(auth.value.clientDataJson, 'base64url').indexOf('localhost')),
+          }), { challenge, credential: registered.credential }),
+          otherChallenge: await refusal(auth.value, { challenge: loginChallenge(), credential: registered.credential }),
+          hexDecodedChallenge: await refusal(auth.value, {
+            challenge, expectedChallenge: b64u(Buffer.from(challenge, 'hex')), credential: registered.credential,
+          }),
+        } : {};
+        await check(`(b${round}) a flipped byte in the signature / in authenticatorData's signCount → the signature does not verify`, () => {
+          assert(refusals.signature === 'signature', `signature: ${refusals.signature}`);
+          assert(refusals.signCount === 'signature', `signCount: ${refusals.signCount}`);
+        });
+        await check(`(b${round}) a flipped byte in authenticatorData's rpIdHash → refused (unexpected RP ID)`, () =>
+          assert(/^threw: .*RP ID/i.test(refusals.rpIdHash), `rpIdHash: ${refusals.rpIdHash}`));
+        await check(`(b${round}) clientDataJSON re-spaced (same meaning) → the signature does not verify; a flipped origin byte → refused`, () => {
+          assert(refusals.clientDataWhitespace === 'signature', `whitespace: ${refusals.clientDataWhitespace}`);
+          assert(/^threw: .*origin "http:\/\/mocalhost/.test(refusals.clientDataOrigin), `origin: ${refusals.clientDataOrigin}`);
+        });
+        await check(`(b${round}) the genuine assertion under another login challenge, or the hex-decoded one → refused (challenge)`, () => {
+          assert(/^threw: .*challenge/.test(refusals.otherChallenge), `other challenge: ${refusals.otherChallenge}`);
+          assert(/^threw: .*challenge/.test(refusals.hexDecodedChallenge), `hex-decoded: ${refusals.hexDecodedChallenge}`);
+        });
+        if (auth.ok && registered) {
+          const { authenticatorData } = auth.value;
+          registered.credential = {
+            ...registered.credential, counter: Buffer.from(authenticatorData, 'base64url').readUInt32BE(AUTH_DATA.signCountHigh),
+          };
+        }
       }
 
       // (c) the POST /auth/credentials body.
@@ -542,6 +629,14 @@ try {
       await s.close();
     }
   }
+
+  await check('every assertion passkey.authenticate returned was verified by @simplewebauthn/server', () => {
+    const unverified = producedAssertions.filter((a) => !verifiedAssertions.has(a));
+    assert(unverified.length === 0, `${unverified.length} of ${producedAssertions.length} never verified`);
+    // (b1, b2)
+    assert(producedAssertions.length === 2, `${producedAssertions.length} assertions, expected 2`);
+  });
+  console.log(`# ${producedAssertions.length} assertions, all verified by @simplewebauthn/server`);
 } catch (err) {
   fail(`passkey e2e driver: ${err?.stack ?? err}`);
 } finally {
