@@ -5,7 +5,8 @@
 // through the Rust code and are checked by an independent verifier,
 // @simplewebauthn/server: every assertion passkey.authenticate returns is verified there,
 // and tampered copies (signature, authenticatorData, clientDataJSON, challenge) must be
-// refused. Then the error paths (timeout, abort, cancel, a superseded
+// refused. A non-discoverable credential (an authenticator without resident keys) shows
+// that a missing userHandle is omitted from the assertion JSON. Then the error paths (timeout, abort, cancel, a superseded
 // ceremony, wrong rpId, excluded and unknown credentials, bad input), detection, and the
 // lazy loading of the passkey module.
 //
@@ -21,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { verifyRegistrationResponse, verifyAuthenticationResponse } from '@simplewebauthn/server';
 import {
-  authenticationResponseJSON, flipByte, registrationResponseJSON,
+  authenticationResponseJSON, coseP256PublicKey, flipByte, registrationResponseJSON,
 } from '../support/webauthn.mjs';
 import { serveStatic } from '../../scripts/serve.mjs';
 import { launchChromium } from '../support/chromium.mjs';
@@ -64,7 +65,7 @@ console.log(`# serving ${origin}`);
 
 let browser;
 /** Fresh context + page + CDP session with a virtual authenticator. */
-async function scenario({ presence = true } = {}) {
+async function scenario({ presence = true, residentKeys = true } = {}) {
   const context = await browser.newContext();
   const page = await context.newPage();
   const pageErrors = [];
@@ -79,7 +80,7 @@ async function scenario({ presence = true } = {}) {
   await cdp.send('WebAuthn.enable', { enableUI: false });
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
     options: {
-      protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true,
+      protocol: 'ctap2', transport: 'internal', hasResidentKey: residentKeys, hasUserVerification: true,
       isUserVerified: true, automaticPresenceSimulation: presence,
     },
   });
@@ -302,6 +303,16 @@ try {
         registered = { credential: info.credential, credentialId: att.credentialId };
       });
 
+      const stored = await s.cdp.send('WebAuthn.getCredentials', { authenticatorId: s.authenticatorId });
+      await check('(a) the authenticator holds it as a discoverable (resident) credential, user handle = UTF-8 of user.id', () => {
+        assert(stored.credentials.length === 1, json(stored));
+        const [c] = stored.credentials;
+        assert(Buffer.from(c.credentialId, 'base64').equals(Buffer.from(registered?.credentialId ?? '', 'base64url')),
+          `${c.credentialId} is not the registered id`);
+        assert(c.isResidentCredential === true, 'not resident');
+        assert(Buffer.from(c.userHandle ?? '', 'base64').toString('utf8') === regOptions.user.id, `user handle ${c.userHandle}`);
+      });
+
       // (b) authentication, twice: the counter must go up each time.
       for (const round of [1, 2]) {
         const challenge = loginChallenge();
@@ -318,6 +329,7 @@ try {
           assert(a.credentialId === registered.credentialId, 'credentialId is not the registered one');
           assert(a.userHandle === utf8b64u(regOptions.user.id),
             `userHandle ${a.userHandle} !== base64url(utf8(user.id)) ${utf8b64u(regOptions.user.id)}`);
+          assert(auth.shape.hasUserHandle && auth.shape.json.includes(`"userHandle":"${a.userHandle}"`), json(auth.shape));
         });
         await check(`(b${round}) clientDataJSON.challenge === base64url(utf8(the 64-hex login challenge)), not its hex decoding`, () => {
           const cd = clientData(auth.value.clientDataJson);
@@ -380,6 +392,39 @@ try {
             ...registered.credential, counter: Buffer.from(authenticatorData, 'base64url').readUInt32BE(AUTH_DATA.signCountHigh),
           };
         }
+      }
+
+      // (b) a browser whose userHandle is empty or null — Safari has returned empty ones
+      // (w3c/webauthn#1892) — must give an assertion WITHOUT the key. The credential is the
+      // authenticator's real one; only its userHandle member is replaced on the way out.
+      for (const replacement of ['empty', 'null']) {
+        await s.page.evaluate((r) => {
+          const creds = navigator.credentials;
+          const original = creds.get;
+          window.restoreCredentialsGet = () => { creds.get = original; };
+          creds.get = async function get(...args) {
+            const c = await original.apply(this, args);
+            const { clientDataJSON, authenticatorData, signature } = c.response;
+            return {
+              id: c.id, rawId: c.rawId, type: c.type,
+              response: { clientDataJSON, authenticatorData, signature, userHandle: r === 'empty' ? new ArrayBuffer(0) : null },
+            };
+          };
+        }, replacement);
+        const challenge = loginChallenge();
+        const auth = registered
+          ? await authenticate(s.page, { challenge, credentialId: registered.credentialId, rpId: RP_ID, timeoutMs: 20_000 })
+          : { ok: false, error: { message: 'no registered credential' } };
+        await s.page.evaluate(() => window.restoreCredentialsGet());
+        await check(`(b) the browser's userHandle is ${replacement}: the assertion has no userHandle key; @simplewebauthn/server verifies it`, async () => {
+          assert(auth.ok, `authenticate failed: ${json(auth.error)}`);
+          assert(!auth.shape.hasUserHandle, `userHandle is a key: ${auth.shape.json}`);
+          assert(json(auth.shape.keys.sort()) === json(ASSERTION_KEYS.filter((k) => k !== 'userHandle').sort()), json(auth.shape.keys));
+          assert(!auth.shape.json.includes('userHandle'), auth.shape.json);
+          const v = await verifyAssertion(auth.value, { challenge, credential: registered.credential });
+          assert(v.verified === true, json(v));
+          registered.credential = { ...registered.credential, counter: v.authenticationInfo.newCounter };
+        });
       }
 
       // (c) the POST /auth/credentials body.
@@ -466,6 +511,91 @@ try {
       });
 
       await check('(a–d) no page errors', () => assert(s.pageErrors.length === 0, s.pageErrors.join('\n')));
+    } finally {
+      await s.close();
+    }
+  }
+
+  // ---- (u) userHandle omitted: non-discoverable credentials -----------------------------
+  //      An authenticator without resident-key support stores no user handle, so its
+  //      assertions carry none: the kit's JSON must leave the key out (DESIGN §2).
+  {
+    const s = await scenario({ residentKeys: false });
+    try {
+      const init = await initPasskeys(s.page);
+      assert(init.ok, `init({ passkeys: true }) failed: ${json(init.error)}`);
+
+      const regOptions = registrationOptions({ residentKey: 'discouraged' });
+      const reg = await register(s.page, regOptions);
+      let registered;
+      await check("(u) register with residentKey 'discouraged' on an authenticator without resident keys; @simplewebauthn/server verifies it", async () => {
+        assert(reg.ok, `register failed: ${json(reg.error)}`);
+        const v = await verifyRegistrationResponse({
+          response: registrationResponseJSON(reg.value),
+          expectedChallenge: regOptions.challenge,
+          expectedOrigin: origin,
+          expectedRPID: RP_ID,
+          requireUserVerification: true,
+        });
+        assert(v.verified === true, json(v));
+        registered = { credential: v.registrationInfo.credential, credentialId: reg.value.credentialId };
+      });
+      const stored = await s.cdp.send('WebAuthn.getCredentials', { authenticatorId: s.authenticatorId });
+      await check('(u) the authenticator holds it as a non-discoverable credential', () => {
+        assert(stored.credentials.length === 1, json(stored));
+        assert(stored.credentials[0].isResidentCredential === false, json(stored.credentials[0]));
+      });
+
+      for (const round of [1, 2]) {
+        const challenge = loginChallenge();
+        const auth = registered
+          ? await authenticate(s.page, { challenge, credentialId: registered.credentialId, rpId: RP_ID, timeoutMs: 20_000 })
+          : { ok: false, error: { message: 'no registered credential' } };
+        await check(`(u${round}) the assertion of a non-discoverable credential OMITS userHandle (no key, not null, not "")`, () => {
+          assert(auth.ok, `authenticate failed: ${json(auth.error)}`);
+          assert(!auth.shape.hasUserHandle, `userHandle is a key: ${auth.shape.json}`);
+          assert(json(auth.shape.keys.sort()) === json(ASSERTION_KEYS.filter((k) => k !== 'userHandle').sort()), json(auth.shape.keys));
+          assert(!auth.shape.json.includes('userHandle'), auth.shape.json);
+          assert(auth.value.credentialId === registered.credentialId, auth.value.credentialId);
+        });
+        await check(`(u${round}) @simplewebauthn/server verifies it (key from the registration, counter); a flipped signature byte does not`, async () => {
+          const tamperedSignature = await refusal({ ...auth.value, signature: flipByte(auth.value.signature, -1) },
+            { challenge, credential: registered.credential });
+          assert(tamperedSignature === 'signature', `tampered signature: ${tamperedSignature}`);
+          const v = await verifyAssertion(auth.value, { challenge, credential: registered.credential });
+          assert(v.verified === true, json(v));
+          assert(v.authenticationInfo.newCounter > registered.credential.counter, json(v.authenticationInfo));
+          registered.credential = { ...registered.credential, counter: v.authenticationInfo.newCounter };
+        });
+      }
+
+      // A credential made outside the kit and the browser (injected over CDP: no user
+      // handle, not resident), whose public key the test itself encodes for the verifier.
+      const injectedId = randomBytes(16);
+      const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+      await s.cdp.send('WebAuthn.addCredential', {
+        authenticatorId: s.authenticatorId,
+        credential: {
+          credentialId: injectedId.toString('base64'),
+          isResidentCredential: false,
+          rpId: RP_ID,
+          privateKey: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
+          signCount: 0,
+        },
+      });
+      const challenge = loginChallenge();
+      const injected = await authenticate(s.page, { challenge, credentialId: b64u(injectedId), rpId: RP_ID, timeoutMs: 20_000 });
+      await check('(u) an injected non-resident credential without a user handle: no userHandle key; @simplewebauthn/server verifies it', async () => {
+        assert(injected.ok, `authenticate failed: ${json(injected.error)}`);
+        assert(!injected.shape.hasUserHandle && !injected.shape.json.includes('userHandle'), injected.shape.json);
+        const credential = { id: b64u(injectedId), publicKey: coseP256PublicKey(publicKey), counter: 0 };
+        const v = await verifyAssertion(injected.value, { challenge, credential });
+        assert(v.verified === true, json(v));
+        const stranger = coseP256PublicKey(generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey);
+        const other = await refusal(injected.value, { challenge, credential: { ...credential, publicKey: stranger } });
+        assert(other === 'signature', `verified under another key: ${other}`);
+      });
+      await check('(u) no page errors', () => assert(s.pageErrors.length === 0, s.pageErrors.join('\n')));
     } finally {
       await s.close();
     }
@@ -633,8 +763,8 @@ try {
   await check('every assertion passkey.authenticate returned was verified by @simplewebauthn/server', () => {
     const unverified = producedAssertions.filter((a) => !verifiedAssertions.has(a));
     assert(unverified.length === 0, `${unverified.length} of ${producedAssertions.length} never verified`);
-    // (b1, b2)
-    assert(producedAssertions.length === 2, `${producedAssertions.length} assertions, expected 2`);
+    // (b1, b2, the empty and null userHandle, u1, u2, the injected credential)
+    assert(producedAssertions.length === 7, `${producedAssertions.length} assertions, expected 7`);
   });
   console.log(`# ${producedAssertions.length} assertions, all verified by @simplewebauthn/server`);
 } catch (err) {
