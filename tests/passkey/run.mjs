@@ -160,6 +160,47 @@ async function refusal(assertion, expectations) {
   }
 }
 
+/**
+ * Runs `run` with navigator.credentials[method] ('get' or 'create') wrapped: the browser's
+ * real credential comes back as a plain object whose members are rewritten by `mode`:
+ * 'empty' / 'null' replace userHandle; 'dataview' / 'offset-view' hand every binary member
+ * over as a DataView, or as a Uint8Array at an offset into a larger buffer.
+ */
+async function rewritten(page, method, mode, run) {
+  await page.evaluate(({ method: m, mode: how }) => {
+    const creds = navigator.credentials;
+    const original = creds[m];
+    window.restoreCredentials = () => { creds[m] = original; };
+    const view = (buf) => {
+      if (!(buf instanceof ArrayBuffer)) return buf;
+      if (how === 'dataview') return new DataView(buf.slice(0));
+      if (how === 'offset-view') {
+        const larger = new Uint8Array(buf.byteLength + 8).fill(0xee);
+        larger.set(new Uint8Array(buf), 4);
+        return larger.subarray(4, 4 + buf.byteLength);
+      }
+      return buf;
+    };
+    creds[m] = async function wrapped(...args) {
+      const c = await original.apply(this, args);
+      const r = c.response;
+      const response = {};
+      for (const k of ['clientDataJSON', 'attestationObject', 'authenticatorData', 'signature', 'userHandle']) {
+        if (k in r) response[k] = view(r[k]);
+      }
+      if (typeof r.getTransports === 'function') response.getTransports = () => r.getTransports();
+      if (how === 'empty') response.userHandle = new ArrayBuffer(0);
+      if (how === 'null') response.userHandle = null;
+      return { id: c.id, rawId: view(c.rawId), type: c.type, response };
+    };
+  }, { method, mode });
+  try {
+    return await run();
+  } finally {
+    await page.evaluate(() => window.restoreCredentials());
+  }
+}
+
 /** Byte offsets in authenticatorData: rpIdHash[0..32], flags[32], signCount[33..37] (big-endian). */
 const AUTH_DATA = { rpIdHash: 0, flags: 32, signCountHigh: 33 };
 const initPasskeys = (page) => page.evaluate(() => window.attempt(() => window.kit.init({ passkeys: true })));
@@ -398,24 +439,11 @@ try {
       // (w3c/webauthn#1892) — must give an assertion WITHOUT the key. The credential is the
       // authenticator's real one; only its userHandle member is replaced on the way out.
       for (const replacement of ['empty', 'null']) {
-        await s.page.evaluate((r) => {
-          const creds = navigator.credentials;
-          const original = creds.get;
-          window.restoreCredentialsGet = () => { creds.get = original; };
-          creds.get = async function get(...args) {
-            const c = await original.apply(this, args);
-            const { clientDataJSON, authenticatorData, signature } = c.response;
-            return {
-              id: c.id, rawId: c.rawId, type: c.type,
-              response: { clientDataJSON, authenticatorData, signature, userHandle: r === 'empty' ? new ArrayBuffer(0) : null },
-            };
-          };
-        }, replacement);
         const challenge = loginChallenge();
         const auth = registered
-          ? await authenticate(s.page, { challenge, credentialId: registered.credentialId, rpId: RP_ID, timeoutMs: 20_000 })
+          ? await rewritten(s.page, 'get', replacement,
+            () => authenticate(s.page, { challenge, credentialId: registered.credentialId, rpId: RP_ID, timeoutMs: 20_000 }))
           : { ok: false, error: { message: 'no registered credential' } };
-        await s.page.evaluate(() => window.restoreCredentialsGet());
         await check(`(b) the browser's userHandle is ${replacement}: the assertion has no userHandle key; @simplewebauthn/server verifies it`, async () => {
           assert(auth.ok, `authenticate failed: ${json(auth.error)}`);
           assert(!auth.shape.hasUserHandle, `userHandle is a key: ${auth.shape.json}`);
@@ -424,6 +452,39 @@ try {
           const v = await verifyAssertion(auth.value, { challenge, credential: registered.credential });
           assert(v.verified === true, json(v));
           registered.credential = { ...registered.credential, counter: v.authenticationInfo.newCounter };
+        });
+      }
+
+      // (b) binary members handed over as views rather than ArrayBuffers, as polyfills
+      // and extensions may: a DataView, and a Uint8Array at an offset into a larger buffer.
+      for (const mode of ['dataview', 'offset-view']) {
+        const challenge = loginChallenge();
+        const auth = registered
+          ? await rewritten(s.page, 'get', mode,
+            () => authenticate(s.page, { challenge, credentialId: registered.credentialId, rpId: RP_ID, timeoutMs: 20_000 }))
+          : { ok: false, error: { message: 'no registered credential' } };
+        await check(`(b) every binary member of the browser's assertion a ${mode}: the same assertion; @simplewebauthn/server verifies it`, async () => {
+          assert(auth.ok, `authenticate failed: ${json(auth.error)}`);
+          assert(auth.value.credentialId === registered.credentialId, `credentialId ${auth.value.credentialId}`);
+          assert(auth.value.userHandle === utf8b64u(regOptions.user.id), `userHandle ${auth.value.userHandle}`);
+          const v = await verifyAssertion(auth.value, { challenge, credential: registered.credential });
+          assert(v.verified === true, json(v));
+          registered.credential = { ...registered.credential, counter: v.authenticationInfo.newCounter };
+        });
+        const viewOptions = registrationOptions();
+        const viewReg = await rewritten(s.page, 'create', mode, () => register(s.page, viewOptions));
+        await check(`(a) every binary member of the browser's attestation a ${mode}: @simplewebauthn/server verifies the registration`, async () => {
+          assert(viewReg.ok, `register failed: ${json(viewReg.error)}`);
+          assert(json(viewReg.value.transports) === json(['internal']), json(viewReg.value.transports));
+          const v = await verifyRegistrationResponse({
+            response: registrationResponseJSON(viewReg.value),
+            expectedChallenge: viewOptions.challenge,
+            expectedOrigin: origin,
+            expectedRPID: RP_ID,
+            requireUserVerification: true,
+          });
+          assert(v.verified === true, json(v));
+          assert(v.registrationInfo.credential.id === viewReg.value.credentialId, v.registrationInfo.credential.id);
         });
       }
 
@@ -763,8 +824,8 @@ try {
   await check('every assertion passkey.authenticate returned was verified by @simplewebauthn/server', () => {
     const unverified = producedAssertions.filter((a) => !verifiedAssertions.has(a));
     assert(unverified.length === 0, `${unverified.length} of ${producedAssertions.length} never verified`);
-    // (b1, b2, the empty and null userHandle, u1, u2, the injected credential)
-    assert(producedAssertions.length === 7, `${producedAssertions.length} assertions, expected 7`);
+    // (b1, b2, the empty and null userHandle, DataView and offset view, u1, u2, the injected credential)
+    assert(producedAssertions.length === 9, `${producedAssertions.length} assertions, expected 9`);
   });
   console.log(`# ${producedAssertions.length} assertions, all verified by @simplewebauthn/server`);
 } catch (err) {
