@@ -5,10 +5,12 @@
 // through the Rust code and are checked by an independent verifier,
 // @simplewebauthn/server: every assertion passkey.authenticate returns is verified there,
 // and tampered copies (signature, authenticatorData, clientDataJSON, challenge) must be
-// refused. A non-discoverable credential (an authenticator without resident keys) shows
-// that a missing userHandle is omitted from the assertion JSON. Then the error paths (timeout, abort, cancel, a superseded
-// ceremony, wrong rpId, excluded and unknown credentials, bad input), detection, and the
-// lazy loading of the passkey module.
+// refused. userHandle: present (UTF-8 of user.id) for a resident credential; omitted from
+// the JSON for a non-discoverable one (an authenticator without resident keys) and when
+// the browser returns an empty or null handle. The browser's credential handed over with
+// views (DataView, offset Uint8Array) instead of ArrayBuffers must read the same. Then
+// the error paths (timeout, abort, cancel, a superseded ceremony, wrong rpId, excluded and
+// unknown credentials, bad input), detection, and the lazy loading of the passkey module.
 //
 // The page is served from http://localhost:<port> (WebAuthn rejects IP origins).
 // Every scenario gets a fresh browser context, CDP session and authenticator.
