@@ -303,11 +303,31 @@ fn settle_or_abort(browser: Promise, signal: &AbortSignal) -> Promise {
 /// Bytes of an ArrayBuffer (or view) member; `None` when absent or of another type.
 fn buffer(target: &JsValue, key: &str) -> Option<Vec<u8>> {
     let value = get(target, key);
-    if value.is_instance_of::<js_sys::ArrayBuffer>() || js_sys::ArrayBuffer::is_view(&value) {
+    if value.is_instance_of::<js_sys::ArrayBuffer>() {
         Some(Uint8Array::new(&value).to_vec())
+    } else if js_sys::ArrayBuffer::is_view(&value) {
+        view_bytes(&value)
     } else {
         None
     }
+}
+
+/// The bytes a view (a DataView or any typed array, at any offset) covers. Not
+/// `new Uint8Array(view)`: that copies elements, none at all for a DataView. `None` when
+/// its buffer/byteOffset/byteLength do not describe a range of an ArrayBuffer.
+fn view_bytes(view: &JsValue) -> Option<Vec<u8>> {
+    let buffer = get(view, "buffer").dyn_into::<js_sys::ArrayBuffer>().ok()?;
+    let offset = get(view, "byteOffset").as_f64()?;
+    let length = get(view, "byteLength").as_f64()?;
+    let whole = f64::from(buffer.byte_length());
+    let in_range = |n: f64| n.fract() == 0.0 && (0.0..=whole).contains(&n);
+    if !in_range(offset) || !in_range(length) || offset + length > whole {
+        return None;
+    }
+    // In range of a u32 byte length, so both casts are exact.
+    Some(
+        Uint8Array::new_with_byte_offset_and_length(&buffer, offset as u32, length as u32).to_vec(),
+    )
 }
 
 fn required_buffer(target: &JsValue, key: &str) -> JsResult<Vec<u8>> {

@@ -3,9 +3,14 @@
 // (Debian's, via playwright-core) with a DevTools-protocol virtual authenticator (ctap2,
 // internal, resident key, user verification). Registration and authentication run
 // through the Rust code and are checked by an independent verifier,
-// @simplewebauthn/server; then the error paths (timeout, abort, cancel, a superseded
-// ceremony, wrong rpId, excluded and unknown credentials, bad input), detection, and the
-// lazy loading of the passkey module.
+// @simplewebauthn/server: every assertion passkey.authenticate returns is verified there,
+// and tampered copies (signature, authenticatorData, clientDataJSON, challenge) must be
+// refused. userHandle: present (UTF-8 of user.id) for a resident credential; omitted from
+// the JSON for a non-discoverable one (an authenticator without resident keys) and when
+// the browser returns an empty or null handle. The browser's credential handed over with
+// views (DataView, offset Uint8Array) instead of ArrayBuffers must read the same. Then
+// the error paths (timeout, abort, cancel, a superseded ceremony, wrong rpId, excluded and
+// unknown credentials, bad input), detection, and the lazy loading of the passkey module.
 //
 // The page is served from http://localhost:<port> (WebAuthn rejects IP origins).
 // Every scenario gets a fresh browser context, CDP session and authenticator.
@@ -18,7 +23,9 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { verifyRegistrationResponse, verifyAuthenticationResponse } from '@simplewebauthn/server';
-import { authenticationResponseJSON, registrationResponseJSON } from '../support/webauthn.mjs';
+import {
+  authenticationResponseJSON, coseP256PublicKey, flipByte, registrationResponseJSON,
+} from '../support/webauthn.mjs';
 import { serveStatic } from '../../scripts/serve.mjs';
 import { launchChromium } from '../support/chromium.mjs';
 import { createChecks } from '../support/checks.mjs';
@@ -60,7 +67,7 @@ console.log(`# serving ${origin}`);
 
 let browser;
 /** Fresh context + page + CDP session with a virtual authenticator. */
-async function scenario({ presence = true } = {}) {
+async function scenario({ presence = true, residentKeys = true } = {}) {
   const context = await browser.newContext();
   const page = await context.newPage();
   const pageErrors = [];
@@ -75,7 +82,7 @@ async function scenario({ presence = true } = {}) {
   await cdp.send('WebAuthn.enable', { enableUI: false });
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
     options: {
-      protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true,
+      protocol: 'ctap2', transport: 'internal', hasResidentKey: residentKeys, hasUserVerification: true,
       isUserVerified: true, automaticPresenceSimulation: presence,
     },
   });
@@ -101,8 +108,103 @@ const loginChallenge = () => createHash('sha256')
   .digest('hex');
 
 const register = (page, options) => page.evaluate((o) => window.attempt(() => window.kit.passkey.register(o)), options);
-const authenticate = (page, options) =>
-  page.evaluate((o) => window.attempt(() => window.kit.passkey.authenticate(o)), options);
+/** Every assertion passkey.authenticate resolved to in this run (checked at the end: all verified). */
+const producedAssertions = [];
+/** The subset @simplewebauthn/server verified (by identity). */
+const verifiedAssertions = new Set();
+/**
+ * passkey.authenticate in the page; a resolved value also carries `shape`, read in the
+ * page before any serialisation: its own keys, whether `userHandle` is a key at all, and
+ * its JSON.stringify.
+ */
+async function authenticate(page, options) {
+  const r = await page.evaluate(async (o) => {
+    const out = await window.attempt(() => window.kit.passkey.authenticate(o));
+    if (out.ok) {
+      const v = out.value;
+      out.shape = { keys: Object.keys(v), hasUserHandle: 'userHandle' in v, json: JSON.stringify(v) };
+    }
+    return out;
+  }, options);
+  if (r.ok) producedAssertions.push(r.value);
+  return r;
+}
+
+/**
+ * @simplewebauthn/server's verdict on an assertion for the 64-hex login `challenge`
+ * (expected in clientDataJSON as base64url of its UTF-8 bytes) and a stored `credential`
+ * ({id, publicKey (COSE), counter}). Throws when a check before the signature fails;
+ * `verified` is false when the signature does not verify. A genuine verification marks
+ * the assertion as independently verified.
+ */
+async function verifyAssertion(assertion, {
+  challenge, expectedChallenge = utf8b64u(challenge), credential, requireUserVerification = true,
+}) {
+  const v = await verifyAuthenticationResponse({
+    response: authenticationResponseJSON(assertion),
+    expectedChallenge,
+    expectedOrigin: origin,
+    expectedRPID: RP_ID,
+    credential,
+    requireUserVerification,
+  });
+  if (v.verified === true) verifiedAssertions.add(assertion);
+  return v;
+}
+
+/** How @simplewebauthn/server refuses an assertion: 'signature' (verified: false) or 'threw: …'. */
+async function refusal(assertion, expectations) {
+  try {
+    const v = await verifyAssertion(assertion, expectations);
+    return v.verified === true ? 'ACCEPTED' : 'signature';
+  } catch (e) {
+    return `threw: ${e.message}`;
+  }
+}
+
+/**
+ * Runs `run` with navigator.credentials[method] ('get' or 'create') wrapped: the browser's
+ * real credential comes back as a plain object whose members are rewritten by `mode`:
+ * 'empty' / 'null' replace userHandle; 'dataview' / 'offset-view' hand every binary member
+ * over as a DataView, or as a Uint8Array at an offset into a larger buffer.
+ */
+async function rewritten(page, method, mode, run) {
+  await page.evaluate(({ method: m, mode: how }) => {
+    const creds = navigator.credentials;
+    const original = creds[m];
+    window.restoreCredentials = () => { creds[m] = original; };
+    const view = (buf) => {
+      if (!(buf instanceof ArrayBuffer)) return buf;
+      if (how === 'dataview') return new DataView(buf.slice(0));
+      if (how === 'offset-view') {
+        const larger = new Uint8Array(buf.byteLength + 8).fill(0xee);
+        larger.set(new Uint8Array(buf), 4);
+        return larger.subarray(4, 4 + buf.byteLength);
+      }
+      return buf;
+    };
+    creds[m] = async function wrapped(...args) {
+      const c = await original.apply(this, args);
+      const r = c.response;
+      const response = {};
+      for (const k of ['clientDataJSON', 'attestationObject', 'authenticatorData', 'signature', 'userHandle']) {
+        if (k in r) response[k] = view(r[k]);
+      }
+      if (typeof r.getTransports === 'function') response.getTransports = () => r.getTransports();
+      if (how === 'empty') response.userHandle = new ArrayBuffer(0);
+      if (how === 'null') response.userHandle = null;
+      return { id: c.id, rawId: view(c.rawId), type: c.type, response };
+    };
+  }, { method, mode });
+  try {
+    return await run();
+  } finally {
+    await page.evaluate(() => window.restoreCredentials());
+  }
+}
+
+/** Byte offsets in authenticatorData: rpIdHash[0..32], flags[32], signCount[33..37] (big-endian). */
+const AUTH_DATA = { rpIdHash: 0, flags: 32, signCountHigh: 33 };
 const initPasskeys = (page) => page.evaluate(() => window.attempt(() => window.kit.init({ passkeys: true })));
 
 const ATTESTATION_KEYS = ['credentialId', 'clientDataJson', 'attestationObject', 'transports'];
@@ -244,6 +346,16 @@ try {
         registered = { credential: info.credential, credentialId: att.credentialId };
       });
 
+      const stored = await s.cdp.send('WebAuthn.getCredentials', { authenticatorId: s.authenticatorId });
+      await check('(a) the authenticator holds it as a discoverable (resident) credential, user handle = UTF-8 of user.id', () => {
+        assert(stored.credentials.length === 1, json(stored));
+        const [c] = stored.credentials;
+        assert(Buffer.from(c.credentialId, 'base64').equals(Buffer.from(registered?.credentialId ?? '', 'base64url')),
+          `${c.credentialId} is not the registered id`);
+        assert(c.isResidentCredential === true, 'not resident');
+        assert(Buffer.from(c.userHandle ?? '', 'base64').toString('utf8') === regOptions.user.id, `user handle ${c.userHandle}`);
+      });
+
       // (b) authentication, twice: the counter must go up each time.
       for (const round of [1, 2]) {
         const challenge = loginChallenge();
@@ -260,6 +372,7 @@ try {
           assert(a.credentialId === registered.credentialId, 'credentialId is not the registered one');
           assert(a.userHandle === utf8b64u(regOptions.user.id),
             `userHandle ${a.userHandle} !== base64url(utf8(user.id)) ${utf8b64u(regOptions.user.id)}`);
+          assert(auth.shape.hasUserHandle && auth.shape.json.includes(`"userHandle":"${a.userHandle}"`), json(auth.shape));
         });
         await check(`(b${round}) clientDataJSON.challenge === base64url(utf8(the 64-hex login challenge)), not its hex decoding`, () => {
           const cd = clientData(auth.value.clientDataJson);
@@ -269,29 +382,111 @@ try {
           assert(cd.origin === origin, cd.origin);
         });
         await check(`(b${round}) @simplewebauthn/server verifies the assertion against the registered key and counter`, async () => {
-          const a = auth.value;
-          const response = authenticationResponseJSON(a);
-          const args = { response, expectedOrigin: origin, expectedRPID: RP_ID, requireUserVerification: true };
-          const v = await verifyAuthenticationResponse({
-            ...args, expectedChallenge: utf8b64u(challenge), credential: registered.credential,
-          });
+          const v = await verifyAssertion(auth.value, { challenge, credential: registered.credential });
           assert(v.verified === true, json(v));
           const { newCounter } = v.authenticationInfo;
           assert(newCounter > registered.credential.counter,
             `counter did not increase: ${registered.credential.counter} -> ${newCounter}`);
           assert(v.authenticationInfo.userVerified === true, 'not user-verified');
-          // The same assertion under the hex-decoded challenge must not verify.
-          let rejected = false;
-          try {
-            const w = await verifyAuthenticationResponse({
-              ...args, expectedChallenge: b64u(Buffer.from(challenge, 'hex')), credential: registered.credential,
-            });
-            rejected = w.verified !== true;
-          } catch {
-            rejected = true;
-          }
-          assert(rejected, 'verified under the hex-decoded challenge too');
-          registered.credential = { ...registered.credential, counter: newCounter };
+          assert(v.authenticationInfo.credentialID === registered.credentialId, v.authenticationInfo.credentialID);
+        });
+        // Tampered copies, checked against the same stored credential (counter not yet
+        // advanced), so that only the tampering can make them fail. Where the tampering
+        // leaves every other check satisfied, the refusal must come from the signature.
+        const tampered = (changes) => ({ ...auth.value, ...changes });
+        const refusals = auth.ok && registered ? {
+          signature: await refusal(tampered({ signature: flipByte(auth.value.signature, -1) }),
+            { challenge, credential: registered.credential }),
+          signCount: await refusal(tampered({ authenticatorData: flipByte(auth.value.authenticatorData, AUTH_DATA.signCountHigh, 0x40) }),
+            { challenge, credential: registered.credential }),
+          rpIdHash: await refusal(tampered({ authenticatorData: flipByte(auth.value.authenticatorData, AUTH_DATA.rpIdHash) }),
+            { challenge, credential: registered.credential }),
+          // Same JSON meaning, other bytes: only the signature (over its hash) can notice.
+          clientDataWhitespace: await refusal(tampered({
+            clientDataJson: utf8b64u(Buffer.from(auth.value.clientDataJson, 'base64url').toString('utf8').replace(/^\{/, '{ ')),
+          }), { challenge, credential: registered.credential }),
+          // A flipped bit in the origin ("localhost" → "mocalhost").
+          clientDataOrigin: await refusal(tampered({
+            clientDataJson: flipByte(auth.value.clientDataJson,
+              Buffer.from(auth.value.clientDataJson, 'base64url').indexOf('localhost')),
+          }), { challenge, credential: registered.credential }),
+          otherChallenge: await refusal(auth.value, { challenge: loginChallenge(), credential: registered.credential }),
+          hexDecodedChallenge: await refusal(auth.value, {
+            challenge, expectedChallenge: b64u(Buffer.from(challenge, 'hex')), credential: registered.credential,
+          }),
+        } : {};
+        await check(`(b${round}) a flipped byte in the signature / in authenticatorData's signCount → the signature does not verify`, () => {
+          assert(refusals.signature === 'signature', `signature: ${refusals.signature}`);
+          assert(refusals.signCount === 'signature', `signCount: ${refusals.signCount}`);
+        });
+        await check(`(b${round}) a flipped byte in authenticatorData's rpIdHash → refused (unexpected RP ID)`, () =>
+          assert(/^threw: .*RP ID/i.test(refusals.rpIdHash), `rpIdHash: ${refusals.rpIdHash}`));
+        await check(`(b${round}) clientDataJSON re-spaced (same meaning) → the signature does not verify; a flipped origin byte → refused`, () => {
+          assert(refusals.clientDataWhitespace === 'signature', `whitespace: ${refusals.clientDataWhitespace}`);
+          assert(/^threw: .*origin "http:\/\/mocalhost/.test(refusals.clientDataOrigin), `origin: ${refusals.clientDataOrigin}`);
+        });
+        await check(`(b${round}) the genuine assertion under another login challenge, or the hex-decoded one → refused (challenge)`, () => {
+          assert(/^threw: .*challenge/.test(refusals.otherChallenge), `other challenge: ${refusals.otherChallenge}`);
+          assert(/^threw: .*challenge/.test(refusals.hexDecodedChallenge), `hex-decoded: ${refusals.hexDecodedChallenge}`);
+        });
+        if (auth.ok && registered) {
+          const { authenticatorData } = auth.value;
+          registered.credential = {
+            ...registered.credential, counter: Buffer.from(authenticatorData, 'base64url').readUInt32BE(AUTH_DATA.signCountHigh),
+          };
+        }
+      }
+
+      // (b) a browser whose userHandle is empty or null — Safari has returned empty ones
+      // (w3c/webauthn#1892) — must give an assertion WITHOUT the key. The credential is the
+      // authenticator's real one; only its userHandle member is replaced on the way out.
+      for (const replacement of ['empty', 'null']) {
+        const challenge = loginChallenge();
+        const auth = registered
+          ? await rewritten(s.page, 'get', replacement,
+            () => authenticate(s.page, { challenge, credentialId: registered.credentialId, rpId: RP_ID, timeoutMs: 20_000 }))
+          : { ok: false, error: { message: 'no registered credential' } };
+        await check(`(b) the browser's userHandle is ${replacement}: the assertion has no userHandle key; @simplewebauthn/server verifies it`, async () => {
+          assert(auth.ok, `authenticate failed: ${json(auth.error)}`);
+          assert(!auth.shape.hasUserHandle, `userHandle is a key: ${auth.shape.json}`);
+          assert(json(auth.shape.keys.sort()) === json(ASSERTION_KEYS.filter((k) => k !== 'userHandle').sort()), json(auth.shape.keys));
+          assert(!auth.shape.json.includes('userHandle'), auth.shape.json);
+          const v = await verifyAssertion(auth.value, { challenge, credential: registered.credential });
+          assert(v.verified === true, json(v));
+          registered.credential = { ...registered.credential, counter: v.authenticationInfo.newCounter };
+        });
+      }
+
+      // (b) binary members handed over as views rather than ArrayBuffers, as polyfills
+      // and extensions may: a DataView, and a Uint8Array at an offset into a larger buffer.
+      for (const mode of ['dataview', 'offset-view']) {
+        const challenge = loginChallenge();
+        const auth = registered
+          ? await rewritten(s.page, 'get', mode,
+            () => authenticate(s.page, { challenge, credentialId: registered.credentialId, rpId: RP_ID, timeoutMs: 20_000 }))
+          : { ok: false, error: { message: 'no registered credential' } };
+        await check(`(b) every binary member of the browser's assertion a ${mode}: the same assertion; @simplewebauthn/server verifies it`, async () => {
+          assert(auth.ok, `authenticate failed: ${json(auth.error)}`);
+          assert(auth.value.credentialId === registered.credentialId, `credentialId ${auth.value.credentialId}`);
+          assert(auth.value.userHandle === utf8b64u(regOptions.user.id), `userHandle ${auth.value.userHandle}`);
+          const v = await verifyAssertion(auth.value, { challenge, credential: registered.credential });
+          assert(v.verified === true, json(v));
+          registered.credential = { ...registered.credential, counter: v.authenticationInfo.newCounter };
+        });
+        const viewOptions = registrationOptions();
+        const viewReg = await rewritten(s.page, 'create', mode, () => register(s.page, viewOptions));
+        await check(`(a) every binary member of the browser's attestation a ${mode}: @simplewebauthn/server verifies the registration`, async () => {
+          assert(viewReg.ok, `register failed: ${json(viewReg.error)}`);
+          assert(json(viewReg.value.transports) === json(['internal']), json(viewReg.value.transports));
+          const v = await verifyRegistrationResponse({
+            response: registrationResponseJSON(viewReg.value),
+            expectedChallenge: viewOptions.challenge,
+            expectedOrigin: origin,
+            expectedRPID: RP_ID,
+            requireUserVerification: true,
+          });
+          assert(v.verified === true, json(v));
+          assert(v.registrationInfo.credential.id === viewReg.value.credentialId, v.registrationInfo.credential.id);
         });
       }
 
@@ -379,6 +574,91 @@ try {
       });
 
       await check('(a–d) no page errors', () => assert(s.pageErrors.length === 0, s.pageErrors.join('\n')));
+    } finally {
+      await s.close();
+    }
+  }
+
+  // ---- (u) userHandle omitted: non-discoverable credentials -----------------------------
+  //      An authenticator without resident-key support stores no user handle, so its
+  //      assertions carry none: the kit's JSON must leave the key out (DESIGN §2).
+  {
+    const s = await scenario({ residentKeys: false });
+    try {
+      const init = await initPasskeys(s.page);
+      assert(init.ok, `init({ passkeys: true }) failed: ${json(init.error)}`);
+
+      const regOptions = registrationOptions({ residentKey: 'discouraged' });
+      const reg = await register(s.page, regOptions);
+      let registered;
+      await check("(u) register with residentKey 'discouraged' on an authenticator without resident keys; @simplewebauthn/server verifies it", async () => {
+        assert(reg.ok, `register failed: ${json(reg.error)}`);
+        const v = await verifyRegistrationResponse({
+          response: registrationResponseJSON(reg.value),
+          expectedChallenge: regOptions.challenge,
+          expectedOrigin: origin,
+          expectedRPID: RP_ID,
+          requireUserVerification: true,
+        });
+        assert(v.verified === true, json(v));
+        registered = { credential: v.registrationInfo.credential, credentialId: reg.value.credentialId };
+      });
+      const stored = await s.cdp.send('WebAuthn.getCredentials', { authenticatorId: s.authenticatorId });
+      await check('(u) the authenticator holds it as a non-discoverable credential', () => {
+        assert(stored.credentials.length === 1, json(stored));
+        assert(stored.credentials[0].isResidentCredential === false, json(stored.credentials[0]));
+      });
+
+      for (const round of [1, 2]) {
+        const challenge = loginChallenge();
+        const auth = registered
+          ? await authenticate(s.page, { challenge, credentialId: registered.credentialId, rpId: RP_ID, timeoutMs: 20_000 })
+          : { ok: false, error: { message: 'no registered credential' } };
+        await check(`(u${round}) the assertion of a non-discoverable credential OMITS userHandle (no key, not null, not "")`, () => {
+          assert(auth.ok, `authenticate failed: ${json(auth.error)}`);
+          assert(!auth.shape.hasUserHandle, `userHandle is a key: ${auth.shape.json}`);
+          assert(json(auth.shape.keys.sort()) === json(ASSERTION_KEYS.filter((k) => k !== 'userHandle').sort()), json(auth.shape.keys));
+          assert(!auth.shape.json.includes('userHandle'), auth.shape.json);
+          assert(auth.value.credentialId === registered.credentialId, auth.value.credentialId);
+        });
+        await check(`(u${round}) @simplewebauthn/server verifies it (key from the registration, counter); a flipped signature byte does not`, async () => {
+          const tamperedSignature = await refusal({ ...auth.value, signature: flipByte(auth.value.signature, -1) },
+            { challenge, credential: registered.credential });
+          assert(tamperedSignature === 'signature', `tampered signature: ${tamperedSignature}`);
+          const v = await verifyAssertion(auth.value, { challenge, credential: registered.credential });
+          assert(v.verified === true, json(v));
+          assert(v.authenticationInfo.newCounter > registered.credential.counter, json(v.authenticationInfo));
+          registered.credential = { ...registered.credential, counter: v.authenticationInfo.newCounter };
+        });
+      }
+
+      // A credential made outside the kit and the browser (injected over CDP: no user
+      // handle, not resident), whose public key the test itself encodes for the verifier.
+      const injectedId = randomBytes(16);
+      const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+      await s.cdp.send('WebAuthn.addCredential', {
+        authenticatorId: s.authenticatorId,
+        credential: {
+          credentialId: injectedId.toString('base64'),
+          isResidentCredential: false,
+          rpId: RP_ID,
+          privateKey: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
+          signCount: 0,
+        },
+      });
+      const challenge = loginChallenge();
+      const injected = await authenticate(s.page, { challenge, credentialId: b64u(injectedId), rpId: RP_ID, timeoutMs: 20_000 });
+      await check('(u) an injected non-resident credential without a user handle: no userHandle key; @simplewebauthn/server verifies it', async () => {
+        assert(injected.ok, `authenticate failed: ${json(injected.error)}`);
+        assert(!injected.shape.hasUserHandle && !injected.shape.json.includes('userHandle'), injected.shape.json);
+        const credential = { id: b64u(injectedId), publicKey: coseP256PublicKey(publicKey), counter: 0 };
+        const v = await verifyAssertion(injected.value, { challenge, credential });
+        assert(v.verified === true, json(v));
+        const stranger = coseP256PublicKey(generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey);
+        const other = await refusal(injected.value, { challenge, credential: { ...credential, publicKey: stranger } });
+        assert(other === 'signature', `verified under another key: ${other}`);
+      });
+      await check('(u) no page errors', () => assert(s.pageErrors.length === 0, s.pageErrors.join('\n')));
     } finally {
       await s.close();
     }
@@ -542,6 +822,14 @@ try {
       await s.close();
     }
   }
+
+  await check('every assertion passkey.authenticate returned was verified by @simplewebauthn/server', () => {
+    const unverified = producedAssertions.filter((a) => !verifiedAssertions.has(a));
+    assert(unverified.length === 0, `${unverified.length} of ${producedAssertions.length} never verified`);
+    // (b1, b2, the empty and null userHandle, DataView and offset view, u1, u2, the injected credential)
+    assert(producedAssertions.length === 9, `${producedAssertions.length} assertions, expected 9`);
+  });
+  console.log(`# ${producedAssertions.length} assertions, all verified by @simplewebauthn/server`);
 } catch (err) {
   fail(`passkey e2e driver: ${err?.stack ?? err}`);
 } finally {
