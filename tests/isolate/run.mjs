@@ -277,7 +277,7 @@ try {
     assert(value('fromClientKey key') === true && value('expired: isExpired') === true, 'fromClientKey / expiry');
   });
 
-  await check('an isolated Session or ClientKey is refused by the same-thread API, WalletClient and SessionStore (INVALID_INPUT)', async () => {
+  await check('an isolated Session or ClientKey is refused by the same-thread API, WalletClient and SessionStore; an argument a Worker cannot receive is INVALID_INPUT', async () => {
     const out = expectOk(await attempt(both, async () => {
       const key = await window.ikit.ClientKey.generate();
       const s = await window.ikit.Session.sandbox({ id: 'Session:00000000-0000-4000-8000-000000000001', accountId: 'InternalAccount:1', type: 'EMAIL_OTP', expiresAt: new Date(Date.now() + 60e3).toISOString() });
@@ -286,10 +286,13 @@ try {
       for (const fn of [
         () => window.kit.Session.open({}, key), () => window.ikit.Session.open({}, window.kit.ClientKey.generate()),
         () => client.revokeSession(s), () => client.refresh(s),
+        async () => (await window.kit.SessionStore.open({ name: 'isolate-e2e' })).save(s),
+        // What cannot be copied to a Worker (a function inside the response).
+        () => window.ikit.Session.open({ id: 'Session:x', toJSON: () => ({}) }, key),
       ]) codes.push((await window.attempt(fn)).error?.code);
       return codes;
     }), 'mixing');
-    assert(json(out) === json(['INVALID_INPUT', 'INVALID_INPUT', 'INVALID_INPUT', 'INVALID_INPUT']), json(out));
+    assert(json(out) === json(['INVALID_INPUT', 'INVALID_INPUT', 'INVALID_INPUT', 'INVALID_INPUT', 'INVALID_INPUT', 'INVALID_INPUT']), json(out));
   });
 
   await check('openWalletExport in the Worker: the mnemonic comes out; the key is consumed (same as same-thread)', async () => {
@@ -478,6 +481,20 @@ try {
     assert(!server.requests.some((r) => r.path === '/evil-worker.js'), 'the substitute Worker script was loaded');
     const secret = randomScalar();
     await openReal(page, 'isolated', secret);
+    await page.close();
+  });
+
+  await check('a .wasm that does not load: init({ isolate }) rejects NOT_INITIALIZED and a later call retries', async () => {
+    const page = await open('?mode=none');
+    const out = expectOk(await attempt(page, async () => {
+      const bad = await window.attempt(() => window.kit.init({ isolate: 'worker', module_or_path: '/pkg/missing.wasm' }));
+      const kit = await window.kit.init({ isolate: 'worker' });
+      const s = await kit.Session.sandbox({ id: 'Session:00000000-0000-4000-8000-000000000002', accountId: 'InternalAccount:1', type: 'OAUTH',
+        expiresAt: new Date(Date.now() + 60e3).toISOString() });
+      return { bad: bad.error, stamp: await s.stamp('x') };
+    }), 'retry');
+    assert(out.bad?.code === 'NOT_INITIALIZED' && /isolated signer/.test(out.bad.message), json(out.bad));
+    assert(out.stamp === 'sandbox-valid-signature', json(out));
     await page.close();
   });
 
