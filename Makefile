@@ -6,8 +6,8 @@
 #   make test    every test: lint, native, wasm32 (Node + headless Chromium), the built
 #                package through both entries, interop with the npm peers, size budgets,
 #                npm pack smoke, a fuzz smoke, passkeys end to end (virtual authenticator),
-#                the session store across a reload (headless Chromium), the demo against
-#                the emulator (both modes), Vite end to end
+#                the session store across a reload and the isolated signer (headless
+#                Chromium), the demo against the emulator (both modes), Vite end to end
 #   make fuzz    long fuzz runs (FUZZ_SECONDS per target, default 300)
 #   make bench   speed and size against the peers -> bench/results.md, bench/latency.png
 #   make build   the npm package in pkg/ (then `npm pack ./pkg`)
@@ -23,7 +23,7 @@ FUZZ_SECONDS ?= 300
 # Every wasm binding (not only what the npm build ships) is compiled for the wasm tests.
 WASM_TEST_FEATURES := flows,passkey,testing
 
-.PHONY: setup build lint lint-rust lint-js test test-native test-wasm test-js size pack e2e-passkey e2e-store e2e-emulator e2e fuzz-smoke demo bench fuzz clean
+.PHONY: setup build lint lint-rust lint-js test test-native test-wasm test-js size pack e2e-passkey e2e-store e2e-isolate e2e-emulator e2e fuzz-smoke demo bench fuzz clean
 
 setup:
 	@bash scripts/setup.sh
@@ -79,6 +79,13 @@ e2e-passkey: build
 e2e-store: build
 	node tests/store/run.mjs
 
+# The isolated signer, init({ isolate: 'worker' }), through pkg/browser.js in headless
+# Chromium: stamps byte-identical to same-thread ones and verified in Node, the same
+# errors, no session scalar in any wasm memory page script can reach, the channel not
+# interceptable by later script; prints the extra latency per stamp.
+e2e-isolate: build
+	node tests/isolate/run.mjs
+
 # The demo page against the local emulator, strict and sandbox, in headless Chromium.
 e2e-emulator: build
 	cargo build --release -p emulator
@@ -92,7 +99,7 @@ fuzz-smoke: setup
 	bash scripts/fuzz.sh 8
 
 # The Vite end-to-end run comes last, so its "N passed, N failed" closes the output.
-test: setup build lint test-native test-wasm test-js size pack fuzz-smoke e2e-passkey e2e-store e2e-emulator e2e
+test: setup build lint test-native test-wasm test-js size pack fuzz-smoke e2e-passkey e2e-store e2e-isolate e2e-emulator e2e
 
 demo: build
 	cargo build --release -p emulator

@@ -25,7 +25,7 @@ export default [
   },
   {
     // Playwright drivers: functions passed to page.evaluate run in the page.
-    files: ['tests/vite/run.mjs', 'tests/passkey/run.mjs', 'tests/store/run.mjs'],
+    files: ['tests/vite/run.mjs', 'tests/passkey/run.mjs', 'tests/store/run.mjs', 'tests/isolate/run.mjs'],
     languageOptions: { globals: { ...globals.node, ...globals.browser } },
   },
   {

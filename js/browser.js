@@ -18,6 +18,7 @@ import { KitError } from './kit-error.js';
 import { exportClass, guardFunction, isReady, markReady } from './guard.js';
 import { passkey, loadPasskeys } from './passkey.js';
 import { WalletClient } from './wallet-client.js';
+import { initIsolated, wantsIsolation } from './isolated-boot.js';
 
 export { KitError, passkey };
 export { WalletClient };
@@ -47,7 +48,7 @@ let withPasskeys;
 /** Whether `input` is the options form `{ module_or_path?, passkeys? }` of init. */
 function isOptions(input) {
   // A URL, Request, Response, buffer, Module or promise has neither key.
-  return input !== null && typeof input === 'object' && ('module_or_path' in input || 'passkeys' in input);
+  return input !== null && typeof input === 'object' && ('module_or_path' in input || 'passkeys' in input || 'isolate' in input);
 }
 
 function wasmSource(input) {
@@ -107,6 +108,8 @@ function loadSigning(input) {
  * @returns {Promise<void>}
  */
 export function init(input) {
+  // The isolated signer (js/isolated-boot.js, js/isolated.js): signing runs in a Worker.
+  if (wantsIsolation(input)) return initIsolated(input, loadPasskeys);
   const signing = loadSigning(input);
   const passkeys = isOptions(input) ? input.passkeys : undefined;
   if (passkeys === undefined || passkeys === null || passkeys === false) return signing;

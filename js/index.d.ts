@@ -96,6 +96,8 @@ export interface InitOptions {
    * still downloading when `passkey.register` is called in a click handler may be too late.
    */
   passkeys?: boolean | { module_or_path: InitInput };
+  /** `false` (the default): sign in this thread. `'worker'` is the other overload of {@link init}. */
+  isolate?: false;
 }
 
 /**
@@ -110,7 +112,12 @@ export interface InitOptions {
  *
  * Rejects with `KitError` `NOT_INITIALIZED` if a module cannot be loaded; a later call
  * retries.
+ *
+ * `init({ isolate: 'worker' })` runs the signing module in a dedicated Worker instead and
+ * resolves to {@link IsolatedKit}: the same API, asynchronous, with keys that page script
+ * cannot read. Browser only: the Node entry rejects it with `INVALID_INPUT`.
  */
+export declare function init(options: IsolatedInitOptions): Promise<IsolatedKit>;
 export declare function init(input?: InitInput | InitOptions): Promise<void>;
 
 /** A WebAuthn authenticator transport, as the browser reports it. */
@@ -759,4 +766,114 @@ export interface ClientKey {
    * Throws `INVALID_PENDING_SIGNATURE`, `REQUEST_EXPIRED`, `KEY_CONSUMED`.
    */
   signRetry(pending202: PendingSignature | string): SignedRetryHeaders;
+}
+
+// ---------------------------------------------------------------------------------------
+// Isolated signer: init({ isolate: 'worker' })
+
+/** Options of `init({ isolate: 'worker' })`. */
+export interface IsolatedInitOptions {
+  /** Run the signing module in a dedicated Worker. Any other truthy value is `INVALID_INPUT`. */
+  isolate: 'worker';
+  /** Where the signing module's `.wasm` is (default: next to the entry); the Worker loads it. */
+  module_or_path?: InitInput;
+  /** As in {@link InitOptions}: the passkey module loads in the page (its keys live in the authenticator). */
+  passkeys?: boolean | { module_or_path: InitInput };
+}
+
+/**
+ * The isolated signer: what `init({ isolate: 'worker' })` resolves to (every call the same
+ * object, until {@link IsolatedKit.terminate}). The signing module runs in a dedicated
+ * Worker that generates and keeps every key; the page holds proxies that name them by
+ * handles valid only on a private channel, and gets back public keys, stamps and headers,
+ * never key bytes. Script in the page, even script loaded after the kit, can ask a live
+ * session for signatures but cannot read a key: the wasm memory it can reach holds none.
+ * See the README's threat model for what this does not protect against.
+ *
+ * The same API as the same-thread exports, with these differences: the calls that reach a
+ * key (`generate`, `open`, `sandbox`, `fromClientKey`, `stamp`, `signRetry`, `signQuote`,
+ * `encryptOtp`, `openWalletExport`, `free`) and `inspectPayload` return promises; the
+ * public fields and `isExpired` stay synchronous. The same `KitError` codes and messages.
+ * An argument that cannot be copied to a Worker (a function, a Proxy) is `INVALID_INPUT`.
+ * Isolated objects and same-thread ones do not mix (`INVALID_INPUT`); {@link WalletClient}
+ * and {@link SessionStore} take only same-thread sessions.
+ */
+export interface IsolatedKit {
+  readonly ClientKey: IsolatedClientKeyClass;
+  readonly Session: IsolatedSessionClass;
+  /** {@link encryptOtp}, in the Worker. */
+  encryptOtp(targetBundle: EnclaveEnvelope | string, otpCode: string, key: IsolatedClientKey, options?: EnclaveOptions): Promise<string>;
+  /** {@link openWalletExport}, in the Worker; the mnemonic comes out to the page, by design. */
+  openWalletExport(
+    response: WalletExportResponse | EnclaveEnvelope | string,
+    key: IsolatedClientKey,
+    options?: WalletExportOptions,
+  ): Promise<string>;
+  /** {@link inspectPayload}, in the Worker. */
+  inspectPayload(payloadToSign: string): Promise<PayloadInspection>;
+  /**
+   * Zeroizes every key and session in the Worker and stops it: every isolated object then
+   * acts freed (`SESSION_CLOSED`, `KEY_CONSUMED`), factories reject `NOT_INITIALIZED`, and
+   * a later `init({ isolate: 'worker' })` starts a new Worker.
+   */
+  terminate(): Promise<void>;
+}
+
+/** `kit.ClientKey`: not constructible (`INVALID_INPUT`); `instanceof` works. */
+export interface IsolatedClientKeyClass extends Function {
+  readonly prototype: IsolatedClientKey;
+  /** {@link ClientKey.generate}, in the Worker. */
+  generate(): Promise<IsolatedClientKey>;
+}
+
+/** {@link ClientKey}, kept in the Worker. */
+export interface IsolatedClientKey {
+  readonly publicKeyHex: string;
+  readonly compressedPublicKeyHex: string;
+  oidcNonce(): string;
+  /** Whether the key was used to open a session, consumed by `openWalletExport`, or freed. */
+  readonly consumed: boolean;
+  /** {@link ClientKey.signRetry}, in the Worker. */
+  signRetry(pending202: PendingSignature | string): Promise<SignedRetryHeaders>;
+  /** Zeroizes the private key in the Worker; later uses reject `KEY_CONSUMED` (no need to await). */
+  free(): Promise<void>;
+  /** Same as {@link IsolatedClientKey.free}. */
+  close(): Promise<void>;
+}
+
+/** `kit.Session`: not constructible (`INVALID_INPUT`); `instanceof` works. */
+export interface IsolatedSessionClass extends Function {
+  readonly prototype: IsolatedSession;
+  /** {@link Session.open}, in the Worker; consumes the key. */
+  open(response: SessionResponse | string, key: IsolatedClientKey): Promise<IsolatedSession>;
+  /** {@link Session.sandbox}. */
+  sandbox(response: SessionResponse | string): Promise<IsolatedSession>;
+  /** {@link Session.fromClientKey}, in the Worker; consumes the key. */
+  fromClientKey(response: SessionResponse | string, key: IsolatedClientKey): Promise<IsolatedSession>;
+}
+
+/** {@link Session}, kept in the Worker. */
+export interface IsolatedSession {
+  readonly id: string;
+  readonly accountId: string;
+  readonly type: string;
+  readonly expiresAt: Date;
+  /** `undefined` for a sandbox session and after `free()` (at once, before the Worker answers). */
+  readonly publicKeyHex: string | undefined;
+  readonly sandboxed: boolean;
+  /** {@link Session.isExpired}: synchronous (it needs no key); the same answers and errors. */
+  isExpired(now?: Date | number): boolean;
+  /** {@link Session.stamp}, in the Worker: the same bytes for the same key and payload. */
+  stamp(payloadToSign: string): Promise<string>;
+  /** {@link Session.signRetry}, in the Worker. */
+  signRetry(pending202: PendingSignature | string): Promise<SignedRetryHeaders>;
+  /** {@link Session.signQuote}, in the Worker. */
+  signQuote(quote: Quote | string): Promise<QuoteSignatureHeader>;
+  /**
+   * Zeroizes the session key in the Worker; resolves once it is gone. Calls made after
+   * `free()` reject `SESSION_CLOSED` even without awaiting it (the channel is ordered).
+   */
+  free(): Promise<void>;
+  /** Same as {@link IsolatedSession.free}. */
+  close(): Promise<void>;
 }

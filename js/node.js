@@ -10,6 +10,8 @@ import { readFileSync } from 'node:fs';
 import { initSync } from './embedded_wallet_kit.js';
 import * as passkeyGlue from './embedded_wallet_kit_passkey.js';
 import { markReady } from './guard.js';
+import { wantsIsolation } from './isolated-boot.js';
+import { KitError } from './kit-error.js';
 import { providePasskeyModule } from './passkey.js';
 
 initSync({ module: readFileSync(new URL('./embedded_wallet_kit_bg.wasm', import.meta.url)) });
@@ -21,12 +23,16 @@ const ready = Promise.resolve();
 
 /**
  * Resolves at once: the Node entry instantiates both modules when it is imported.
- * Accepts (and ignores) the browser entry's optional argument, including `{ passkeys: true }`.
+ * Accepts (and ignores) the browser entry's optional argument, including `{ passkeys: true }`;
+ * `{ isolate: 'worker' }` rejects INVALID_INPUT: the Worker-isolated signer is browser-only.
  *
- * @param {unknown} [_input]
+ * @param {unknown} [input]
  * @returns {Promise<void>}
  */
-export function init(_input) {
+export function init(input) {
+  if (wantsIsolation(input)) {
+    return Promise.reject(new KitError('INVALID_INPUT', "init({ isolate: 'worker' }) is browser-only: the Node entry has no Worker-isolated signer"));
+  }
   return ready;
 }
 

@@ -4,8 +4,8 @@
 //
 //   1. what `init()` loads: the browser entry and everything it imports statically
 //      (guard.js, kit-error.js, passkey.js — the small `passkey` namespace is part of the
-//      entry — wallet-client.js, and session-store.js, the SessionStore class without its
-//      implementation), the signing module's wasm-bindgen glue, the KitError snippet and
+//      entry — wallet-client.js, session-store.js, the SessionStore class without its
+//      implementation, and isolated-boot.js, the isolated signer's bootstrap), the signing module's wasm-bindgen glue, the KitError snippet and
 //      its .wasm. Budget 92 KB gzip: 80 KB until the newer-deployment exports (encryptOtp,
 //      openWalletExport, ClientKey.signRetry: +10.3 KB) joined the signing module; they
 //      need the ClientKey's secret, so they cannot move to a lazy module as they are.
@@ -101,6 +101,7 @@ const signingOk = table('init(): browser entry + signing module', [
   'passkey.js',
   'wallet-client.js',
   'session-store.js',
+  'isolated-boot.js',
   'embedded_wallet_kit.js',
   ...walk(join(pkgDir, 'snippets')).filter((p) => p.endsWith('.js')).map((p) => relative(pkgDir, p)),
   'embedded_wallet_kit_bg.wasm',
@@ -112,6 +113,11 @@ const passkeyOk = table('passkey module: loaded by init({ passkeys: true }) or t
 
 table('session store (informational, in no budget): loaded by the first SessionStore.open()', [
   'session-store-impl.js',
+]);
+
+table('isolated signer (informational, in no budget): loaded by init({ isolate: \'worker\' }), in the page and in its Worker', [
+  'isolated.js',
+  'signer-worker.js',
 ]);
 
 // Shared files it imports (kit-error.js and the snippet, guard.js) are in the first table.

@@ -193,3 +193,54 @@ export function newer(target: EnclaveEnvelope | string, exported: WalletExportRe
   void encryptOtp(target, '1', tek, { sandbox: 'yes' });
   return mnemonic;
 }
+
+// ---- the isolated signer: init({ isolate: 'worker' }) -----------------------------------
+import {
+  type IsolatedKit, type IsolatedInitOptions, type IsolatedClientKey, type IsolatedSession,
+  type PayloadInspection,
+} from 'embedded-wallet-kit';
+
+export async function isolatedDemo(response: SessionResponse, pending: PendingSignature, quote: Quote): Promise<string> {
+  const options: IsolatedInitOptions = { isolate: 'worker', passkeys: true };
+  const kit: IsolatedKit = await init(options);
+  const same: void = await init({ isolate: false });
+  void same;
+  // @ts-expect-error: the isolated init resolves to the kit, not void; the plain one to void
+  const notKit: IsolatedKit = await init();
+  void notKit;
+  // @ts-expect-error: 'worker' is the only isolation
+  const iframe: IsolatedInitOptions = { isolate: 'iframe' };
+  void iframe;
+  const key: IsolatedClientKey = await kit.ClientKey.generate();
+  const pub: string = key.publicKeyHex;
+  const nonce: string = key.oidcNonce();
+  const consumed: boolean = key.consumed;
+  const s: IsolatedSession = await kit.Session.open(response, key);
+  const sb: IsolatedSession = await kit.Session.sandbox(JSON.stringify(response));
+  const fk: IsolatedSession = await kit.Session.fromClientKey(response, await kit.ClientKey.generate());
+  const stamp: string = await s.stamp('payload');
+  const retry: SignedRetryHeaders = await s.signRetry(pending);
+  const q: QuoteSignatureHeader = await s.signQuote(quote);
+  const keyRetry: SignedRetryHeaders = await key.signRetry(JSON.stringify(pending));
+  const expired: boolean = s.isExpired() || s.isExpired(new Date()) || s.isExpired(Date.now());
+  const fields: [string, string, string, Date, string | undefined, boolean] = [s.id, s.accountId, s.type, s.expiresAt, s.publicKeyHex, s.sandboxed];
+  const inspected: PayloadInspection = await kit.inspectPayload('{}');
+  const otp: string = await kit.encryptOtp('{}', '123456', key, { pin: 'sandbox' });
+  const mnemonic: string = await kit.openWalletExport('{}', key, { organizationId: 'org' });
+  const isSession: boolean = (s as unknown) instanceof kit.Session && (key as unknown) instanceof kit.ClientKey;
+  // @ts-expect-error: signing is asynchronous in isolated mode
+  const syncStamp: string = s.stamp('payload');
+  // @ts-expect-error: a same-thread ClientKey is not an isolated one
+  void kit.Session.open(response, ClientKey.generate());
+  // @ts-expect-error: an isolated ClientKey is not a same-thread one
+  void Session.open(response, key);
+  // @ts-expect-error: an isolated session is not a same-thread Session
+  const asSession: Session = s;
+  // @ts-expect-error: not constructible
+  void new kit.Session();
+  await s.free();
+  await key.close();
+  await kit.terminate();
+  void [pub, nonce, consumed, sb, fk, stamp, retry, q, keyRetry, expired, fields, inspected, otp, isSession, syncStamp, asSession];
+  return mnemonic;
+}

@@ -1,0 +1,511 @@
+#!/usr/bin/env node
+// The isolated signer, `init({ isolate: 'worker' })`, end to end through the built package
+// (pkg/browser.js) in headless Chromium (Debian's, via playwright-core):
+//
+// - stamps, signed retries and quote signatures made in the Worker verify here, in Node
+//   (@noble/curves and node:crypto, tests/support/fixtures.mjs), and are byte-identical to
+//   same-thread ones for the same session key (sealed by the service's peer,
+//   @turnkey/crypto) and payload (RFC 6979);
+// - the same KitError codes and messages as same-thread mode, call by call (expired,
+//   freed, consumed, bad input, ...), and the same isExpired answers;
+// - custody: page script that imports the wasm-bindgen glue from the kit's URL and scans
+//   every wasm memory it can reach FINDS the live session scalar in same-thread mode and
+//   does NOT find it in isolated mode; an observer installed before the kit sees no key
+//   byte cross the channel;
+// - page script that replaces Worker, URL, MessageChannel or the channel's methods (after
+//   init, or between the kit's load and init) intercepts nothing and cannot substitute
+//   its own Worker script;
+// - encryptOtp and openWalletExport in the Worker (checked with the peer);
+// - the extra latency per stamp (median of 200), printed.
+//
+// Prints "N passed, N failed"; exits non-zero on failure.
+//
+// Usage: node tests/isolate/run.mjs
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generateKeyPairSync, sign } from 'node:crypto';
+import { chromium } from 'playwright-core';
+import { p256 } from '@noble/curves/nist.js';
+import { hpkeDecrypt, hpkeEncrypt, generateP256KeyPair, uncompressRawPublicKey } from '@turnkey/crypto';
+import { uint8ArrayFromHexString as fromHex, uint8ArrayToHexString as toHex } from '@turnkey/encoding';
+import { serveStatic } from '../../scripts/serve.mjs';
+import { launchChromium } from '../support/chromium.mjs';
+import { createChecks } from '../support/checks.mjs';
+import {
+  sessionResponse, pending202, quote, randomScalar, sealBundle, compressedPublicKeyHex, checkStamp, iso, HOUR,
+} from '../support/fixtures.mjs';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const root = resolve(here, '../..');
+const pkgDir = join(root, 'pkg');
+const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+
+const { check, assert, fail, finish } = createChecks();
+const json = (v) => JSON.stringify(v);
+const hex = (bytes) => Buffer.from(bytes).toString('hex');
+
+if (!existsSync(join(pkgDir, 'signer-worker.js'))) {
+  console.log('not ok - pkg/ is missing or has no signer-worker.js: run `make build` first\n0 passed, 1 failed');
+  process.exit(1);
+}
+
+function expectOk(r, what) {
+  assert(r.ok, `${what} failed: ${json(r.error)}`);
+  return r.value;
+}
+function expectStamp(stamp, payload, publicKeyHex) {
+  const c = checkStamp(stamp, payload, publicKeyHex);
+  assert(c.ok, `stamp does not verify: ${json(c)}`);
+}
+const uncompressedHex = (scalar) => hex(p256.getPublicKey(scalar, false));
+
+/** A throwaway enclave signer and a signed envelope over `data`, as the service writes it. */
+function signer() {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const jwk = publicKey.export({ format: 'jwk' });
+  return { privateKey, hex: `04${Buffer.from(jwk.x, 'base64url').toString('hex')}${Buffer.from(jwk.y, 'base64url').toString('hex')}` };
+}
+function envelope(data, by) {
+  const bytes = Buffer.from(JSON.stringify(data), 'utf8');
+  return JSON.stringify({
+    version: 'v1.0.0', data: bytes.toString('hex'),
+    dataSignature: sign('sha256', bytes, by.privateKey).toString('hex'), enclaveQuorumPublic: by.hex,
+  });
+}
+function exportFor(publicKeyHex, by) {
+  const sealed = hpkeEncrypt({ plainTextBuf: new TextEncoder().encode(MNEMONIC), targetKeyBuf: fromHex(publicKeyHex) });
+  return envelope({ encappedPublic: toHex(uncompressRawPublicKey(sealed.slice(0, 33))), ciphertext: toHex(sealed.slice(33)), organizationId: 'org-1' }, by);
+}
+
+const server = await serveStatic({ '/': here, '/pkg/': pkgDir });
+const origin = `http://localhost:${server.port}`;
+console.log(`# serving ${origin}`);
+
+let browser;
+try {
+  browser = await launchChromium(chromium);
+  const context = await browser.newContext();
+  const pageErrors = [];
+  const open = async (query) => {
+    const page = await context.newPage();
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    await page.goto(`${origin}/${query}`);
+    await page.waitForFunction(() => window.kitLoaded === true, null, { timeout: 20_000 });
+    const initError = await page.evaluate(() => window.initError);
+    assert(initError === undefined, `init failed on ${query}: ${json(initError)}`);
+    return page;
+  };
+  /** Runs `fn(arg)` in the page as an attempt (never rejects). */
+  const attempt = (page, fn, arg) =>
+    page.evaluate(({ src, arg }) => window.attempt(() => (0, eval)(src)(arg)), { src: `(${fn})`, arg });
+
+  // ---- both modes in one page: equivalence -------------------------------------------
+  const both = await open('?mode=both');
+
+  await check('init({ isolate: "worker" }) resolves to the isolated API; the Worker is the package\'s signer-worker.js', async () => {
+    const out = expectOk(await attempt(both, async () => ({
+      keys: Object.keys(window.ikit).sort(),
+      frozen: Object.isFrozen(window.ikit) && Object.isFrozen(window.ikit.Session) && Object.isFrozen(window.ikit.Session.prototype),
+      again: (await window.kit.init({ isolate: 'worker' })) === window.ikit,
+      plain: await window.kit.init(),
+    })), 'init');
+    assert(json(out.keys) === json(['ClientKey', 'Session', 'encryptOtp', 'inspectPayload', 'openWalletExport', 'terminate']), json(out.keys));
+    assert(out.frozen && out.again && out.plain === undefined, json(out));
+    const workers = server.requests.filter((r) => r.path === '/pkg/signer-worker.js');
+    assert(workers.length === 1 && workers[0].status === 200, json(workers));
+  });
+
+  const scalar = randomScalar();
+  const scalarPub = compressedPublicKeyHex(scalar);
+  const payloads = ['', 'x', '{"type":"ACTIVITY_TYPE_X","timestampMs":"1700000000000"}', 'Zoë ✓ 🎉 \u0000', 'p'.repeat(20_000)];
+  await check('stamps, signRetry and signQuote are byte-identical to same-thread ones for the same key (RFC 6979) and verify in Node', async () => {
+    const pubs = expectOk(await attempt(both, async () => {
+      window.sameKey = window.kit.ClientKey.generate();
+      window.isoKey = await window.ikit.ClientKey.generate();
+      return [window.sameKey.publicKeyHex, window.isoKey.publicKeyHex];
+    }), 'generate');
+    const base = sessionResponse({ expiresAt: iso(HOUR) });
+    const responses = pubs.map((pub) => ({ ...base, encryptedSessionSigningKey: sealBundle(scalar, pub) }));
+    const pending = pending202();
+    const q = quote();
+    const out = expectOk(await attempt(both, async ({ responses, payloads, pending, q }) => {
+      window.sameS = window.kit.Session.open(responses[0], window.sameKey);
+      window.isoS = await window.ikit.Session.open(JSON.stringify(responses[1]), window.isoKey);
+      const run = async (s) => ({
+        fields: [s.id, s.accountId, s.type, s.expiresAt.toISOString(), s.publicKeyHex, s.sandboxed, s.isExpired()],
+        stamps: await Promise.all(payloads.map((p) => s.stamp(p))),
+        retry: await s.signRetry(pending),
+        quote: await s.signQuote(q),
+      });
+      return { same: await run(window.sameS), iso: await run(window.isoS), consumed: [window.sameKey.consumed, window.isoKey.consumed] };
+    }, { responses, payloads, pending, q }), 'open and sign');
+    assert(json(out.same) === json(out.iso), `isolated ${json(out.iso).slice(0, 400)} != same-thread ${json(out.same).slice(0, 400)}`);
+    assert(json(out.iso.fields) === json([base.id, base.accountId, 'EMAIL_OTP', new Date(base.expiresAt).toISOString(), scalarPub, false, false]),
+      json(out.iso.fields));
+    payloads.forEach((p, i) => expectStamp(out.iso.stamps[i], p, scalarPub));
+    assert(json(Object.keys(out.iso.retry)) === json(['Service-Wallet-Signature', 'Request-Id']) && out.iso.retry['Request-Id'] === pending.requestId,
+      json(out.iso.retry));
+    expectStamp(out.iso.retry['Service-Wallet-Signature'], pending.payloadToSign, scalarPub);
+    assert(json(Object.keys(out.iso.quote)) === json(['Service-Wallet-Signature']), json(out.iso.quote));
+    expectStamp(out.iso.quote['Service-Wallet-Signature'], q.payloadToSign, scalarPub);
+    assert(json(out.consumed) === '[true,true]', `consumed ${json(out.consumed)}`);
+  });
+
+  await check('the same errors (code and message) as same-thread mode, call by call; the same consumed/closed states', async () => {
+    const by = signer();
+    const fx = {
+      live: sessionResponse({ omitBundle: true, expiresAt: iso(HOUR) }),
+      expired: sessionResponse({ omitBundle: true, expiresAt: iso(-1000) }),
+      wrongKey: sessionResponse({ bundle: sealBundle(randomScalar(), uncompressedHex(randomScalar())) }),
+      badBundle: sessionResponse({ bundle: '0OIl' }),
+      badChecksum: sessionResponse({ bundle: sealBundle(randomScalar(), uncompressedHex(randomScalar())).replace(/.$/, (c) => (c === '2' ? '3' : '2')) }),
+      sandbox: sessionResponse({ type: 'OAUTH' }),
+      pending: pending202(),
+      pendingExpired: pending202({ expiresAt: iso(-1000) }),
+      quote: quote(),
+      quoteExpired: quote({ expiresAt: iso(-1000) }),
+      noPayloadQuote: quote({ omitPayload: true }),
+      otpBundle: envelope({ organizationId: 'org', targetPublic: generateP256KeyPair().publicKeyUncompressed }, by),
+      pin: by.hex,
+    };
+    const scenario = async ({ mode, fx }) => {
+      const api = mode === 'isolated' ? window.ikit : window.kit;
+      const out = [];
+      const run = async (name, fn, keep = false) => {
+        const r = await window.attempt(fn);
+        out.push([name, r.ok ? { ok: true, value: keep ? r.value : typeof r.value } : { ok: false, error: r.error }]);
+      };
+      await run('new Session', () => new api.Session());
+      await run('new ClientKey', () => new api.ClientKey());
+      const k = await api.ClientKey.generate();
+      await run('open: not a key', () => api.Session.open(fx.live, k.publicKeyHex));
+      await run('open: no key', () => api.Session.open(fx.live));
+      await run('open: other key', () => api.Session.open(fx.wrongKey, k));
+      await run('open: bad bundle', () => api.Session.open(fx.badBundle, k));
+      await run('open: bad checksum', () => api.Session.open(fx.badChecksum, k));
+      await run('open: no bundle', () => api.Session.open(fx.live, k));
+      await run('open: not JSON', () => api.Session.open('{', k));
+      await run('consumed after failed opens', () => k.consumed, true);
+      await run('encryptOtp', async () => (await api.encryptOtp(fx.otpBundle, '123456', k, { pin: fx.pin })).length > 0, true);
+      await run('encryptOtp: bad code', () => api.encryptOtp(fx.otpBundle, 12, k, { pin: fx.pin }));
+      await run('encryptOtp: other pin', () => api.encryptOtp(fx.otpBundle, '123456', k));
+      await run('encryptOtp: not a key', () => api.encryptOtp(fx.otpBundle, '123456', {}, { pin: fx.pin }));
+      await run('key signRetry: bad 202', () => k.signRetry({ payloadToSign: 'x' }));
+      await run('key signRetry: expired 202', () => k.signRetry(fx.pendingExpired));
+      const s = await api.Session.fromClientKey(fx.live, k);
+      await run('fromClientKey key', () => s.publicKeyHex === k.compressedPublicKeyHex && k.consumed, true);
+      await run('open: consumed key', () => api.Session.open(fx.wrongKey, k));
+      await run('fromClientKey: consumed key', () => api.Session.fromClientKey(fx.live, k));
+      await run('key signRetry: consumed', () => k.signRetry(fx.pending));
+      await run('encryptOtp: consumed', () => api.encryptOtp(fx.otpBundle, '123456', k, { pin: fx.pin }));
+      await run('openWalletExport: consumed', () => api.openWalletExport('{}', k));
+      await run('stamp(42)', () => s.stamp(42));
+      await run('stamp(lone surrogate)', () => s.stamp('a\ud800'));
+      await run('signRetry: bad 202', () => s.signRetry({ payloadToSign: 'x' }));
+      await run('signRetry: not JSON', () => s.signRetry('{'));
+      await run('signRetry: expired', () => s.signRetry(fx.pendingExpired));
+      await run('signRetry', () => s.signRetry(fx.pending));
+      await run('signRetry: again', () => s.signRetry(fx.pending));
+      await run('signQuote: expired', () => s.signQuote(fx.quoteExpired));
+      await run('signQuote: no payload', () => s.signQuote(fx.noPayloadQuote));
+      await run('signQuote', () => s.signQuote(fx.quote));
+      const expires = s.expiresAt.getTime();
+      for (const [label, now] of [['undefined', undefined], ['null', null], ['expires - 1', expires - 1], ['expires - 0.5', expires - 0.5],
+        ['expires', expires], ['expires + 0.5', expires + 0.5], ['Date(expires)', new Date(expires)], ['-1', -1], ['1e300', 1e300],
+        ['-1e300', -1e300], ['NaN', NaN], ['Infinity', Infinity], ['Date(NaN)', new Date(NaN)], ['string', 'tomorrow'],
+        ['object', { getTime: () => 0 }], ['bigint', 5n]]) {
+        await run(`isExpired(${label})`, () => s.isExpired(now), true);
+      }
+      await run('free', () => s.free());
+      await run('after free', () => [s.publicKeyHex, s.id === fx.live.id, s.sandboxed, s.type], true);
+      await run('stamp after free', () => s.stamp('x'));
+      await run('signRetry after free', () => s.signRetry(fx.pending));
+      await run('signQuote after free', () => s.signQuote(fx.quote));
+      await run('free twice', () => s.close());
+      const k2 = await api.ClientKey.generate();
+      const expired = await api.Session.fromClientKey(fx.expired, k2);
+      await run('expired: isExpired', () => expired.isExpired(), true);
+      await run('expired: stamp', () => expired.stamp('x'));
+      await run('expired: signRetry', () => expired.signRetry(fx.pending));
+      await run('expired: signQuote', () => expired.signQuote(fx.quote));
+      const k3 = await api.ClientKey.generate();
+      await run('free key', () => k3.free());
+      await run('freed key', () => [k3.consumed, /^04[0-9a-f]{128}$/.test(k3.publicKeyHex), k3.oidcNonce().length], true);
+      await run('open: freed key', () => api.Session.open(fx.wrongKey, k3));
+      await run('key signRetry: freed', () => k3.signRetry(fx.pending));
+      const sb = await api.Session.sandbox(fx.sandbox);
+      await run('sandbox', async () => [sb.sandboxed, sb.publicKeyHex, sb.type, await sb.stamp('x'), await sb.signQuote(fx.quote)], true);
+      await run('sandbox: not JSON', () => api.Session.sandbox('{'));
+      await run('sandbox: no id', () => api.Session.sandbox({ ...fx.sandbox, id: 7 }));
+      await run('inspectPayload', () => api.inspectPayload('{"type":"ACTIVITY_TYPE_X","parameters":{"amount":12}}'), true);
+      await run('inspectPayload: duplicate member', () => api.inspectPayload('{"a":1,"a":2}'));
+      await run('inspectPayload: opaque', () => api.inspectPayload('dG9rZW4='), true);
+      return out;
+    };
+    const same = expectOk(await attempt(both, scenario, { mode: 'same', fx }), 'same-thread scenario');
+    const isolated = expectOk(await attempt(both, scenario, { mode: 'isolated', fx }), 'isolated scenario');
+    assert(same.length === isolated.length && same.length > 60, `${same.length} vs ${isolated.length} steps`);
+    for (let i = 0; i < same.length; i++) {
+      assert(json(same[i]) === json(isolated[i]), `step ${same[i][0]}: same-thread ${json(same[i][1])} != isolated ${json(isolated[i][1])}`);
+    }
+    // The parity must be about something: the expected codes.
+    const codes = Object.fromEntries(isolated.map(([name, r]) => [name, r.ok ? 'ok' : r.error.code]));
+    const kitErrors = isolated.filter(([, r]) => !r.ok);
+    assert(kitErrors.every(([, r]) => r.error.kit === true && r.error.name === 'KitError'), json(kitErrors));
+    const expected = {
+      'new Session': 'INVALID_INPUT', 'new ClientKey': 'INVALID_INPUT', 'open: not a key': 'INVALID_INPUT', 'open: no key': 'INVALID_INPUT',
+      'open: other key': 'DECRYPTION_FAILED', 'open: bad bundle': 'INVALID_BUNDLE', 'open: bad checksum': 'BUNDLE_CHECKSUM',
+      'encryptOtp': 'ok', 'encryptOtp: bad code': 'INVALID_INPUT', 'encryptOtp: other pin': 'DECRYPTION_FAILED',
+      'encryptOtp: not a key': 'INVALID_INPUT', 'key signRetry: bad 202': 'INVALID_PENDING_SIGNATURE',
+      'key signRetry: expired 202': 'REQUEST_EXPIRED', 'open: consumed key': 'KEY_CONSUMED', 'fromClientKey: consumed key': 'KEY_CONSUMED',
+      'key signRetry: consumed': 'KEY_CONSUMED', 'encryptOtp: consumed': 'KEY_CONSUMED', 'stamp(42)': 'INVALID_INPUT',
+      'stamp(lone surrogate)': 'INVALID_INPUT', 'signRetry: bad 202': 'INVALID_PENDING_SIGNATURE', 'signRetry: expired': 'REQUEST_EXPIRED',
+      'signRetry': 'ok', 'signRetry: again': 'REQUEST_ALREADY_SIGNED', 'signQuote: expired': 'QUOTE_EXPIRED',
+      'signQuote: no payload': 'INVALID_INPUT', 'isExpired(NaN)': 'INVALID_INPUT', 'isExpired(Date(NaN))': 'INVALID_INPUT',
+      'isExpired(string)': 'INVALID_INPUT', 'isExpired(object)': 'INVALID_INPUT', 'stamp after free': 'SESSION_CLOSED',
+      'signRetry after free': 'SESSION_CLOSED', 'signQuote after free': 'SESSION_CLOSED', 'expired: stamp': 'SESSION_EXPIRED',
+      'expired: signRetry': 'SESSION_EXPIRED', 'expired: signQuote': 'SESSION_EXPIRED', 'open: freed key': 'KEY_CONSUMED',
+      'key signRetry: freed': 'KEY_CONSUMED', 'inspectPayload: duplicate member': 'INVALID_INPUT',
+    };
+    for (const [name, code] of Object.entries(expected)) assert(codes[name] === code, `${name}: expected ${code}, got ${codes[name]}`);
+    const value = (name) => isolated.find(([n]) => n === name)[1].value;
+    assert(json(value('after free')) === json([null, true, false, 'EMAIL_OTP']), `after free ${json(value('after free'))}`);
+    assert(value('isExpired(expires - 1)') === false && value('isExpired(expires)') === true && value('isExpired(expires - 0.5)') === false
+      && value('isExpired(expires + 0.5)') === true,
+      'isExpired boundary');
+    assert(value('fromClientKey key') === true && value('expired: isExpired') === true, 'fromClientKey / expiry');
+  });
+
+  await check('an isolated Session or ClientKey is refused by the same-thread API, WalletClient and SessionStore; an argument a Worker cannot receive is INVALID_INPUT', async () => {
+    const out = expectOk(await attempt(both, async () => {
+      const key = await window.ikit.ClientKey.generate();
+      const s = await window.ikit.Session.sandbox({ id: 'Session:00000000-0000-4000-8000-000000000001', accountId: 'InternalAccount:1', type: 'EMAIL_OTP', expiresAt: new Date(Date.now() + 60e3).toISOString() });
+      const client = new window.kit.WalletClient({ transport: () => ({ status: 200, body: {} }) });
+      const codes = [];
+      for (const fn of [
+        () => window.kit.Session.open({}, key), () => window.ikit.Session.open({}, window.kit.ClientKey.generate()),
+        () => client.revokeSession(s), () => client.refresh(s),
+        async () => (await window.kit.SessionStore.open({ name: 'isolate-e2e' })).save(s),
+        // What cannot be copied to a Worker (a function inside the response).
+        () => window.ikit.Session.open({ id: 'Session:x', toJSON: () => ({}) }, key),
+      ]) codes.push((await window.attempt(fn)).error?.code);
+      return codes;
+    }), 'mixing');
+    assert(json(out) === json(['INVALID_INPUT', 'INVALID_INPUT', 'INVALID_INPUT', 'INVALID_INPUT', 'INVALID_INPUT', 'INVALID_INPUT']), json(out));
+  });
+
+  await check('openWalletExport in the Worker: the mnemonic comes out; the key is consumed (same as same-thread)', async () => {
+    const by = signer();
+    const pubs = expectOk(await attempt(both, async () => {
+      window.exportKeys = [window.kit.ClientKey.generate(), await window.ikit.ClientKey.generate()];
+      return window.exportKeys.map((k) => k.publicKeyHex);
+    }), 'generate');
+    const out = expectOk(await attempt(both, async ({ envelopes, pin }) => {
+      const [a, b] = window.exportKeys;
+      return {
+        mnemonics: [window.kit.openWalletExport(envelopes[0], a, { pin }), await window.ikit.openWalletExport({ encryptedWalletCredentials: JSON.parse(envelopes[1]) }, b, { pin })],
+        consumed: [a.consumed, b.consumed],
+        again: (await window.attempt(() => window.ikit.openWalletExport(envelopes[1], b, { pin }))).error?.code,
+      };
+    }, { envelopes: pubs.map((p) => exportFor(p, by)), pin: by.hex }), 'openWalletExport');
+    assert(json(out) === json({ mnemonics: [MNEMONIC, MNEMONIC], consumed: [true, true], again: 'KEY_CONSUMED' }), json(out));
+  });
+
+  await check('encryptOtp in the Worker: the enclave (the peer) opens it to the code and the key\'s public key; ClientKey.signRetry verifies', async () => {
+    const target = generateP256KeyPair();
+    const by = signer();
+    const bundle = envelope({ organizationId: 'org', targetPublic: target.publicKeyUncompressed }, by);
+    const pending = pending202();
+    const out = expectOk(await attempt(both, async ({ bundle, pin, pending }) => {
+      const key = await window.ikit.ClientKey.generate();
+      return {
+        sealed: await window.ikit.encryptOtp(bundle, '482913', key, { pin }),
+        retry: await key.signRetry(pending),
+        publicKeyHex: key.publicKeyHex,
+        compressed: key.compressedPublicKeyHex,
+        consumed: key.consumed,
+      };
+    }, { bundle, pin: by.hex, pending }), 'encryptOtp');
+    const sealed = JSON.parse(out.sealed);
+    const plain = JSON.parse(new TextDecoder().decode(hpkeDecrypt({
+      ciphertextBuf: fromHex(sealed.ciphertext), encappedKeyBuf: fromHex(sealed.encappedPublic), receiverPriv: target.privateKey,
+    })));
+    assert(plain.otp_code === '482913' && plain.public_key === out.publicKeyHex, json(plain));
+    expectStamp(out.retry['Service-Wallet-Signature'], pending.payloadToSign, out.compressed);
+    assert(out.consumed === false, 'encryptOtp and signRetry do not consume the key');
+  });
+
+  await check('replacing Worker, URL, MessageChannel, postMessage and the message getters AFTER init intercepts nothing', async () => {
+    const pending = pending202();
+    const out = expectOk(await attempt(both, async ({ pending, live }) => {
+      const restore = window.hijack();
+      try {
+        const key = await window.ikit.ClientKey.generate();
+        const s = await window.ikit.Session.fromClientKey(live, key);
+        return { pub: s.publicKeyHex, stamp: await s.stamp('after hijack'), retry: await s.signRetry(pending), hits: [...window.hijacked] };
+      } finally {
+        restore();
+      }
+    }, { pending, live: sessionResponse({ omitBundle: true }) }), 'hijacked');
+    assert(out.hits.length === 0, `intercepted: ${json(out.hits)}`);
+    expectStamp(out.stamp, 'after hijack', out.pub);
+    expectStamp(out.retry['Service-Wallet-Signature'], pending.payloadToSign, out.pub);
+  });
+
+  await check('latency: median per stamp over 200 stamps, same-thread vs isolated (printed)', async () => {
+    const out = expectOk(await attempt(both, async () => {
+      const payload = JSON.stringify({ type: 'ACTIVITY_TYPE_SIGN_TRANSACTION_V2', timestampMs: String(Date.now()), parameters: { amount: '1000', currency: 'USDC' } });
+      const measure = async (fn) => {
+        for (let i = 0; i < 20; i++) await fn(); // warm-up
+        const times = [];
+        const start = performance.now();
+        for (let i = 0; i < 200; i++) {
+          const t = performance.now();
+          await fn();
+          times.push(performance.now() - t);
+        }
+        const mean = (performance.now() - start) / 200; // finer than one timing (performance.now() is coarse here)
+        times.sort((a, b) => a - b);
+        return { median: times[100], p90: times[180], mean };
+      };
+      return { same: await measure(() => window.sameS.stamp(payload)), isolated: await measure(() => window.isoS.stamp(payload)) };
+    }), 'latency');
+    const f = (x) => x.toFixed(3);
+    const line = (x) => `median ${f(x.median)} ms, p90 ${f(x.p90)}, mean ${f(x.mean)}`;
+    console.log(`# latency per stamp (200 sequential, Chromium): same-thread ${line(out.same)}; isolated ${line(out.isolated)}; extra: median ${f(out.isolated.median - out.same.median)} ms, mean ${f(out.isolated.mean - out.same.mean)} ms`);
+    assert(out.isolated.median > 0 && out.same.median > 0, json(out));
+  });
+
+  await check('terminate(): every isolated key and session acts freed; init({ isolate }) starts a new Worker', async () => {
+    const out = expectOk(await attempt(both, async () => {
+      const before = window.isoS;
+      const key = await window.ikit.ClientKey.generate();
+      await window.ikit.terminate();
+      const codes = [];
+      for (const fn of [() => before.stamp('x'), () => window.ikit.Session.open({}, key), () => key.signRetry('{}'), () => window.ikit.ClientKey.generate()]) {
+        codes.push((await window.attempt(fn)).error?.code);
+      }
+      const fields = [before.publicKeyHex, key.consumed];
+      const kit2 = await window.kit.init({ isolate: 'worker' });
+      const k2 = await kit2.ClientKey.generate();
+      return { codes, fields, same: kit2 === window.ikit, fresh: k2.consumed === false };
+    }), 'terminate');
+    assert(json(out.codes) === json(['SESSION_CLOSED', 'KEY_CONSUMED', 'KEY_CONSUMED', 'NOT_INITIALIZED']), json(out.codes));
+    assert(json(out.fields) === json([null, true]) && out.fresh, json(out));
+    assert(server.requests.filter((r) => r.path === '/pkg/signer-worker.js').length === 2, 'a second Worker');
+  });
+
+  await check('init({ isolate }) with a bad value is INVALID_INPUT', async () => {
+    const out = expectOk(await attempt(both, async () => [
+      (await window.attempt(() => window.kit.init({ isolate: 'iframe' }))).error?.code,
+      (await window.attempt(() => window.kit.init({ isolate: true }))).error?.code,
+    ]), 'bad isolate');
+    assert(json(out) === json(['INVALID_INPUT', 'INVALID_INPUT']), json(out));
+  });
+  await both.close();
+
+  // ---- custody: what page script finds in the wasm memory it can reach ----------------
+  /** Opens a real session on `page` with `scalar` sealed to a key made there; returns the stamp check. */
+  const openReal = async (page, api, secret) => {
+    const pub = expectOk(await attempt(page, async (api) => {
+      window.key = await (api === 'isolated' ? window.ikit : window.kit).ClientKey.generate();
+      return window.key.publicKeyHex;
+    }, api), 'generate');
+    const response = sessionResponse({ bundle: sealBundle(secret, pub) });
+    const stamp = expectOk(await attempt(page, async ({ api, response }) => {
+      window.session = await (api === 'isolated' ? window.ikit : window.kit).Session.open(response, window.key);
+      return window.session.stamp('custody');
+    }, { api, response }), 'open');
+    expectStamp(stamp, 'custody', compressedPublicKeyHex(secret));
+  };
+
+  await check('same-thread: page script that imports the glue from the kit\'s URL FINDS the live session scalar in wasm memory', async () => {
+    const seen = server.requests.length;
+    const page = await open('?mode=same');
+    const loaded = server.requests.slice(seen).map((r) => r.path);
+    assert(loaded.includes('/pkg/isolated-boot.js') && !loaded.includes('/pkg/isolated.js') && !loaded.includes('/pkg/signer-worker.js'),
+      `init() loads only the isolated signer's bootstrap: ${json(loaded)}`);
+    const secret = randomScalar();
+    await openReal(page, 'same', secret);
+    const found = expectOk(await attempt(page, (s) => window.probe(s), [hex(secret), hex(randomScalar())]), 'probe');
+    assert(json(found) === '[true,false]', `probe ${json(found)} (expected: the live scalar found, a random one not)`);
+    await page.close();
+  });
+
+  await check('isolated: the same probe finds NO copy of the live session scalar (nor after the page inits the same-thread module too)', async () => {
+    const page = await open('?mode=isolated');
+    const secret = randomScalar();
+    await openReal(page, 'isolated', secret);
+    const found = expectOk(await attempt(page, async (s) => {
+      const first = await window.probe(s);
+      await window.kit.init(); // the page's own module instance, initialised as in same-thread mode
+      const stamp = await window.session.stamp('still live');
+      return { first, second: await window.probe(s), stamp };
+    }, [hex(secret)]), 'probe');
+    assert(json(found.first) === '[false]' && json(found.second) === '[false]', `probe ${json(found)}`);
+    expectStamp(found.stamp, 'still live', compressedPublicKeyHex(secret)); // the session was live during the probe
+    await page.close();
+  });
+
+  await check('isolated: an observer installed BEFORE the kit sees every message on the channel, and no key byte among them', async () => {
+    const page = await open('?mode=isolated&spy');
+    const secret = randomScalar();
+    await openReal(page, 'isolated', secret);
+    const exportBy = signer();
+    const pub = await page.evaluate(async () => {
+      window.exportKey = await window.ikit.ClientKey.generate();
+      return window.exportKey.publicKeyHex;
+    });
+    expectOk(await attempt(page, async ({ env, pin }) => {
+      await window.session.signQuote({ payloadToSign: 'q', expiresAt: new Date(Date.now() + 60e3).toISOString() });
+      return window.ikit.openWalletExport(env, window.exportKey, { pin });
+    }, { env: exportFor(pub, exportBy), pin: exportBy.hex }), 'more traffic');
+    const dump = await page.evaluate(() => window.spiedDump());
+    const text = json(dump);
+    assert(dump.length > 10 && text.includes('"ready":true') && text.includes('"op":"stamp"') && text.includes(MNEMONIC),
+      `the observer saw too little: ${text.slice(0, 300)}`);
+    const reversed = Uint8Array.from(secret).reverse();
+    for (const bytes of [secret, reversed]) {
+      for (const form of [hex(bytes), Buffer.from(bytes).toString('base64'), Buffer.from(bytes).toString('base64url')]) {
+        assert(!text.includes(form), 'a session scalar crossed the channel');
+      }
+    }
+    await page.close();
+  });
+
+  await check('isolated: Worker, URL, MessageChannel and the channel\'s methods replaced after the kit loaded, BEFORE init: the kit still starts its own Worker and nothing is intercepted', async () => {
+    const page = await open('?mode=isolated&hijack');
+    const hits = await page.evaluate(() => window.hijacked);
+    assert(json(hits) === '[]', `intercepted: ${json(hits)}`);
+    assert(!server.requests.some((r) => r.path === '/evil-worker.js'), 'the substitute Worker script was loaded');
+    const secret = randomScalar();
+    await openReal(page, 'isolated', secret);
+    await page.close();
+  });
+
+  await check('a .wasm that does not load: init({ isolate }) rejects NOT_INITIALIZED and a later call retries', async () => {
+    const page = await open('?mode=none');
+    const out = expectOk(await attempt(page, async () => {
+      const bad = await window.attempt(() => window.kit.init({ isolate: 'worker', module_or_path: '/pkg/missing.wasm' }));
+      const kit = await window.kit.init({ isolate: 'worker' });
+      const s = await kit.Session.sandbox({ id: 'Session:00000000-0000-4000-8000-000000000002', accountId: 'InternalAccount:1', type: 'OAUTH',
+        expiresAt: new Date(Date.now() + 60e3).toISOString() });
+      return { bad: bad.error, stamp: await s.stamp('x') };
+    }), 'retry');
+    assert(out.bad?.code === 'NOT_INITIALIZED' && /isolated signer/.test(out.bad.message), json(out.bad));
+    assert(out.stamp === 'sandbox-valid-signature', json(out));
+    await page.close();
+  });
+
+  await check('no page errors', async () => {
+    assert(pageErrors.length === 0, `page errors: ${pageErrors.join('; ')}`);
+  });
+  await context.close();
+} catch (err) {
+  fail(`driver crashed: ${err?.stack ?? err}`);
+} finally {
+  await browser?.close();
+  await server.close();
+}
+finish();
