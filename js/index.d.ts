@@ -728,7 +728,8 @@ export interface WalletExportResponse {
  * The encrypted OTP login. Verifies the `otpEncryptionTargetBundle` of a `/challenge`
  * response (object or JSON text; the documented single-quoted form is tolerated) under
  * `options.pin`, and HPKE-seals `{"otp_code":…,"public_key":…}` to its enclave key,
- * binding `key`'s public key (the TEK). Returns the `encryptedOtpBundle` string to send
+ * binding `key`'s public key (the TEK) in its compressed form, `key.compressedPublicKeyHex`
+ * (production refuses the uncompressed one). Returns the `encryptedOtpBundle` string to send
  * in `{type, encryptedOtpBundle}`. `key` is not consumed: it stamps the 202
  * ({@link ClientKey.signRetry}) and then becomes the session key
  * ({@link Session.fromClientKey}). The code never appears in error messages.

@@ -2,8 +2,9 @@
 //! `otpEncryptionTargetBundle`, a signed enclave envelope whose data names the enclave's
 //! HPKE key `targetPublic`; the client seals the compact JSON
 //! `{"otp_code":"…","public_key":"…"}` to it and sends the result as a string. The key
-//! whose public half goes in `public_key` (the TEK) then signs the second leg and becomes
-//! the session key (`Session::from_client_key`).
+//! whose public half goes in `public_key` (the TEK, compressed SEC1 hex: production
+//! refuses the uncompressed form) then signs the second leg and becomes the session key
+//! (`Session::from_client_key`).
 
 use p256::elliptic_curve::sec1::ToSec1Point;
 
@@ -30,7 +31,8 @@ pub fn unquote_target_bundle(text: &str) -> &str {
 }
 
 /// Seals `otp` for the enclave named by a verified target bundle's data (`targetPublic`),
-/// binding `tek`'s public key. Returns the `encryptedOtpBundle` string:
+/// binding `tek`'s public key (compressed: production answers an uncompressed `public_key`
+/// with 400 INVALID_INPUT "Invalid wallet request."). Returns the `encryptedOtpBundle` string:
 /// `{"encappedPublic":"<65-byte hex>","ciphertext":"<hex>"}`.
 pub fn encrypt_otp(target_data: &dyn Fields, otp: &str, tek: &ClientKey) -> Result<String> {
     tek.check_unused()?;
@@ -122,7 +124,7 @@ pub fn encrypt_otp_json(
 #[cfg(all(test, feature = "json"))]
 mod tests {
     use super::*;
-    use crate::bundle::{open_with, Aad, HPKE_INFO};
+    use crate::client_key::compressed_hex;
     use crate::enclave::PRODUCTION_TLS_FETCHER_PUBLIC_KEY;
     use crate::encoding::hex_decode;
     use p256::ecdsa::signature::Signer as _;
@@ -133,11 +135,11 @@ mod tests {
 
     /// A throwaway enclave: its HPKE key and its signing key, and a target bundle it signed.
     fn enclave() -> (SecretKey, SigningKey, String) {
-        let hpke = SecretKey::from_slice(&[0x51; 32]).unwrap();
+        let target = SecretKey::from_slice(&[0x51; 32]).unwrap();
         let signer = SigningKey::from_slice(&[0x52; 32]).unwrap();
         let data = format!(
             r#"{{"organizationId":"org","targetPublic":"{}"}}"#,
-            crate::client_key::uncompressed_hex(&hpke.public_key())
+            crate::client_key::uncompressed_hex(&target.public_key())
         );
         let signature: DerSignature = signer.sign(data.as_bytes());
         let bundle = format!(
@@ -146,10 +148,14 @@ mod tests {
             hex_encode(signature.as_bytes()),
             crate::client_key::uncompressed_hex(&PublicKey::from(signer.verifying_key()))
         );
-        (hpke, signer, bundle)
+        (target, signer, bundle)
     }
 
-    fn open(hpke: &SecretKey, sealed: &str) -> serde_json::Value {
+    /// The enclave's side, through the independent `hpke` crate (a dev-dependency): opens
+    /// an `encryptedOtpBundle` with the enclave's key and returns the plaintext text.
+    fn open_text(enclave: &SecretKey, sealed: &str) -> String {
+        use hpke::{aead::AesGcm256, kdf::HkdfSha256, kem::DhP256HkdfSha256, Deserializable};
+        type Kem = DhP256HkdfSha256;
         let v: serde_json::Value = serde_json::from_str(sealed).unwrap();
         assert_eq!(
             v.as_object().unwrap().keys().collect::<Vec<_>>(),
@@ -159,27 +165,35 @@ mod tests {
             sealed.starts_with(r#"{"encappedPublic":"04"#),
             "compact, encappedPublic first: {sealed}"
         );
-        let enc =
-            PublicKey::from_sec1_bytes(&hex_decode(v["encappedPublic"].as_str().unwrap()).unwrap())
-                .unwrap();
+        let enc = hex_decode(v["encappedPublic"].as_str().unwrap()).unwrap();
         let ct = hex_decode(v["ciphertext"].as_str().unwrap()).unwrap();
-        let pt = open_with(
-            hpke,
-            &hpke.public_key(),
-            &enc,
+        // The aad is enc ‖ the enclave's public key, both uncompressed (protocol notes §1.3).
+        let aad = [
+            &enc[..],
+            enclave.public_key().to_sec1_point(false).as_bytes(),
+        ]
+        .concat();
+        let pt = hpke::single_shot_open::<AesGcm256, HkdfSha256, Kem>(
+            &hpke::OpModeR::Base,
+            &<Kem as hpke::Kem>::PrivateKey::from_bytes(&enclave.to_bytes()[..]).unwrap(),
+            &<Kem as hpke::Kem>::EncappedKey::from_bytes(&enc).unwrap(),
+            crate::bundle::HPKE_INFO,
             &ct,
-            HPKE_INFO,
-            Aad::Standard,
+            &aad,
         )
         .unwrap();
-        let text = String::from_utf8(pt.to_vec()).unwrap();
+        String::from_utf8(pt).unwrap()
+    }
+
+    fn open(enclave: &SecretKey, sealed: &str) -> serde_json::Value {
+        let text = open_text(enclave, sealed);
         assert!(text.starts_with(r#"{"otp_code":"#), "key order: {text}");
         serde_json::from_str(&text).unwrap()
     }
 
     #[test]
     fn round_trip_with_a_throwaway_enclave() {
-        let (hpke, signer, bundle) = enclave();
+        let (enclave_key, signer, bundle) = enclave();
         let tek = ClientKey::generate().unwrap();
         let pin = SignerPin::Key(crate::client_key::uncompressed_hex(&PublicKey::from(
             signer.verifying_key(),
@@ -190,11 +204,35 @@ mod tests {
             format!("  '{bundle}'\n"),
         ] {
             let sealed = encrypt_otp_json(&text, "123456", &tek, &pin).unwrap();
-            let opened = open(&hpke, &sealed);
+            let opened = open(&enclave_key, &sealed);
             assert_eq!(opened["otp_code"], "123456");
             assert_eq!(opened["public_key"], tek.compressed_public_key_hex());
         }
         assert!(!tek.is_consumed(), "the TEK goes on to sign the second leg");
+    }
+
+    #[test]
+    fn the_plaintext_binds_the_compressed_tek() {
+        // Production refuses an uncompressed `public_key` (400 INVALID_INPUT "Invalid
+        // wallet request."): the enclave reads the compressed SEC1 form only.
+        let (enclave_key, _, bundle) = enclave();
+        let tek = ClientKey::from_secret(SecretKey::from_slice(&[0x53; 32]).unwrap());
+        let sealed = encrypt_otp_json(&bundle, "123456", &tek, &SignerPin::Unpinned).unwrap();
+        let text = open_text(&enclave_key, &sealed);
+        let compressed = compressed_hex(tek.public_key());
+        assert_eq!(
+            text,
+            format!(r#"{{"otp_code":"123456","public_key":"{compressed}"}}"#),
+            "compact, otp_code then public_key"
+        );
+        let opened: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let public_key = opened["public_key"].as_str().unwrap();
+        assert_eq!(public_key.len(), 66);
+        assert!(public_key.starts_with("02") || public_key.starts_with("03"));
+        assert_eq!(
+            parse_public_key_hex(public_key, "public_key").unwrap(),
+            *tek.public_key()
+        );
     }
 
     #[test]

@@ -80,14 +80,16 @@ function openOtp(sealed, target) {
 test('encryptOtp: sealed to a throwaway enclave, opened by the peer, same plaintext as the peer', async () => {
   const { target, by, bundle } = otpEnclave();
   const tek = ClientKey.generate();
-  const expected = `{"otp_code":"123456","public_key":"${tek.publicKeyHex}"}`;
+  // public_key is the TEK's compressed SEC1 hex: production refuses the uncompressed form.
+  const expected = `{"otp_code":"123456","public_key":"${tek.compressedPublicKeyHex}"}`;
   for (const form of [bundle, `'${bundle}'`, JSON.parse(bundle)]) {
     const sealed = encryptOtp(form, '123456', tek, { pin: by.hex });
     assert.equal(openOtp(sealed, target), expected);
   }
   assert.equal(tek.consumed, false, 'the TEK goes on to sign the 202');
-  // The peer seals the same plaintext bytes in the same outer format.
-  const peer = await encryptOtpCodeToBundle('123456', bundle, tek.publicKeyHex, by.hex);
+  // The peer (whose publicKey is documented as "Compressed hex public key") seals the
+  // same plaintext bytes in the same outer format.
+  const peer = await encryptOtpCodeToBundle('123456', bundle, tek.compressedPublicKeyHex, by.hex);
   assert.equal(openOtp(peer, target), expected);
   // Codes are opaque strings, JSON-escaped.
   const odd = encryptOtp(bundle, 'a"B\\9', tek, { pin: by.hex });
@@ -97,6 +99,19 @@ test('encryptOtp: sealed to a throwaway enclave, opened by the peer, same plaint
   assert.equal(openOtp(encryptOtp(sandbox, '000000', tek, { sandbox: true }), target).includes('"000000"'), true);
   assert.equal(openOtp(encryptOtp(sandbox, '000000', tek, { pin: 'sandbox' }), target).includes('"000000"'), true);
   throwsKit(() => encryptOtp(sandbox, '000000', tek), 'INVALID_PUBLIC_KEY', 'enclaveQuorumPublic');
+});
+
+test('encryptOtp: the plaintext has the shape of the peer\'s, public_key compressed (02/03, 66 hex)', async () => {
+  const { target, by, bundle } = otpEnclave();
+  const tek = ClientKey.generate();
+  const ours = JSON.parse(openOtp(encryptOtp(bundle, '314159', tek, { pin: by.hex }), target));
+  const peer = JSON.parse(openOtp(await encryptOtpCodeToBundle('314159', bundle, tek.compressedPublicKeyHex, by.hex), target));
+  assert.deepEqual(Object.keys(ours), ['otp_code', 'public_key']);
+  assert.deepEqual(Object.keys(ours), Object.keys(peer));
+  assert.deepEqual(ours, peer);
+  assert.match(ours.public_key, /^0[23][0-9a-f]{64}$/);
+  // The same point as the TEK's (checked with the peer's decompression, not the kit's).
+  assert.equal(toHex(uncompressRawPublicKey(fromHex(ours.public_key))), tek.publicKeyHex);
 });
 
 test('encryptOtp: the production pin by default; tampering, other signers and bad input are typed errors', () => {
