@@ -15,7 +15,6 @@ use crate::enclave::{SignerPin, VerifiedEnvelope};
 use crate::encoding::hex_encode;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fields::{required, Fields};
-use crate::flows::wallet::json_string;
 use crate::signed_retry::{PendingSignature, SignedRetryHeaders};
 use crate::timestamp::UnixMillis;
 
@@ -50,28 +49,87 @@ pub fn encrypt_otp(target_data: &dyn Fields, otp: &str, tek: &ClientKey) -> Resu
         "OTP target bundle data",
     )?;
     let target = parse_public_key_hex(&target_hex, "OTP target bundle targetPublic")?;
-    // Both the escaped code and the plaintext hold the OTP: zeroized when dropped.
-    let otp_json = zeroize::Zeroizing::new(json_string(otp));
-    let public_key = json_string(&tek.compressed_public_key_hex());
-    // Sized exactly: a buffer that grew would leave a freed, unwiped copy of the OTP.
+    let public_key = tek.compressed_public_key_hex();
     let parts = [
-        "{\"otp_code\":",
-        otp_json.as_str(),
-        ",\"public_key\":",
-        public_key.as_str(),
-        "}",
+        JsonPart::Raw("{\"otp_code\":"),
+        JsonPart::Str(otp),
+        JsonPart::Raw(",\"public_key\":"),
+        JsonPart::Str(&public_key),
+        JsonPart::Raw("}"),
     ];
-    let mut plaintext =
-        zeroize::Zeroizing::new(String::with_capacity(parts.iter().map(|p| p.len()).sum()));
-    for part in parts {
-        plaintext.push_str(part);
+    // The code is escaped straight into a buffer sized exactly by a first pass: a buffer
+    // that grew (escaping lengthens `"` and `\`) would free an unwiped copy of it.
+    let capacity = parts.iter().map(JsonPart::len).sum();
+    let mut plaintext = zeroize::Zeroizing::new(String::with_capacity(capacity));
+    for part in &parts {
+        part.write(&mut plaintext);
     }
+    debug_assert_eq!(plaintext.capacity(), capacity, "the plaintext buffer grew");
     let (enc, ciphertext) = seal_raw(&target, plaintext.as_bytes())?;
     Ok(format!(
         "{{\"encappedPublic\":\"{}\",\"ciphertext\":\"{}\"}}",
         hex_encode(enc.to_sec1_point(false).as_bytes()),
         hex_encode(&ciphertext)
     ))
+}
+
+/// A piece of the OTP plaintext: JSON text as is, or a string to write as a JSON string.
+enum JsonPart<'a> {
+    Raw(&'a str),
+    Str(&'a str),
+}
+
+impl JsonPart<'_> {
+    /// The escape of `c` inside a JSON string, if it needs one (as `json_string` writes it).
+    fn escape(c: char) -> Option<&'static str> {
+        Some(match c {
+            '"' => "\\\"",
+            '\\' => "\\\\",
+            '\n' => "\\n",
+            '\r' => "\\r",
+            '\t' => "\\t",
+            _ => return None,
+        })
+    }
+
+    /// Bytes written by [`JsonPart::write`].
+    fn len(&self) -> usize {
+        match self {
+            Self::Raw(text) => text.len(),
+            Self::Str(text) => {
+                2 + text
+                    .chars()
+                    .map(|c| match Self::escape(c) {
+                        Some(escaped) => escaped.len(),
+                        None if (c as u32) < 0x20 => 6,
+                        None => c.len_utf8(),
+                    })
+                    .sum::<usize>()
+            }
+        }
+    }
+
+    fn write(&self, out: &mut String) {
+        match self {
+            Self::Raw(text) => out.push_str(text),
+            Self::Str(text) => {
+                out.push('"');
+                for c in text.chars() {
+                    match Self::escape(c) {
+                        Some(escaped) => out.push_str(escaped),
+                        None if (c as u32) < 0x20 => {
+                            const HEX: &[u8; 16] = b"0123456789abcdef";
+                            out.push_str("\\u00");
+                            out.push(HEX[c as usize >> 4] as char);
+                            out.push(HEX[c as usize & 15] as char);
+                        }
+                        None => out.push(c),
+                    }
+                }
+                out.push('"');
+            }
+        }
+    }
 }
 
 /// Signs the OTP login's 202 (the second leg of verify) with the TEK, whose public half
@@ -233,6 +291,28 @@ mod tests {
             parse_public_key_hex(public_key, "public_key").unwrap(),
             *tek.public_key()
         );
+    }
+
+    #[test]
+    fn json_parts_are_measured_exactly_and_escaped_as_json() {
+        for text in [
+            "123456",
+            "12\"3\\4",
+            "\"\\\"",
+            "a\nb\r\t\u{1}\u{1f}",
+            "é€😀",
+            "",
+        ] {
+            let part = JsonPart::Str(text);
+            let mut out = String::new();
+            part.write(&mut out);
+            assert_eq!(out.len(), part.len(), "{text:?}");
+            assert_eq!(serde_json::from_str::<String>(&out).unwrap(), text);
+            assert_eq!(out, serde_json::to_string(text).unwrap());
+        }
+        let mut out = String::new();
+        JsonPart::Raw("{\"k\":").write(&mut out);
+        assert_eq!(out, "{\"k\":");
     }
 
     #[test]
