@@ -20,7 +20,9 @@
  * - `INVALID_TIMESTAMP` — a timestamp is not RFC 3339.
  * - `PASSKEY_UNSUPPORTED`, `PASSKEY_CANCELLED`, `PASSKEY_TIMEOUT`, `PASSKEY_INVALID_DOMAIN`,
  *   `PASSKEY_ALREADY_REGISTERED`, `PASSKEY_FAILED` — WebAuthn ceremony outcomes.
- * - `UNAUTHORIZED`, `RATE_LIMITED`, `SERVICE_ERROR` — service answers (401, 429, 5xx and others).
+ * - `UNAUTHORIZED`, `FORBIDDEN`, `RATE_LIMITED`, `SERVICE_ERROR` — service answers (401, 403,
+ *   429, 5xx and others). `FORBIDDEN`: e.g. quote creation or execution when the platform's
+ *   token lacks the `TRANSACT` permission (`reason` says what is missing).
  * - `INVALID_INPUT` — an argument has the wrong type or shape.
  * - `RANDOMNESS_UNAVAILABLE` — the platform's secure random source (`crypto.getRandomValues`) failed.
  * - `NOT_INITIALIZED` — the kit was used before `init()` resolved, or loading the module failed.
@@ -48,6 +50,7 @@ export type KitErrorCode =
   | 'PASSKEY_ALREADY_REGISTERED'
   | 'PASSKEY_FAILED'
   | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
   | 'RATE_LIMITED'
   | 'SERVICE_ERROR'
   | 'INVALID_INPUT'
@@ -429,13 +432,13 @@ export declare class Session {
 
 // ---- WalletClient ----------------------------------------------------------------------
 
-/** What a service error adds to a {@link KitError} (`UNAUTHORIZED`, `RATE_LIMITED`, `SERVICE_ERROR`). */
+/** What a service error adds to a {@link KitError} (`UNAUTHORIZED`, `FORBIDDEN`, `RATE_LIMITED`, `SERVICE_ERROR`). */
 export interface KitError {
   /** The HTTP status the service answered. */
   readonly status?: number;
   /** The service's own `code` (e.g. `EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS`). */
   readonly serviceCode?: string;
-  /** The service's `reason` (e.g. `Request id already used`), for 401s in particular. */
+  /** The service's `reason` (e.g. `Request id already used`), for 401s and 403s in particular. */
   readonly reason?: string;
   /** `Retry-After` of a 429, in milliseconds: wait this long before trying again. */
   readonly retryAfterMs?: number;
@@ -520,7 +523,7 @@ export interface LoginWithPasskeyOptions extends Omit<PasskeyAuthenticateOptions
  * 202s signed and retried (same method, path and body bytes; repeated 202s signed in
  * turn; a 202 that expired before it could be signed restarts the request once), and
  * answers typed. Every failure is a {@link KitError}: `UNAUTHORIZED` (401, with
- * `reason`), `RATE_LIMITED` (429, with `retryAfterMs`), `SERVICE_ERROR` (any other
+ * `reason`), `FORBIDDEN` (403, with `reason`), `RATE_LIMITED` (429, with `retryAfterMs`), `SERVICE_ERROR` (any other
  * answer, a failed transport, a malformed response), `INVALID_INPUT` (bad arguments,
  * named), and the signing codes (`SESSION_EXPIRED`, `REQUEST_EXPIRED`, `QUOTE_EXPIRED`, …).
  * `new WalletClient()` throws `NOT_INITIALIZED` before {@link init} resolved.

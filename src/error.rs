@@ -49,6 +49,9 @@ pub enum ErrorCode {
     PasskeyFailed,
     /// The service answered 401.
     Unauthorized,
+    /// The service answered 403: the request is not allowed (e.g. quote creation or
+    /// execution when the platform's token lacks the `TRANSACT` permission).
+    Forbidden,
     /// The service answered 429; wait as told by Retry-After.
     RateLimited,
     /// The service answered with an unexpected status or body.
@@ -85,6 +88,7 @@ impl ErrorCode {
             Self::PasskeyAlreadyRegistered => "PASSKEY_ALREADY_REGISTERED",
             Self::PasskeyFailed => "PASSKEY_FAILED",
             Self::Unauthorized => "UNAUTHORIZED",
+            Self::Forbidden => "FORBIDDEN",
             Self::RateLimited => "RATE_LIMITED",
             Self::ServiceError => "SERVICE_ERROR",
             Self::InvalidInput => "INVALID_INPUT",
@@ -207,6 +211,7 @@ mod tests {
             ErrorCode::PasskeyAlreadyRegistered,
             ErrorCode::PasskeyFailed,
             ErrorCode::Unauthorized,
+            ErrorCode::Forbidden,
             ErrorCode::RateLimited,
             ErrorCode::ServiceError,
             ErrorCode::InvalidInput,

@@ -86,7 +86,8 @@ pub fn pending_signature(response: &Response<'_>) -> Result<PendingSignature> {
 }
 
 /// The typed error for a response the flow did not expect: `UNAUTHORIZED` (401, with
-/// the service's reason), `RATE_LIMITED` (429, with the wait), else `SERVICE_ERROR`.
+/// the service's reason), `FORBIDDEN` (403, e.g. a token without the `TRANSACT`
+/// permission), `RATE_LIMITED` (429, with the wait), else `SERVICE_ERROR`.
 pub fn response_error(response: &Response<'_>) -> Error {
     let details = ServiceDetails {
         status: response.status,
@@ -99,14 +100,14 @@ pub fn response_error(response: &Response<'_>) -> Error {
         .clone()
         .or_else(|| body_string(response, "message"))
         .or_else(|| details.service_code.clone());
+    let refused = |code| {
+        let reason = said.as_deref().unwrap_or("no reason given");
+        let message = format!("the service answered {}: {reason}", response.status);
+        (code, message)
+    };
     let (code, message) = match response.status {
-        401 => (
-            ErrorCode::Unauthorized,
-            format!(
-                "the service answered 401: {}",
-                said.as_deref().unwrap_or("no reason given")
-            ),
-        ),
+        401 => refused(ErrorCode::Unauthorized),
+        403 => refused(ErrorCode::Forbidden),
         429 => (
             ErrorCode::RateLimited,
             match details.retry_after_ms {
@@ -246,6 +247,36 @@ pub(crate) mod tests {
         assert!(expect_result(&respond(201, &TestFields::default())).is_ok());
         let e = expect_result(&respond(401, &TestFields::default())).unwrap_err();
         assert_eq!(e.code(), ErrorCode::Unauthorized);
+    }
+
+    #[test]
+    fn a_403_is_forbidden_with_the_reason() {
+        // Quote creation and execution, when the platform's token lacks TRANSACT.
+        let body = TestFields::default()
+            .with("code", "FORBIDDEN")
+            .with("reason", "Missing TRANSACT permission");
+        let e = response_error(&respond(403, &body));
+        assert_eq!(e.code(), ErrorCode::Forbidden);
+        assert_eq!(e.code().as_str(), "FORBIDDEN");
+        assert_eq!(
+            e.message(),
+            "the service answered 403: Missing TRANSACT permission"
+        );
+        let service = e.service().unwrap();
+        assert_eq!(service.status, 403);
+        assert_eq!(service.service_code.as_deref(), Some("FORBIDDEN"));
+        assert_eq!(
+            service.reason.as_deref(),
+            Some("Missing TRANSACT permission")
+        );
+        let bare = Response {
+            status: 403,
+            retry_after: None,
+            body: None,
+        };
+        let e = expect_result(&bare).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::Forbidden);
+        assert_eq!(e.message(), "the service answered 403: no reason given");
     }
 
     #[test]

@@ -149,6 +149,22 @@ mod tests {
             })
             .unwrap_err();
         assert_eq!(err.code(), ErrorCode::ServiceError);
+        // A token without the TRANSACT permission.
+        let body = TestFields::default()
+            .with("code", "FORBIDDEN")
+            .with("reason", "Missing TRANSACT permission");
+        let err = exec
+            .on_response(&Response {
+                status: 403,
+                retry_after: None,
+                body: Some(&body),
+            })
+            .unwrap_err();
+        assert_eq!(err.code(), ErrorCode::Forbidden);
+        assert_eq!(
+            err.service().unwrap().reason.as_deref(),
+            Some("Missing TRANSACT permission")
+        );
         assert!(exec
             .on_response(&Response {
                 status: 200,

@@ -379,5 +379,23 @@ mod tests {
             .on_response(&mut s, &respond(202, Some(&p)))
             .unwrap_err();
         assert_eq!(err.code(), ErrorCode::RequestAlreadySigned);
+        // The signed retry refused for a missing permission (quote creation without
+        // TRANSACT): FORBIDDEN with the service's code and reason.
+        let denied = TestFields::default()
+            .with("code", "FORBIDDEN")
+            .with("reason", "Missing TRANSACT permission");
+        let err = flow
+            .on_response(&mut s, &respond(403, Some(&denied)))
+            .unwrap_err();
+        assert_eq!(err.code(), ErrorCode::Forbidden);
+        let service = err.service().unwrap();
+        assert_eq!(
+            (
+                service.status,
+                service.service_code.as_deref(),
+                service.reason.as_deref()
+            ),
+            (403, Some("FORBIDDEN"), Some("Missing TRANSACT permission"))
+        );
     }
 }
