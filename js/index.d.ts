@@ -268,10 +268,13 @@ export declare class ClientKey {
   /** Compressed SEC1 public key, 66 lowercase hex chars (`02`/`03` prefix). */
   readonly compressedPublicKeyHex: string;
   /**
-   * The OIDC `nonce` for an OAUTH login: lowercase hex SHA-256 of the ASCII bytes of
-   * {@link publicKeyHex} (the hex string, not the decoded key).
+   * The OIDC `nonce` for an OAUTH login: lowercase hex SHA-256 of the ASCII bytes of the
+   * `clientPublicKey` string sent (the hex string, not the decoded key): {@link publicKeyHex},
+   * or with `{ compressed: true }` {@link compressedPublicKeyHex} (the client-held session
+   * key flow, which sends the compressed form). Throws `INVALID_INPUT` for any other
+   * argument (not an object, unknown members, a non-boolean `compressed`).
    */
-  oidcNonce(): string;
+  oidcNonce(options?: { compressed?: boolean }): string;
   /** Whether the key was already used to open a session, or freed. */
   readonly consumed: boolean;
   /**

@@ -11,6 +11,18 @@ use p256::{PublicKey, SecretKey};
 use crate::encoding::{hex_decode, hex_encode, sha256_hex};
 use crate::error::{Error, ErrorCode, Result};
 
+/// Which SEC1 form of the public key is sent as `clientPublicKey`: uncompressed (130 hex,
+/// a sealed session bundle) or compressed (66 hex, the client-held session key of newer
+/// deployments, DESIGN §3). The OIDC nonce hashes the string that is sent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum KeyForm {
+    /// `04…`, 130 hex characters.
+    #[default]
+    Uncompressed,
+    /// `02…`/`03…`, 66 hex characters.
+    Compressed,
+}
+
 /// An ephemeral P-256 key pair, generated from the platform's secure randomness.
 pub struct ClientKey {
     secret: Option<SecretKey>,
@@ -62,10 +74,24 @@ impl ClientKey {
         &self.public
     }
 
+    /// The public key as hex in `form`.
+    pub fn public_key_hex_for_form(&self, form: KeyForm) -> String {
+        match form {
+            KeyForm::Uncompressed => self.public_key_hex(),
+            KeyForm::Compressed => self.compressed_public_key_hex(),
+        }
+    }
+
     /// The OAUTH `nonce`: lowercase hex SHA-256 of the ASCII `publicKeyHex` string
     /// (not of the decoded key bytes).
     pub fn oidc_nonce(&self) -> String {
-        oidc_nonce_for(&self.public_key_hex())
+        self.oidc_nonce_for_form(KeyForm::Uncompressed)
+    }
+
+    /// The OAUTH `nonce` when the key is sent in `form`: the hash of that exact string
+    /// (the compressed one in the client-held flow).
+    pub fn oidc_nonce_for_form(&self, form: KeyForm) -> String {
+        oidc_nonce_for(&self.public_key_hex_for_form(form))
     }
 
     /// Whether a bundle was already opened with this key.
@@ -168,6 +194,37 @@ mod tests {
         assert_eq!(key.oidc_nonce().len(), 64);
         // Not the hash of the decoded bytes.
         assert_ne!(key.oidc_nonce(), sha256_hex(&hex(&key.public_key_hex())));
+    }
+
+    #[test]
+    fn oidc_nonce_of_the_published_doc_key() {
+        // protocol notes §4: the doc key's nonce, as the service's own snippet computes it.
+        assert_eq!(
+            oidc_nonce_for("04f45f2a22c908b9ce09a7150e514afd24627c401c38a4afc164e1ea783adaaa31d4245acfb88c2ebd42b47628d63ecabf345484f0a9f665b63c54c897d5578be2"),
+            "4b291f88b726d517661ed1a509fd2d8f7a006d1c377d876fec09de6997ba8066"
+        );
+    }
+
+    #[test]
+    fn oidc_nonce_hashes_the_form_that_is_sent() {
+        use sha2::Digest as _;
+        let key = ClientKey::from_secret(SecretKey::from_slice(&[0x2a; 32]).unwrap());
+        // Computed here with sha2 directly, not with the kit's sha256_hex.
+        let sha256 = |text: &str| hex_encode(&sha2::Sha256::digest(text.as_bytes()));
+        let compressed = key.oidc_nonce_for_form(KeyForm::Compressed);
+        assert_eq!(compressed, sha256(&key.compressed_public_key_hex()));
+        assert_eq!(
+            key.oidc_nonce_for_form(KeyForm::Uncompressed),
+            sha256(&key.public_key_hex())
+        );
+        assert_eq!(
+            key.oidc_nonce(),
+            key.oidc_nonce_for_form(KeyForm::Uncompressed),
+            "the form-less nonce stays the uncompressed one"
+        );
+        assert_ne!(compressed, key.oidc_nonce());
+        assert_eq!(compressed.len(), 64);
+        assert_eq!(key.public_key_hex_for_form(KeyForm::Compressed).len(), 66);
     }
 
     #[test]

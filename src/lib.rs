@@ -51,7 +51,7 @@ mod test_vectors;
 
 pub use p256;
 
-pub use client_key::ClientKey;
+pub use client_key::{ClientKey, KeyForm};
 pub use error::{Error, ErrorCode, Result, ServiceDetails};
 pub use fields::{Field, Fields};
 pub use inspect::{inspect_payload, PayloadInspection};

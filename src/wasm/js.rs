@@ -64,6 +64,20 @@ pub(crate) fn array_items(value: &JsValue) -> Result<Vec<JsValue>, ()> {
         .collect()
 }
 
+/// The names of an object's own enumerable string-keyed properties.
+pub(crate) fn own_keys(value: &JsValue) -> Result<Vec<String>, ()> {
+    let entries = entries_raw(value).map_err(|_| ())?;
+    entries
+        .iter()
+        .map(|pair| {
+            pair.unchecked_into::<js_sys::Array>()
+                .get(0)
+                .as_string()
+                .ok_or(())
+        })
+        .collect()
+}
+
 /// `[name, value]` pairs of an object's own enumerable string-valued properties.
 pub(crate) fn string_entries(value: &JsValue) -> Result<Vec<(String, String)>, ()> {
     let entries = entries_raw(value).map_err(|_| ())?;

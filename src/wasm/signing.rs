@@ -3,7 +3,7 @@
 use js_sys::Object;
 use wasm_bindgen::prelude::*;
 
-use super::js::{date_millis, exact_string, own, scrub_stack, set};
+use super::js::{date_millis, exact_string, own, own_keys, scrub_stack, set};
 pub(crate) use super::js::{object_or_json, JsFields};
 use super::{invalid_input, to_js};
 use crate::error::ErrorCode;
@@ -23,6 +23,32 @@ pub(crate) fn with_exact_payload(
         exact_string(&payload, &format!("{what} payloadToSign"), code)?;
     }
     Ok(fields)
+}
+
+/// `{ compressed?: boolean }` (absent: uncompressed). Anything else, unknown members
+/// included, is `INVALID_INPUT`: a misspelt option must not silently give the other nonce.
+fn key_form(options: &JsValue) -> JsResult<crate::KeyForm> {
+    const SHAPE: &str = "oidcNonce options must be an object like { compressed: true }";
+    if options.is_undefined() || options.is_null() {
+        return Ok(crate::KeyForm::Uncompressed);
+    }
+    if !options.is_object() || options.is_function() || super::js::is_array(options) {
+        return Err(invalid_input(SHAPE));
+    }
+    let keys = own_keys(options).map_err(|_| invalid_input(SHAPE))?;
+    if keys.iter().any(|k| k != "compressed") {
+        return Err(invalid_input(
+            "oidcNonce options take only `compressed` (a boolean)",
+        ));
+    }
+    match own(options, "compressed").filter(|v| !v.is_undefined()) {
+        None => Ok(crate::KeyForm::Uncompressed),
+        Some(v) => match v.as_bool() {
+            Some(true) => Ok(crate::KeyForm::Compressed),
+            Some(false) => Ok(crate::KeyForm::Uncompressed),
+            None => Err(invalid_input("options.compressed must be a boolean")),
+        },
+    }
 }
 
 fn date(ms: UnixMillis) -> js_sys::Date {
@@ -54,10 +80,11 @@ impl JsClientKey {
         self.0.compressed_public_key_hex()
     }
 
-    /// The OAUTH nonce: hex SHA-256 of `publicKeyHex`.
+    /// The OAUTH nonce: hex SHA-256 of the `clientPublicKey` string sent: `publicKeyHex`,
+    /// or `compressedPublicKeyHex` with `{ compressed: true }` (the client-held flow).
     #[wasm_bindgen(js_name = oidcNonce)]
-    pub fn oidc_nonce(&self) -> String {
-        self.0.oidc_nonce()
+    pub fn oidc_nonce(&self, options: &JsValue) -> JsResult<String> {
+        Ok(self.0.oidc_nonce_for_form(key_form(options)?))
     }
 
     /// Whether the key was used (or closed) already.

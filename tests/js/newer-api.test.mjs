@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { generateKeyPairSync, sign } from 'node:crypto';
+import { generateKeyPairSync, sign, createHash } from 'node:crypto';
 import {
   hpkeDecrypt, hpkeEncrypt, generateP256KeyPair, uncompressRawPublicKey, encryptOtpCodeToBundle,
   decryptExportBundle,
@@ -138,6 +138,25 @@ test('encryptOtp: the production pin by default; tampering, other signers and ba
   throwsKit(() => encryptOtp(JSON.stringify({ ...JSON.parse(bundle), version: 'v2' }), '1', tek, pin), 'INVALID_BUNDLE', 'version');
   tek.free();
   throwsKit(() => encryptOtp(bundle, '1', tek, pin), 'KEY_CONSUMED');
+});
+
+test('ClientKey.oidcNonce: the hash of the form sent; { compressed: true } for the client-held flow', () => {
+  const key = ClientKey.generate();
+  // Independently: node:crypto's SHA-256 over the ASCII hex string.
+  const sha256 = (text) => createHash('sha256').update(text, 'ascii').digest('hex');
+  assert.equal(key.oidcNonce({ compressed: true }), sha256(key.compressedPublicKeyHex));
+  assert.match(key.compressedPublicKeyHex, /^0[23][0-9a-f]{64}$/);
+  for (const uncompressed of [undefined, null, {}, { compressed: false }, { compressed: undefined }]) {
+    assert.equal(key.oidcNonce(uncompressed), sha256(key.publicKeyHex), String(uncompressed));
+  }
+  assert.equal(key.oidcNonce(), sha256(key.publicKeyHex));
+  for (const bad of ['compressed', true, 1, [], () => {}, { compressed: 'yes' }, { compressed: 1 }, { compresed: true }, { form: 'compressed' }]) {
+    throwsKit(() => key.oidcNonce(bad), 'INVALID_INPUT', 'compressed');
+  }
+  const hostile = new Proxy({}, { ownKeys() { throw new Error('trap'); } });
+  throwsKit(() => key.oidcNonce(hostile), 'INVALID_INPUT', 'oidcNonce options');
+  key.free();
+  assert.equal(key.oidcNonce({ compressed: true }), sha256(key.compressedPublicKeyHex), 'a public value: readable after free()');
 });
 
 test('ClientKey.signRetry: the TEK stamps the OTP 202, then becomes the session key', () => {

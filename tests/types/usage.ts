@@ -18,6 +18,9 @@ export async function demo(response: SessionResponse, pending: PendingSignature,
   const pub: string = key.publicKeyHex;
   const comp: string = key.compressedPublicKeyHex;
   const nonce: string = key.oidcNonce();
+  const compressedNonce: string = key.oidcNonce({ compressed: true });
+  // @ts-expect-error: the form is chosen with an options object
+  void key.oidcNonce('compressed');
   const s: Session = Session.open(response, key);
   const s2: Session = Session.open(JSON.stringify(response), ClientKey.generate());
   const sb: Session = Session.sandbox(response);
@@ -34,7 +37,7 @@ export async function demo(response: SessionResponse, pending: PendingSignature,
   const pk: string = sb.publicKeyHex;
   const flags: boolean[] = [sb.sandboxed, key.consumed, s.isExpired(Date.now())];
   void [pk, flags];
-  void [pub, comp, nonce, s2, sb, sc, expires, expired, stamp, sig, rid, q, ids];
+  void [pub, comp, nonce, compressedNonce, s2, sb, sc, expires, expired, stamp, sig, rid, q, ids];
   // @ts-expect-error: no such header on a quote signature
   void q['Request-Id'];
   // @ts-expect-error: the constructor is private; use ClientKey.generate()
