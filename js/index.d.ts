@@ -486,6 +486,26 @@ export interface WalletClientOptions {
    */
   sandbox?: boolean;
   /**
+   * The session key mode (DESIGN §3), for every flow of this client:
+   * - `'sealed'` (default): the spec's flow. `clientPublicKey` is the uncompressed key and
+   *   the session key comes back sealed to it ({@link Session.open}).
+   * - `'client-held'`: newer deployments. The PASSKEY challenge, OAUTH verify and refresh
+   *   send the *compressed* key and the key itself becomes the session key
+   *   ({@link Session.fromClientKey}; a response carrying a bundle is `INVALID_SESSION`).
+   *   EMAIL_OTP uses the encrypted OTP login when the credential's challenge carried an
+   *   `otpEncryptionTargetBundle`. The OAUTH nonce is over the compressed key: get it
+   *   from {@link WalletClient.oidcNonce}. Export still sends the uncompressed key.
+   *
+   * Anything else is `INVALID_INPUT`.
+   */
+  keys?: 'sealed' | 'client-held';
+  /**
+   * Who must have signed an `otpEncryptionTargetBundle` (the encrypted OTP login):
+   * `'production'` (default), `'sandbox'` (default with `sandbox: true`), or a signer
+   * public key in hex (e.g. the emulator's `otpSignerPublicKey`).
+   */
+  otpSignerPin?: SignerPin;
+  /**
    * The passkey ceremonies to use (default: the kit's {@link passkey}); e.g. a
    * `SoftAuthenticator` from `embedded-wallet-kit/testing` in tests.
    */
@@ -515,6 +535,16 @@ export interface RegisterPasskeyOptions extends PasskeyRegisterOptions {
   nickname: string;
 }
 
+/** Options of {@link WalletClient.verifyEmailOtp}. */
+export interface VerifyEmailOtpOptions {
+  /**
+   * Client-held mode only: the `otpEncryptionTargetBundle` to seal the code to (default:
+   * the one remembered from this credential's last {@link WalletClient.challenge} or
+   * {@link WalletClient.createEmailOtp} answer). In sealed mode it is `INVALID_INPUT`.
+   */
+  otpEncryptionTargetBundle?: EnclaveEnvelope | string;
+}
+
 /** Options of {@link WalletClient.loginWithPasskey}. */
 export interface LoginWithPasskeyOptions extends Omit<PasskeyAuthenticateOptions, 'challenge' | 'credentialId'> {
   /** The key to bind the session to (default: a fresh one, freed afterwards). */
@@ -533,9 +563,21 @@ export interface LoginWithPasskeyOptions extends Omit<PasskeyAuthenticateOptions
  *
  * Methods that take a `key` and open a session consume it; where `key` is optional a
  * fresh one is made and freed.
+ *
+ * Methods that take a `session` check it first: a freed one is `SESSION_CLOSED`, an
+ * expired one `SESSION_EXPIRED`, and then nothing is sent (the transport is not called).
  */
 export declare class WalletClient {
   constructor(options: WalletClientOptions);
+  /** The key mode chosen at construction ({@link WalletClientOptions.keys}). */
+  readonly keys: 'sealed' | 'client-held';
+  /**
+   * The OIDC `nonce` to put in the token for an OAUTH login with `key` in this client's
+   * key mode: hex SHA-256 of the `clientPublicKey` string {@link verifyOauth} will send
+   * (the same as `key.oidcNonce()` in sealed mode; over `key.compressedPublicKeyHex` in
+   * client-held mode). Loads the flow module on first use, hence a promise.
+   */
+  oidcNonce(key: ClientKey): Promise<string>;
   /**
    * `POST /auth/credentials` for an EMAIL_OTP credential (the OTP email is sent). On an
    * account that already has a credential, pass a session of it: the call is then a
@@ -549,11 +591,22 @@ export declare class WalletClient {
    * with `session` when the account already has a credential.
    */
   registerPasskey(options: RegisterPasskeyOptions, session?: Session): Promise<AuthMethod>;
-  /** `POST /auth/credentials/{id}/challenge` for EMAIL_OTP re-authentication: a new OTP is emailed. */
+  /**
+   * `POST /auth/credentials/{id}/challenge` for EMAIL_OTP re-authentication: a new OTP is
+   * emailed. In client-held mode its `otpEncryptionTargetBundle`, when present, is
+   * remembered for this credential's next {@link verifyEmailOtp}.
+   */
   challenge(credentialId: string): Promise<AuthMethod>;
-  /** Verifies an OTP → a new session (bound to `key`, or to a fresh key). */
-  verifyEmailOtp(credentialId: string, otp: string, key?: ClientKey): Promise<Session>;
-  /** Verifies a fresh OIDC token whose `nonce` is `key.oidcNonce()` → a new session. */
+  /**
+   * Verifies an OTP → a new session (bound to `key`, or to a fresh key). In client-held
+   * mode with a target bundle (see {@link VerifyEmailOtpOptions}) this is the encrypted
+   * OTP login: the code is sealed to the enclave (`encryptOtp`, pinned by
+   * `otpSignerPin`), the 202 is signed by `key` (the TEK) and `key` becomes the session
+   * key; the code is spent on the first leg, so an expired 202 is `REQUEST_EXPIRED`
+   * (request a new code). Without a target bundle: the plaintext verify (sealed session).
+   */
+  verifyEmailOtp(credentialId: string, otp: string, key?: ClientKey, options?: VerifyEmailOtpOptions): Promise<Session>;
+  /** Verifies a fresh OIDC token whose `nonce` is {@link oidcNonce}`(key)` → a new session. */
   verifyOauth(credentialId: string, oidcToken: string, key: ClientKey): Promise<Session>;
   /**
    * Passkey login: challenge bound to the key's `clientPublicKey`, WebAuthn assertion
@@ -566,14 +619,23 @@ export declare class WalletClient {
    * when done.
    */
   refresh(session: Session): Promise<Session>;
-  /** Revokes `session` at the service, then frees it. */
+  /**
+   * Revokes `session` at the service. The session is freed (its key zeroized) whatever
+   * happens: revoked, refused, the transport failed, or it was already expired (then
+   * `SESSION_EXPIRED` and nothing is sent). A session that was not revoked at the
+   * service lives there until its `expiresAt`.
+   */
   revokeSession(session: Session): Promise<void>;
   /**
    * Revokes a credential. Refused locally (`INVALID_INPUT`) when `session` was issued by
    * that credential: the service requires a session of another one.
    */
   revokeCredential(session: Session, credentialId: string): Promise<void>;
-  /** `POST /internal-accounts/{id}/export` as a signed retry; the envelope is sealed to `key`. */
+  /**
+   * `POST /internal-accounts/{id}/export` as a signed retry; the envelope is sealed to
+   * `key` (its uncompressed `publicKeyHex`, in both key modes). Open it with
+   * `openWalletExport(response, key, { pin })`.
+   */
   exportWallet(session: Session, accountId: string, key: ClientKey): Promise<Record<string, unknown>>;
   /** `PATCH /internal-accounts/{id}` as a signed retry → the account. */
   updateAccount(session: Session, accountId: string, patch: object | string): Promise<Record<string, unknown>>;

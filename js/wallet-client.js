@@ -6,8 +6,9 @@
 // file is the async loop around both: build a request → await the integrator's transport
 // → hand the response to the flow → have the session sign a 202 → repeat. The transport
 // is the integrator's (it adds the API credentials on its backend), so the API secret
-// never enters the page.
-import { ClientKey as RawClientKey, Session as RawSession } from './embedded_wallet_kit.js';
+// never enters the page. The key mode (`keys`: the spec's sealed bundle, or client-held
+// keys) is chosen once per client; the core picks each operation's clientPublicKey form.
+import { ClientKey as RawClientKey, Session as RawSession, encryptOtp } from './embedded_wallet_kit.js';
 import { KitError } from './kit-error.js';
 import { isReady, notInitialized } from './guard.js';
 import { passkey as kitPasskey, loadPasskeys } from './passkey.js';
@@ -27,6 +28,26 @@ function text(value, name) {
 // `__wbg_ptr` too: an object made from the prototype passes instanceof with no wasm behind it.
 function sessionArg(session) {
   if (!(session instanceof RawSession) || !session.__wbg_ptr) throw invalid('session must be a Session');
+  return session;
+}
+
+/** The session key modes (DESIGN §3): the spec's sealed bundle, or the client's own key. */
+const KEY_MODES = ['sealed', 'client-held'];
+
+/**
+ * A session that can still sign, checked before any request: a freed one is
+ * SESSION_CLOSED, an expired one SESSION_EXPIRED (the same codes its signing would
+ * throw, but before the transport is called: nothing is sent that could not be signed).
+ */
+function liveSession(session) {
+  sessionArg(session);
+  // A freed session has neither a key nor the sandbox's magic signer any more.
+  if (session.publicKeyHex === undefined && !session.sandboxed) {
+    throw new KitError('SESSION_CLOSED', 'this session was freed; its key is gone (nothing was sent)');
+  }
+  if (session.isExpired()) {
+    throw new KitError('SESSION_EXPIRED', "the session's expiresAt has passed; log in again (nothing was sent)");
+  }
   return session;
 }
 
@@ -76,21 +97,62 @@ export class WalletClient {
   #transport;
   #sandbox;
   #passkey;
+  #clientHeld;
+  #otpSignerPin;
+  /** credential id → the otpEncryptionTargetBundle of its last challenge (client-held mode). */
+  #otpTargets = new Map();
 
   /**
-   * @param {{ transport: Function, sandbox?: boolean, passkey?: object }} options
+   * @param {{ transport: Function, sandbox?: boolean, passkey?: object,
+   *   keys?: 'sealed' | 'client-held', otpSignerPin?: string }} options
    *   transport: ({method, path, headers, body}) => {status, headers, body} (may be async)
    */
   constructor(options) {
     if (!isReady()) throw notInitialized('new WalletClient()');
-    const { transport, sandbox = false, passkey = kitPasskey } = options ?? {};
+    const {
+      transport, sandbox = false, passkey = kitPasskey, keys = 'sealed', otpSignerPin,
+    } = options ?? {};
     if (typeof transport !== 'function') {
       throw invalid('WalletClient: options.transport must be a function ({ method, path, headers, body }) => { status, headers, body }');
     }
     if (passkey === null || typeof passkey !== 'object') throw invalid('WalletClient: options.passkey must be an object');
+    if (!KEY_MODES.includes(keys)) {
+      throw invalid(`WalletClient: options.keys must be ${KEY_MODES.map((m) => `'${m}'`).join(' or ')}`);
+    }
+    if (otpSignerPin !== undefined && (typeof otpSignerPin !== 'string' || otpSignerPin === '')) {
+      throw invalid("WalletClient: options.otpSignerPin must be 'production', 'sandbox' or a signer public key in hex");
+    }
     this.#transport = transport;
     this.#sandbox = sandbox === true;
     this.#passkey = passkey;
+    this.#clientHeld = keys === 'client-held';
+    this.#otpSignerPin = otpSignerPin ?? (this.#sandbox ? 'sandbox' : 'production');
+  }
+
+  /** The session key mode: `'sealed'` (the default) or `'client-held'`. */
+  get keys() {
+    return this.#clientHeld ? 'client-held' : 'sealed';
+  }
+
+  /**
+   * The OIDC `nonce` an OAUTH login with `key` must carry in this client's key mode: the
+   * hash of the `clientPublicKey` string verifyOauth sends (`key.oidcNonce()` in sealed
+   * mode; over the compressed form in client-held mode).
+   */
+  async oidcNonce(key) {
+    keyArg(key);
+    const { walletOidcNonce } = await this.#flows();
+    return walletOidcNonce(key.publicKeyHex, key.compressedPublicKeyHex, this.#clientHeld);
+  }
+
+  /** Remembers the target bundle a challenge (or create) answer carries, per credential. */
+  #rememberOtpTarget(body, credentialId) {
+    const target = body?.otpEncryptionTargetBundle;
+    const id = credentialId ?? body?.id;
+    if (this.#clientHeld && target !== undefined && target !== null && typeof id === 'string') {
+      this.#otpTargets.set(id, target);
+    }
+    return body;
   }
 
   async #send(request) {
@@ -149,10 +211,17 @@ export class WalletClient {
     }
   }
 
-  /** The session of a verify or refresh response (the flow has checked its status). */
-  #open(response, key, credentialId) {
+  /**
+   * The session of a verify or refresh response (the flow has checked its status):
+   * client-held when the flow sent the compressed key (the key becomes the session key;
+   * a response carrying a bundle is INVALID_SESSION), else the bundle sealed to `key`.
+   */
+  #open(response, key, credentialId, clientHeld) {
     const body = bodyOf(response);
-    const session = this.#sandbox ? RawSession.sandbox(body) : RawSession.open(body, key);
+    let session;
+    if (this.#sandbox) session = RawSession.sandbox(body);
+    else if (clientHeld) session = RawSession.fromClientKey(body, key);
+    else session = RawSession.open(body, key);
     if (credentialId !== undefined) issuedBy.set(session, credentialId);
     return session;
   }
@@ -161,7 +230,9 @@ export class WalletClient {
   async #flow(name, id, text, session, key) {
     const { walletFlow } = await this.#flows();
     const [keyPublic, keyCompressed] = key === undefined ? [] : keyParts(key);
-    return walletFlow(name, id, text, session?.id, session === undefined ? undefined : issuedBy.get(session), keyPublic, keyCompressed);
+    return walletFlow(
+      name, id, text, session?.id, session === undefined ? undefined : issuedBy.get(session), keyPublic, keyCompressed, this.#clientHeld,
+    );
   }
 
   async #ceremony(name, options) {
@@ -176,13 +247,13 @@ export class WalletClient {
   }
 
   async createEmailOtp(accountId, session) {
-    if (session !== undefined) sessionArg(session);
+    if (session !== undefined) liveSession(session);
     const flow = await this.#flow('createEmailOtp', text(accountId, 'accountId'));
-    return bodyOf(await this.#run(flow, session));
+    return this.#rememberOtpTarget(bodyOf(await this.#run(flow, session)));
   }
 
   async addCredential(session, body) {
-    sessionArg(session);
+    liveSession(session);
     return bodyOf(await this.#run(await this.#flow('addCredential', '', jsonText(body, 'body')), session));
   }
 
@@ -191,35 +262,62 @@ export class WalletClient {
     const { accountId, nickname, ...ceremony } = options;
     text(accountId, 'accountId');
     text(nickname, 'nickname');
-    if (session !== undefined) sessionArg(session);
+    if (session !== undefined) liveSession(session);
     const attestation = await this.#ceremony('register', ceremony);
     // From the flow module itself: with an injected `passkey` driver nothing may have
     // loaded it yet (the kit's passkey.registrationBody would then be NOT_INITIALIZED).
     const { passkeyRegistrationBody } = await this.#flows();
     const body = passkeyRegistrationBody(accountId, nickname, ceremony.challenge, attestation);
+    // Checked again: the ceremony may have outlasted the session.
+    if (session !== undefined) liveSession(session);
     return bodyOf(await this.#run(await this.#flow('addCredential', '', JSON.stringify(body)), session));
   }
 
   async challenge(credentialId) {
-    return bodyOf(await this.#run(await this.#flow('challenge', text(credentialId, 'credentialId'))));
+    const body = bodyOf(await this.#run(await this.#flow('challenge', text(credentialId, 'credentialId'))));
+    return this.#rememberOtpTarget(body, credentialId);
   }
 
-  async verifyEmailOtp(credentialId, otp, key) {
+  /**
+   * In client-held mode with a target bundle (given, or remembered from this
+   * credential's last `challenge()`/`createEmailOtp()`): the encrypted OTP login, whose
+   * TEK (`key`) signs the 202 and becomes the session key. Otherwise the plaintext
+   * verify, whose session comes sealed to `key`.
+   */
+  async verifyEmailOtp(credentialId, otp, key, options) {
     text(credentialId, 'credentialId');
     text(otp, 'otp');
+    if (options !== undefined && (options === null || typeof options !== 'object')) {
+      throw invalid('verifyEmailOtp: options must be an object');
+    }
+    const given = options?.otpEncryptionTargetBundle;
+    if (given !== undefined && !this.#clientHeld) {
+      throw invalid("verifyEmailOtp: otpEncryptionTargetBundle needs keys: 'client-held' (the encrypted OTP login makes the key the session key)");
+    }
+    const target = given ?? (this.#clientHeld ? this.#otpTargets.get(credentialId) : undefined);
     return withKey(key, async (k) => {
-      const flow = await this.#flow('verifyEmailOtp', credentialId, otp, undefined, k);
-      return this.#open(await this.#run(flow), k, credentialId);
+      if (target === undefined) {
+        const flow = await this.#flow('verifyEmailOtp', credentialId, otp, undefined, k);
+        const clientHeld = flow.clientHeld;
+        return this.#open(await this.#run(flow), k, credentialId, clientHeld);
+      }
+      const { OtpLoginFlow } = await this.#flows();
+      const sealed = encryptOtp(target, otp, k, { pin: this.#otpSignerPin });
+      // The TEK signs the 202 (ClientKey.signRetry); an expired one is REQUEST_EXPIRED.
+      const session = this.#open(await this.#run(new OtpLoginFlow(credentialId, 'EMAIL_OTP', sealed), k), k, credentialId, true);
+      if (given === undefined) this.#otpTargets.delete(credentialId);
+      return session;
     });
   }
 
   async verifyOauth(credentialId, oidcToken, key) {
     text(credentialId, 'credentialId');
     text(oidcToken, 'oidcToken');
-    // The token's nonce is key.oidcNonce(): only the caller's key can match it.
+    // The token's nonce is this.oidcNonce(key): only the caller's key can match it.
     const k = keyArg(key);
     const flow = await this.#flow('verifyOauth', credentialId, oidcToken, undefined, k);
-    return this.#open(await this.#run(flow), k, credentialId);
+    const clientHeld = flow.clientHeld;
+    return this.#open(await this.#run(flow), k, credentialId, clientHeld);
   }
 
   async loginWithPasskey(credentialId, options = {}) {
@@ -229,11 +327,14 @@ export class WalletClient {
     if (rpId !== undefined) text(rpId, 'rpId');
     return withKey(key, async (k) => {
       const { PasskeyChallenge } = await this.#flows();
-      const challenged = await this.#run(await this.#flow('challenge', credentialId, undefined, undefined, k));
+      // The challenge binds the key (in the client's form): it decides the session's kind.
+      const flow = await this.#flow('challenge', credentialId, undefined, undefined, k);
+      const clientHeld = flow.clientHeld;
+      const challenged = await this.#run(flow);
       const challenge = new PasskeyChallenge(credentialId, challenged);
       try {
         const assertion = await this.#ceremony('authenticate', { ...ceremony, ...challenge.authenticationInput(rpId) });
-        return this.#open(await this.#run(challenge.verify(assertion)), k, credentialId);
+        return this.#open(await this.#run(challenge.verify(assertion)), k, credentialId, clientHeld);
       } finally {
         challenge.free();
       }
@@ -241,39 +342,46 @@ export class WalletClient {
   }
 
   async refresh(session) {
-    sessionArg(session);
+    liveSession(session);
     return withKey(undefined, async (k) => {
       const flow = await this.#flow('refresh', '', undefined, session, k);
-      return this.#open(await this.#run(flow, session), k, issuedBy.get(session));
+      const clientHeld = flow.clientHeld;
+      return this.#open(await this.#run(flow, session), k, issuedBy.get(session), clientHeld);
     });
   }
 
+  /** Revokes `session` at the service; frees it whatever the answer (or failure). */
   async revokeSession(session) {
     sessionArg(session);
-    await this.#run(await this.#flow('revokeSession', '', undefined, session), session);
-    session.free(); // revoked: its key can sign nothing any more
+    try {
+      liveSession(session);
+      await this.#run(await this.#flow('revokeSession', '', undefined, session), session);
+    } finally {
+      session.free(); // revoked, or to be abandoned: its key is zeroized either way
+    }
   }
 
   async revokeCredential(session, credentialId) {
-    sessionArg(session);
+    liveSession(session);
     const flow = await this.#flow('revokeCredential', text(credentialId, 'credentialId'), undefined, session);
     await this.#run(flow, session);
   }
 
   async exportWallet(session, accountId, key) {
-    sessionArg(session);
+    liveSession(session);
+    // The export's clientPublicKey is the uncompressed form in both key modes.
     const flow = await this.#flow('exportWallet', text(accountId, 'accountId'), undefined, undefined, keyArg(key));
     return bodyOf(await this.#run(flow, session));
   }
 
   async updateAccount(session, accountId, patch) {
-    sessionArg(session);
+    liveSession(session);
     const flow = await this.#flow('updateAccount', text(accountId, 'accountId'), jsonText(patch, 'patch'));
     return bodyOf(await this.#run(flow, session));
   }
 
   async executeQuote(session, quote, { attempts = 3 } = {}) {
-    sessionArg(session);
+    liveSession(session);
     if (!Number.isInteger(attempts) || attempts < 1 || attempts > 10) throw invalid('attempts must be an integer from 1 to 10');
     const { QuoteExecution } = await this.#flows();
     const execution = new QuoteExecution(quote);
@@ -299,8 +407,8 @@ export class WalletClient {
   }
 
   async request(request, session) {
+    if (session !== undefined) liveSession(session);
     const { SignedRetryFlow } = await this.#flows();
-    const flow = new SignedRetryFlow(request);
-    return this.#run(flow, session === undefined ? undefined : sessionArg(session));
+    return this.#run(new SignedRetryFlow(request), session);
   }
 }

@@ -332,8 +332,10 @@ fn wallet_operations_by_name_and_passkey_challenges() {
         None,
         Some(key.public_key_hex()),
         Some(key.compressed_public_key_hex()),
+        false,
     )
     .unwrap();
+    assert!(!flow.client_held());
     let first: JsValue = flow.first_request().into();
     assert_eq!(
         get(&first, "path"),
@@ -350,6 +352,7 @@ fn wallet_operations_by_name_and_passkey_challenges() {
         None,
         None,
         None,
+        false,
     )
     .unwrap();
     let err = flow
@@ -360,7 +363,7 @@ fn wallet_operations_by_name_and_passkey_challenges() {
     assert!(flow
         .on_unsigned_response(&JSON::parse(r#"{"status":201}"#).unwrap())
         .is_ok());
-    let err = wallet_flow("refresh", "", None, None, None, None, None)
+    let err = wallet_flow("refresh", "", None, None, None, None, None, false)
         .err()
         .unwrap();
     assert_eq!(code_of(&err), "INVALID_INPUT");
@@ -375,8 +378,41 @@ fn wallet_operations_by_name_and_passkey_challenges() {
             Some(CRED.into()),
             None,
             None,
+            false,
         )
     };
+    // Client-held mode: the passkey challenge binds the compressed key, and says so;
+    // the plaintext-OTP verify stays sealed.
+    let held = |name: &str, text: Option<String>| {
+        wallet_flow(
+            name,
+            CRED,
+            text,
+            None,
+            None,
+            Some(key.public_key_hex()),
+            Some(key.compressed_public_key_hex()),
+            true,
+        )
+        .unwrap()
+    };
+    let challenge = held("challenge", None);
+    assert!(challenge.client_held());
+    let first: JsValue = challenge.first_request().into();
+    let body = JSON::parse(&get(&first, "body").as_string().unwrap()).unwrap();
+    assert_eq!(
+        get(&body, "clientPublicKey"),
+        key.compressed_public_key_hex().as_str()
+    );
+    assert!(!held("verifyEmailOtp", Some("123456".into())).client_held());
+    assert_eq!(
+        embedded_wallet_kit::wasm::wallet_oidc_nonce(
+            &key.public_key_hex(),
+            &key.compressed_public_key_hex(),
+            false
+        ),
+        key.oidc_nonce()
+    );
     assert_eq!(
         code_of(&by("revokeCredential", CRED).err().unwrap()),
         "INVALID_INPUT"

@@ -7,7 +7,10 @@
 //                        registration challenge an integrator backend would issue.
 // Session keys are opened and used inside WebAssembly; this file never sees a private key.
 // The wallet's flows (requests, 202 → sign → retry, opening sessions) are the kit's
-// WalletClient; this page supplies its transport (a logging fetch to /backend).
+// WalletClient; this page supplies its transport (a logging fetch to /backend). The
+// session key mode is chosen in the header (or with ?keys=client-held): the spec's
+// sealed bundle (default), or client-held keys (compressed clientPublicKey, the key
+// becomes the session key, encrypted OTP login).
 import { init, ClientKey, Session, passkey, KitError, WalletClient } from './pkg/browser.js';
 
 /** The sandbox's magic passkey signature (spec §5.3); strict mode checks real ones. */
@@ -25,8 +28,10 @@ const state = {
   passkeyCredential: null, // AuthMethod (PASSKEY), with credentialId
   session: null, // Session
   client: null, // WalletClient (made once the emulator's mode is known)
+  keys: 'sealed', // the WalletClient's key mode: 'sealed' | 'client-held'
   sessionView: null, // {id, type, expiresAt, publicKeyHex, sandboxed, status: 'live' | 'revoked'}
   funded: false,
+  otpTargetBundle: false, // whether the client holds an otpEncryptionTargetBundle for the credential
   quote: null, // Quote (+ executeKey, executed)
   transaction: null,
   balances: { wallet: null, merchant: null },
@@ -35,6 +40,7 @@ const state = {
 };
 
 const sandbox = () => state.config?.mode === 'sandbox';
+const clientHeld = () => state.keys === 'client-held';
 const live = () =>
   state.session !== null && state.sessionView?.status === 'live' && !state.session.isExpired();
 
@@ -240,16 +246,18 @@ function signedRetry(session, method, path, body, { headers } = {}) {
 // ---------------------------------------------------------------------------------------
 // Sessions
 
-function sessionLog(s) {
-  kitLog(s.sandboxed
-    ? `Session.sandbox(response) → ${s.id} (signs with the sandbox's magic value)`
-    : `Session.open(response, key) → ${s.id}; session public key ${s.publicKeyHex} (private key stays in wasm)`);
+/** `held`: the flow sent a compressed clientPublicKey, so the key itself is the session key. */
+function sessionLog(s, held) {
+  if (s.sandboxed) kitLog(`Session.sandbox(response) → ${s.id} (signs with the sandbox's magic value)`);
+  else if (held) kitLog(`Session.fromClientKey(response, key) → ${s.id}; the ClientKey ${s.publicKeyHex} is the session key (no bundle)`);
+  else kitLog(`Session.open(response, key) → ${s.id}; session public key ${s.publicKeyHex} (private key stays in wasm)`);
   return s;
 }
 
 function newClientKey() {
   const key = ClientKey.generate();
-  kitLog(`ClientKey.generate() → clientPublicKey ${key.publicKeyHex.slice(0, 18)}…${key.publicKeyHex.slice(-8)}`);
+  const sent = clientHeld() ? key.compressedPublicKeyHex : key.publicKeyHex;
+  kitLog(`ClientKey.generate() → clientPublicKey ${sent.slice(0, 18)}…${sent.slice(-8)}${clientHeld() ? ' (compressed: client-held)' : ''}`);
   return key;
 }
 
@@ -305,7 +313,14 @@ async function createAccount() {
 async function createOtpCredential() {
   const credential = await state.client.createEmailOtp(state.account.accountId);
   state.otpCredential = credential;
-  return `${credential.id} (${credential.nickname})`;
+  if (!clientHeld()) return `${credential.id} (${credential.nickname})`;
+  // Newer deployments: the encrypted OTP login seals the code to the enclave key of a
+  // challenge's otpEncryptionTargetBundle (the first code may come without one), so ask
+  // for a challenge: it emails a fresh code with it. The client remembers the bundle.
+  kitLog('client.challenge(credential): a fresh code, and its otpEncryptionTargetBundle for the encrypted OTP login');
+  const challenged = await state.client.challenge(credential.id);
+  state.otpTargetBundle = typeof challenged.otpEncryptionTargetBundle === 'string';
+  return `${credential.id} (${credential.nickname})${state.otpTargetBundle ? ' · target bundle for the encrypted OTP' : ' · no target bundle: plaintext OTP'}`;
 }
 
 async function readOtp() {
@@ -329,7 +344,8 @@ async function readOtp() {
 async function verifyOtp() {
   const key = newClientKey();
   try {
-    adoptSession(sessionLog(await state.client.verifyEmailOtp(state.otpCredential.id, state.otp, key)));
+    if (state.otpTargetBundle) kitLog('encryptOtp(targetBundle, code, key): the code is sealed to the enclave; the key (TEK) will sign the 202');
+    adoptSession(sessionLog(await state.client.verifyEmailOtp(state.otpCredential.id, state.otp, key), state.otpTargetBundle));
   } finally {
     key.free(); // a no-op once the session consumed it
   }
@@ -364,7 +380,7 @@ async function loginWithPasskey() {
   const key = newClientKey();
   try {
     kitLog(`client.loginWithPasskey('${credential.id}', { rpId: '${state.config.rpId}', key }) → challenge → WebAuthn get() → verify`);
-    adoptSession(sessionLog(await state.client.loginWithPasskey(credential.id, { rpId: state.config.rpId, key })));
+    adoptSession(sessionLog(await state.client.loginWithPasskey(credential.id, { rpId: state.config.rpId, key }), clientHeld()));
   } finally {
     key.free();
   }
@@ -441,7 +457,7 @@ async function showBalances() {
 
 async function refreshSession() {
   kitLog('client.refresh(session): new ClientKey; the kit signs only a payload whose targetPublicKey is that key');
-  adoptSession(sessionLog(await state.client.refresh(state.session))); // frees the old session
+  adoptSession(sessionLog(await state.client.refresh(state.session), clientHeld())); // frees the old session
   return `new session ${state.session.id}`;
 }
 
@@ -540,6 +556,8 @@ function renderButtons() {
   for (const step of STEPS) {
     $(`btn-${step.id}`).disabled = state.busy || !state.config || !step.ready();
   }
+  // The key mode is the client's, chosen once: locked from the first credential on.
+  if (state.config) $('key-mode').disabled = state.busy || state.otpCredential !== null;
 }
 
 function renderAccount() {
@@ -604,6 +622,7 @@ function setStatus(text, kind = '') {
 window.demo = {
   state, log, api, helper, signedRetry, runStep, steps: STEPS.map((s) => s.id),
   kit: { ClientKey, Session, KitError, passkey, WalletClient },
+  useKeys,
   ready: false,
 };
 
@@ -611,6 +630,21 @@ renderSteps();
 $('log-clear').addEventListener('click', () => {
   $('log').replaceChildren();
 });
+
+/** A WalletClient in key mode `keys`; the choice is locked once a credential exists. */
+function useKeys(keys) {
+  const mode = state.config.mode;
+  state.keys = keys;
+  state.client = new WalletClient({
+    transport,
+    keys,
+    sandbox: mode === 'sandbox',
+    // The emulator signs target bundles with its own key: pin it instead of production's.
+    otpSignerPin: mode === 'sandbox' ? 'sandbox' : state.config.otpSignerPublicKey,
+    passkey: mode === 'sandbox' ? sandboxPasskey : passkey,
+  });
+  kitLog(`new WalletClient({ keys: '${keys}' })${keys === 'client-held' ? ': compressed clientPublicKey, the key is the session key' : ": the spec's sealed session bundle"}`);
+}
 
 async function start() {
   try {
@@ -628,7 +662,12 @@ async function start() {
     return;
   }
   const mode = state.config.mode;
-  state.client = new WalletClient({ transport, sandbox: mode === 'sandbox', passkey: mode === 'sandbox' ? sandboxPasskey : passkey });
+  const picker = $('key-mode');
+  const requested = new URLSearchParams(window.location.search).get('keys');
+  if (requested === 'client-held' || requested === 'sealed') picker.value = requested;
+  picker.disabled = false;
+  picker.addEventListener('change', () => useKeys(picker.value));
+  useKeys(picker.value);
   $('mode').textContent = `${mode} mode`;
   $('mode').className = `pill ${mode}`;
   $('mode-note').textContent = mode === 'strict'

@@ -12,7 +12,7 @@ pub mod wallet;
 pub use http::{
     body_string, expect_result, expect_success, response_error, uuid_v4, Request, Response,
 };
-pub use otp::{OtpLogin, OtpNext};
+pub use otp::{OtpLogin, OtpNext, OtpStep};
 pub use quote::QuoteExecution;
 pub use signed_retry::{Next, SignedRetryFlow, Step, MAX_SIGNED_LEGS};
 pub use wallet::PasskeyChallenge;

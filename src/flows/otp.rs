@@ -10,7 +10,9 @@ use crate::client_key::ClientKey;
 use crate::error::{Error, ErrorCode, Result};
 use crate::otp::sign_with_tek;
 use crate::session::Session;
-use crate::signed_retry::{REQUEST_ID_HEADER, SIGNATURE_HEADER};
+use crate::signed_retry::{
+    PendingSignature, SignedRetryHeaders, REQUEST_ID_HEADER, SIGNATURE_HEADER,
+};
 use crate::timestamp::{Clock, SystemClock};
 
 /// The `otpEncryptionTargetBundle` of a `/challenge` response (JSON text, to verify and
@@ -32,6 +34,17 @@ pub enum OtpNext {
     Send(Request),
     /// Logged in: the TEK became this session's key.
     Session(Session),
+}
+
+/// What to do next when the caller's TEK signs (it may live elsewhere, e.g. in the
+/// signing wasm module): [`OtpLogin::next_step`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OtpStep {
+    /// Stamp this 202 with the TEK (it is unexpired and checked), then hand the headers
+    /// to [`OtpLogin::after_signing`].
+    Sign(PendingSignature),
+    /// The verify succeeded: open its body with the TEK ([`Session::from_client_key`]).
+    Done,
 }
 
 /// One encrypted-OTP verify in progress.
@@ -85,30 +98,23 @@ impl OtpLogin {
         self
     }
 
+    /// The AuthMethod logged in to (for [`Session::with_credential_id`]).
+    pub fn credential_id(&self) -> &str {
+        &self.credential_id
+    }
+
     /// The first call, without signature headers.
     pub fn first_request(&self) -> Request {
         self.request.clone()
     }
 
-    /// Reads a response: a 202 is stamped with `tek` (the key whose public half is in the
-    /// sealed bundle) and retried with the same body; the 200 opens the session with `tek`
-    /// as its key (consuming it). The OTP was spent on the first leg, so an expired 202 is
-    /// `REQUEST_EXPIRED` rather than a silent restart.
-    pub fn on_response(&mut self, tek: &mut ClientKey, response: &Response<'_>) -> Result<OtpNext> {
+    /// Reads a response, leaving the TEK's stamp to the caller. The OTP was spent on the
+    /// first leg, so an expired 202 is `REQUEST_EXPIRED` rather than a silent restart
+    /// (a restart would send a spent code); a second 202 is `SERVICE_ERROR`.
+    pub fn next_step(&mut self, response: &Response<'_>) -> Result<OtpStep> {
         match response.status {
             202 => {}
-            200..=299 => {
-                let body = response.body.ok_or_else(|| {
-                    Error::new(
-                        ErrorCode::InvalidSession,
-                        "the session response has no JSON body",
-                    )
-                })?;
-                let session = Session::from_client_key(body, tek)?;
-                return Ok(OtpNext::Session(
-                    session.with_credential_id(&self.credential_id),
-                ));
-            }
+            200..=299 => return Ok(OtpStep::Done),
             _ => return Err(response_error(response)),
         }
         if self.signed {
@@ -118,15 +124,54 @@ impl OtpLogin {
             ));
         }
         let pending = super::http::pending_signature(response)?;
-        let headers = sign_with_tek(tek, &pending, self.clock.now_ms())?;
+        if self.clock.now_ms() >= pending.expires_at_ms {
+            return Err(expired());
+        }
         self.signed = true;
-        Ok(OtpNext::Send(
-            self.request
-                .clone()
-                .with_header(SIGNATURE_HEADER, headers.signature)
-                .with_header(REQUEST_ID_HEADER, headers.request_id),
-        ))
+        Ok(OtpStep::Sign(pending))
     }
+
+    /// The retry after an [`OtpStep::Sign`]: the same body with the TEK's headers. A
+    /// signing failure is passed on unchanged (no restart: the code is spent).
+    pub fn after_signing(&self, signed: Result<SignedRetryHeaders>) -> Result<Request> {
+        let headers = signed?;
+        Ok(self
+            .request
+            .clone()
+            .with_header(SIGNATURE_HEADER, headers.signature)
+            .with_header(REQUEST_ID_HEADER, headers.request_id))
+    }
+
+    /// Reads a response with the TEK at hand: a 202 is stamped with `tek` (the key whose
+    /// public half is in the sealed bundle) and retried with the same body; the 200 opens
+    /// the session with `tek` as its key (consuming it).
+    pub fn on_response(&mut self, tek: &mut ClientKey, response: &Response<'_>) -> Result<OtpNext> {
+        match self.next_step(response)? {
+            OtpStep::Sign(pending) => {
+                let signed = sign_with_tek(tek, &pending, self.clock.now_ms());
+                self.after_signing(signed).map(OtpNext::Send)
+            }
+            OtpStep::Done => {
+                let body = response.body.ok_or_else(|| {
+                    Error::new(
+                        ErrorCode::InvalidSession,
+                        "the session response has no JSON body",
+                    )
+                })?;
+                let session = Session::from_client_key(body, tek)?;
+                Ok(OtpNext::Session(
+                    session.with_credential_id(&self.credential_id),
+                ))
+            }
+        }
+    }
+}
+
+fn expired() -> Error {
+    Error::new(
+        ErrorCode::RequestExpired,
+        "the OTP login's 202 expired before the TEK could sign it; the code is spent: request a new one (challenge) and verify again",
+    )
 }
 
 #[cfg(all(test, feature = "json"))]
@@ -216,6 +261,44 @@ mod tests {
         assert_eq!(s.public_key_hex(), Some(tek_pub));
         assert_eq!(s.credential_id(), Some(CRED));
         assert!(tek.is_consumed(), "the TEK now lives in the session");
+    }
+
+    #[test]
+    fn the_signing_can_happen_elsewhere_and_an_expired_202_is_never_restarted() {
+        let tek = ClientKey::generate().unwrap();
+        let mut login = OtpLogin::new(CRED, "EMAIL_OTP", SEALED)
+            .unwrap()
+            .with_clock(BEFORE);
+        assert_eq!(login.credential_id(), CRED);
+        let first = login.first_request();
+        let OtpStep::Sign(pending202) = login.next_step(&respond(202, &pending("p"))).unwrap()
+        else {
+            panic!("expected a 202 to sign")
+        };
+        assert_eq!(pending202.request_id, REQ);
+        let headers = sign_with_tek(&tek, &pending202, BEFORE.0).unwrap();
+        let retry = login.after_signing(Ok(headers)).unwrap();
+        assert_eq!(retry.body, first.body);
+        assert_eq!(retry.header("Request-Id"), Some(REQ));
+        let stamp = verify_stamp(retry.header(SIGNATURE_HEADER).unwrap(), "p").unwrap();
+        assert_eq!(stamp.public_key, tek.compressed_public_key_hex());
+        assert_eq!(
+            login.next_step(&respond(200, &session(None))).unwrap(),
+            OtpStep::Done
+        );
+        // The signer's own expiry refusal is passed on, never turned into a restart.
+        let refused = Error::new(ErrorCode::RequestExpired, "expired");
+        assert_eq!(
+            login.after_signing(Err(refused)).unwrap_err().code(),
+            ErrorCode::RequestExpired
+        );
+        // Expired when it arrives: refused before anything is signed, with the reason.
+        let mut late = OtpLogin::new(CRED, "EMAIL_OTP", SEALED)
+            .unwrap()
+            .with_clock(FixedClock(BEFORE.0 + 300_000));
+        let err = late.next_step(&respond(202, &pending("p"))).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::RequestExpired);
+        assert!(err.message().contains("the code is spent"), "{err}");
     }
 
     #[test]

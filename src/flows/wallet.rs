@@ -291,6 +291,44 @@ pub struct KeyRef<'a> {
     pub compressed_public_key_hex: &'a str,
 }
 
+/// Which session-key flow a client asks for (DESIGN §3), chosen once per client.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum KeyMode {
+    /// The spec's flow: an uncompressed `clientPublicKey`; the session key comes back
+    /// sealed to it (`encryptedSessionSigningKey`, opened with [`Session::open`]).
+    #[default]
+    Sealed,
+    /// Newer deployments: a *compressed* `clientPublicKey`; no bundle comes back, the
+    /// client key itself becomes the session key ([`Session::from_client_key`]).
+    ClientHeld,
+}
+
+impl KeyMode {
+    /// The mode operation `name` actually runs in. Only the PASSKEY challenge, OAUTH
+    /// verify and refresh take the compressed key; the plaintext-OTP verify and export
+    /// take only the uncompressed one (the encrypted OTP login is [`super::otp::OtpLogin`]).
+    pub fn for_operation(self, name: &str) -> Self {
+        match name {
+            "challenge" | "verifyOauth" | "refresh" => self,
+            _ => Self::Sealed,
+        }
+    }
+
+    /// The `clientPublicKey` this mode sends for `key`.
+    pub fn client_public_key<'a>(self, key: KeyRef<'a>) -> &'a str {
+        match self {
+            Self::Sealed => key.public_key_hex,
+            Self::ClientHeld => key.compressed_public_key_hex,
+        }
+    }
+
+    /// The OAUTH `nonce` for a login with `key` in this mode: the hash of the exact
+    /// `clientPublicKey` string the verify sends (compressed in client-held mode).
+    pub fn oidc_nonce(self, key: KeyRef<'_>) -> String {
+        crate::client_key::oidc_nonce_for(self.for_operation("verifyOauth").client_public_key(key))
+    }
+}
+
 /// The body of a session-issuing response, once its status says it is one.
 fn session_body<'a>(response: &Response<'a>) -> Result<&'a dyn Fields> {
     expect_success(response)?;
@@ -344,13 +382,19 @@ pub fn refresh(session: &Session, new_key: &ClientKey) -> Result<SignedRetryFlow
             public_key_hex: &public,
             compressed_public_key_hex: &compressed,
         },
+        KeyMode::Sealed,
     )
 }
 
-/// [`refresh`] from the session's and the new key's public data.
-pub fn refresh_for(session: SessionRef<'_>, new_key: KeyRef<'_>) -> Result<SignedRetryFlow> {
+/// [`refresh`] (or, in [`KeyMode::ClientHeld`], [`refresh_client_held`]) from the
+/// session's and the new key's public data.
+pub fn refresh_for(
+    session: SessionRef<'_>,
+    new_key: KeyRef<'_>,
+    mode: KeyMode,
+) -> Result<SignedRetryFlow> {
     let id = path_id(session.id, "Session", "session id")?;
-    let body = json_object(&[("clientPublicKey", new_key.public_key_hex)]);
+    let body = json_object(&[("clientPublicKey", mode.client_public_key(new_key))]);
     Ok(SignedRetryFlow::new(Request::new(
         "POST",
         ["/auth/sessions/", &id, "/refresh"].concat(),
@@ -365,14 +409,18 @@ pub fn refresh_for(session: SessionRef<'_>, new_key: KeyRef<'_>) -> Result<Signe
 /// [`open_client_held_session`].
 pub fn refresh_client_held(session: &Session, new_key: &ClientKey) -> Result<SignedRetryFlow> {
     new_key.check_unused()?;
-    let id = path_id(&session.info().id, "Session", "session id")?;
-    let body = json_object(&[("clientPublicKey", &new_key.compressed_public_key_hex())]);
-    Ok(SignedRetryFlow::new(Request::new(
-        "POST",
-        format!("/auth/sessions/{id}/refresh"),
-        Some(body),
-    ))
-    .expecting_target_key(new_key))
+    let (public, compressed) = (
+        new_key.public_key_hex(),
+        new_key.compressed_public_key_hex(),
+    );
+    refresh_for(
+        session.into(),
+        KeyRef {
+            public_key_hex: &public,
+            compressed_public_key_hex: &compressed,
+        },
+        KeyMode::ClientHeld,
+    )
 }
 
 /// The session of a client-held-key response (verify or refresh with a compressed
@@ -460,13 +508,17 @@ pub fn update_account(account_id: &str, patch: String) -> Result<SignedRetryFlow
 /// response is read without a session): one entry point for bindings instead of one per
 /// operation (the wasm `WalletClient` builds all its requests here). `id` is the path id
 /// (account, credential); `text` the OTP, OIDC token, credential body or account patch.
+/// `mode` picks the `clientPublicKey` form where the operation has a choice
+/// ([`KeyMode::for_operation`]); open its session accordingly.
 pub fn operation(
     name: &str,
     session: Option<SessionRef<'_>>,
     id: &str,
     text: Option<&str>,
     key: Option<KeyRef<'_>>,
+    mode: KeyMode,
 ) -> Result<SignedRetryFlow> {
+    let mode = mode.for_operation(name);
     let missing = |what| Error::new(ErrorCode::InvalidInput, [name, " needs ", what].concat());
     let session = || session.ok_or_else(|| missing("a session"));
     let needs_key = || key.ok_or_else(|| missing("a ClientKey"));
@@ -478,7 +530,7 @@ pub fn operation(
             non_empty(text, "the credential body")?;
             Ok(add_credential(text.to_owned()))
         }
-        "challenge" => plain(challenge_for(id, key.map(|k| k.public_key_hex))),
+        "challenge" => plain(challenge_for(id, key.map(|k| mode.client_public_key(k)))),
         "verifyEmailOtp" => plain(verify_for(
             "EMAIL_OTP",
             id,
@@ -489,9 +541,9 @@ pub fn operation(
             "OAUTH",
             id,
             ("oidcToken", text),
-            needs_key()?.public_key_hex,
+            mode.client_public_key(needs_key()?),
         )),
-        "refresh" => refresh_for(session()?, needs_key()?),
+        "refresh" => refresh_for(session()?, needs_key()?, mode),
         "revokeSession" => revoke_session(session()?),
         "revokeCredential" => revoke_credential(session()?, id),
         "exportWallet" => export_wallet_for(id, needs_key()?.public_key_hex),
@@ -689,7 +741,7 @@ mod tests {
         };
         let session = SessionRef::from(&session);
         let first = |name, id, text, key, session| {
-            operation(name, session, id, text, key)
+            operation(name, session, id, text, key, KeyMode::Sealed)
                 .map(|flow| flow.first_request())
                 .map(|r| (r.method, r.path, r.body))
         };
@@ -797,6 +849,97 @@ mod tests {
         // The session issued by a credential may not revoke it (checked before any request).
         let err = first("revokeCredential", CRED, None, None, Some(session)).unwrap_err();
         assert!(err.message().contains("cannot be revoked"), "{err}");
+    }
+
+    #[test]
+    fn client_held_mode_sends_the_compressed_key_where_the_service_takes_it() {
+        const ACCOUNT: &str = "InternalAccount:5d2c8f3e-1a4b-4c6d-8e9f-0a1b2c3d4e5f";
+        let key = ClientKey::generate().unwrap();
+        let (public, compressed) = (key.public_key_hex(), key.compressed_public_key_hex());
+        let key = KeyRef {
+            public_key_hex: &public,
+            compressed_public_key_hex: &compressed,
+        };
+        let session = SessionRef {
+            id: "Session:0b9a4a2e-5f7e-4d7e-9a57-2f0f8c1d3e4c",
+            credential_id: None,
+        };
+        let sent = |name, id, text, mode| {
+            let body = operation(name, Some(session), id, text, Some(key), mode)
+                .unwrap()
+                .first_request()
+                .body
+                .unwrap();
+            let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+            v["clientPublicKey"].as_str().unwrap().to_owned()
+        };
+        for (name, id, text, client_held_form) in [
+            ("challenge", CRED, None, &compressed),
+            ("verifyOauth", CRED, Some("a.b.c"), &compressed),
+            ("refresh", "", None, &compressed),
+            // The plaintext-OTP verify and export take only the uncompressed key.
+            ("verifyEmailOtp", CRED, Some("123456"), &public),
+            ("exportWallet", ACCOUNT, None, &public),
+        ] {
+            assert_eq!(sent(name, id, text, KeyMode::Sealed), public, "{name}");
+            assert_eq!(
+                sent(name, id, text, KeyMode::ClientHeld),
+                *client_held_form,
+                "{name}"
+            );
+            let held = KeyMode::ClientHeld.for_operation(name) == KeyMode::ClientHeld;
+            assert_eq!(held, client_held_form == &compressed, "{name}");
+        }
+        // The client-held refresh still signs only a payload naming the new key.
+        let mut flow = operation(
+            "refresh",
+            Some(session),
+            "",
+            None,
+            Some(key),
+            KeyMode::ClientHeld,
+        )
+        .unwrap();
+        let other = ClientKey::generate().unwrap().compressed_public_key_hex();
+        let payload = format!(r#"{{"parameters":{{"targetPublicKey":"{other}"}}}}"#);
+        let pending = TestFields::default()
+            .with("payloadToSign", &payload)
+            .with("requestId", "Request:123e4567-e89b-12d3-a456-426614174000")
+            .with("expiresAt", "2999-01-01T00:00:00Z");
+        let asked = Response {
+            status: 202,
+            retry_after: None,
+            body: Some(&pending),
+        };
+        assert_eq!(
+            flow.next_step(&asked).unwrap_err().code(),
+            ErrorCode::InvalidPendingSignature
+        );
+    }
+
+    #[test]
+    fn the_oidc_nonce_hashes_the_form_the_mode_sends() {
+        use sha2::{Digest, Sha256};
+        let hex_sha256 = |text: &str| {
+            Sha256::digest(text.as_bytes())
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>()
+        };
+        // The research notes' worked example (§4) for the uncompressed form.
+        const DOC_KEY: &str = "04f45f2a22c908b9ce09a7150e514afd24627c401c38a4afc164e1ea783adaaa31d4245acfb88c2ebd42b47628d63ecabf345484f0a9f665b63c54c897d5578be2";
+        let doc = crate::client_key::parse_public_key_hex(DOC_KEY, "k").unwrap();
+        let compressed = crate::client_key::compressed_hex(&doc);
+        let key = KeyRef {
+            public_key_hex: DOC_KEY,
+            compressed_public_key_hex: &compressed,
+        };
+        assert_eq!(
+            KeyMode::Sealed.oidc_nonce(key),
+            "4b291f88b726d517661ed1a509fd2d8f7a006d1c377d876fec09de6997ba8066"
+        );
+        assert_eq!(KeyMode::ClientHeld.oidc_nonce(key), hex_sha256(&compressed));
+        assert_eq!(compressed.len(), 66);
     }
 
     #[test]

@@ -16,8 +16,10 @@ use super::js::{object_or_json, own, set, string_entries, JsFields};
 use super::{invalid_input, to_js};
 use crate::error::{Error, ErrorCode};
 use crate::fields::Fields;
-use crate::flows::wallet::{self, KeyRef, PasskeyChallenge, SessionRef};
-use crate::flows::{expect_result, QuoteExecution, Request, Response, SignedRetryFlow, Step};
+use crate::flows::wallet::{self, KeyMode, KeyRef, PasskeyChallenge, SessionRef};
+use crate::flows::{
+    expect_result, OtpLogin, OtpStep, QuoteExecution, Request, Response, SignedRetryFlow, Step,
+};
 use crate::signed_retry::{PendingSignature, QuoteToSign, SignedRetryHeaders};
 use crate::timestamp::format_rfc3339;
 
@@ -174,14 +176,24 @@ impl JsResponse {
 /// for the session's `signRetry`, whose headers go to `signed` (or its error to
 /// `signFailed`) for the next request.
 #[wasm_bindgen(js_name = SignedRetryFlow)]
-pub struct JsSignedRetryFlow(SignedRetryFlow);
+pub struct JsSignedRetryFlow(SignedRetryFlow, KeyMode);
 
 #[wasm_bindgen(js_class = SignedRetryFlow)]
 impl JsSignedRetryFlow {
     /// Starts an operation for `{method, path, headers?, body?}`.
     #[wasm_bindgen(constructor)]
     pub fn new(request: &JsValue) -> JsResult<JsSignedRetryFlow> {
-        Ok(Self(SignedRetryFlow::new(request_from_js(request)?)))
+        Ok(Self(
+            SignedRetryFlow::new(request_from_js(request)?),
+            KeyMode::Sealed,
+        ))
+    }
+
+    /// Whether the session this flow's answer issues is client-held (open it with
+    /// `Session.fromClientKey`) rather than sealed (`Session.open`).
+    #[wasm_bindgen(getter, js_name = clientHeld)]
+    pub fn client_held(&self) -> bool {
+        self.1 == KeyMode::ClientHeld
     }
 
     /// The first call, without signature headers.
@@ -275,9 +287,18 @@ impl JsQuoteExecution {
     }
 }
 
+fn key_mode(client_held: bool) -> KeyMode {
+    if client_held {
+        KeyMode::ClientHeld
+    } else {
+        KeyMode::Sealed
+    }
+}
+
 /// A wallet operation by name (`flows::wallet::operation`), as the flow that sends it. A
 /// session and a key are given by their public parts: the session's id and issuing
-/// credential, the key's two public hex forms.
+/// credential, the key's two public hex forms. `clientHeld`: the client's key mode
+/// (the flow's `clientHeld` says whether this operation's session is client-held).
 #[allow(clippy::too_many_arguments)] // one flat export is smaller than an options object
 #[wasm_bindgen(js_name = walletFlow)]
 pub fn wallet_flow(
@@ -288,6 +309,7 @@ pub fn wallet_flow(
     session_credential_id: Option<String>,
     key_public_hex: Option<String>,
     key_compressed_hex: Option<String>,
+    client_held: bool,
 ) -> JsResult<JsSignedRetryFlow> {
     let session = session_id.as_deref().map(|id| SessionRef {
         id,
@@ -297,9 +319,88 @@ pub fn wallet_flow(
         public_key_hex: public,
         compressed_public_key_hex: key_compressed_hex.as_deref().unwrap_or_default(),
     });
-    wallet::operation(name, session, id, text.as_deref(), key)
-        .map(JsSignedRetryFlow)
+    let mode = key_mode(client_held);
+    wallet::operation(name, session, id, text.as_deref(), key, mode)
+        .map(|flow| JsSignedRetryFlow(flow, mode.for_operation(name)))
         .map_err(to_js)
+}
+
+/// The OAUTH `nonce` for a login with the key of these public hex forms in the client's
+/// key mode: the hash of the `clientPublicKey` string its verify sends.
+#[wasm_bindgen(js_name = walletOidcNonce)]
+pub fn wallet_oidc_nonce(
+    key_public_hex: &str,
+    key_compressed_hex: &str,
+    client_held: bool,
+) -> String {
+    key_mode(client_held).oidc_nonce(KeyRef {
+        public_key_hex: key_public_hex,
+        compressed_public_key_hex: key_compressed_hex,
+    })
+}
+
+/// The encrypted OTP login's verify (`flows::otp::OtpLogin`), driven like a
+/// `SignedRetryFlow` whose 202 the TEK signs (`ClientKey.signRetry`): `onResponse` gives
+/// `{ sign }` once, then undefined on the 200, whose body the TEK opens
+/// (`Session.fromClientKey`). A signing failure is thrown on: the code is spent, so an
+/// expired 202 is `REQUEST_EXPIRED`, never a restart.
+#[wasm_bindgen(js_name = OtpLoginFlow)]
+pub struct JsOtpLoginFlow(OtpLogin);
+
+#[wasm_bindgen(js_class = OtpLoginFlow)]
+impl JsOtpLoginFlow {
+    /// For the credential `credentialId` (`EMAIL_OTP` or `SMS_OTP` `kind`) and the
+    /// `encryptedOtpBundle` string `encryptOtp` returned.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        credential_id: &str,
+        kind: &str,
+        encrypted_otp_bundle: &str,
+    ) -> JsResult<JsOtpLoginFlow> {
+        OtpLogin::new(credential_id, kind, encrypted_otp_bundle)
+            .map(Self)
+            .map_err(to_js)
+    }
+
+    /// The first call, without signature headers.
+    #[wasm_bindgen(js_name = firstRequest)]
+    pub fn first_request(&self) -> Object {
+        request_to_js(&self.0.first_request())
+    }
+
+    /// Always true: the TEK becomes the session key.
+    #[wasm_bindgen(getter, js_name = clientHeld)]
+    pub fn client_held(&self) -> bool {
+        true
+    }
+
+    /// Reads a response: undefined when done, `{ sign: pending }` for the TEK.
+    #[wasm_bindgen(js_name = onResponse)]
+    pub fn on_response(&mut self, response: &JsValue) -> JsResult<Option<Object>> {
+        let response = JsResponse::read(response)?;
+        match self.0.next_step(&response.view()).map_err(to_js)? {
+            OtpStep::Done => Ok(None),
+            OtpStep::Sign(pending) => Ok(Some(wrap("sign", &pending_to_js(&pending)))),
+        }
+    }
+
+    /// The retry carrying the TEK's signature of the `{ sign }`.
+    pub fn signed(&mut self, signature: String, request_id: String) -> JsResult<Object> {
+        let headers = SignedRetryHeaders {
+            signature,
+            request_id,
+        };
+        self.0
+            .after_signing(Ok(headers))
+            .map(|r| request_to_js(&r))
+            .map_err(to_js)
+    }
+
+    /// The TEK refused to sign: its error is thrown on (no restart).
+    #[wasm_bindgen(js_name = signFailed)]
+    pub fn sign_failed(&mut self, error: JsValue) -> JsResult<Object> {
+        Err(error)
+    }
 }
 
 /// A passkey login's challenge: what WebAuthn signs, then the verify request.
@@ -340,7 +441,7 @@ impl JsPasskeyChallenge {
         let fields = object_or_json(assertion, ErrorCode::InvalidInput, "assertion")?;
         wallet::assertion_from_fields(&fields)
             .and_then(|a| self.0.verify_request(&a))
-            .map(|r| JsSignedRetryFlow(SignedRetryFlow::new(r)))
+            .map(|r| JsSignedRetryFlow(SignedRetryFlow::new(r), KeyMode::Sealed))
             .map_err(to_js)
     }
 }

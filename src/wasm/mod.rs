@@ -31,7 +31,10 @@ mod store;
 pub mod testing;
 
 #[cfg(all(feature = "flows", not(feature = "testing-module")))]
-pub use flows::{wallet_flow, JsPasskeyChallenge, JsQuoteExecution, JsSignedRetryFlow};
+pub use flows::{
+    wallet_flow, wallet_oidc_nonce, JsOtpLoginFlow, JsPasskeyChallenge, JsQuoteExecution,
+    JsSignedRetryFlow,
+};
 #[cfg(not(any(feature = "passkey-module", feature = "testing-module")))]
 pub use signing::{JsClientKey, JsSession};
 

@@ -5,12 +5,17 @@
 // playwright-core) with a DevTools-protocol virtual authenticator (ctap2, internal,
 // resident key, user verification, automatic presence).
 //
-// Every flow of the page is driven by clicking its buttons, in both emulator modes:
+// Every flow of the page is driven by clicking its buttons, in both emulator modes and
+// both session key modes of the page's WalletClient (the header's selector):
 //   strict  — real crypto: EMAIL_OTP create + verify (Session.open of a sealed bundle),
 //             passkey registration (a signed retry) and login, fund, quote create +
 //             execute (balances move), refresh, revoke; stamps are re-verified in Node;
 //   sandbox — the same flows with the spec's magic values (Session.sandbox, 000000,
-//             sandbox-valid-signature, sandbox-valid-passkey-signature).
+//             sandbox-valid-signature, sandbox-valid-passkey-signature);
+//   keys: 'client-held' — the compressed clientPublicKey on the passkey challenge and
+//             refresh (the key becomes the session key: Session.fromClientKey), and in
+//             strict mode the encrypted OTP login (challenge → otpEncryptionTargetBundle
+//             → encryptOtp → 202 signed by the TEK → 200 without a bundle).
 // Then negative cases in strict mode, asserting the HTTP status and the `reason`:
 // tampered payload and tampered body (401), a reused request id (401, and the kit's
 // local REQUEST_ALREADY_SIGNED), a tampered quote signature (401, no money moves), and an
@@ -148,7 +153,7 @@ async function balanceOf(emu, accountId) {
 let browser;
 
 /** A fresh context + page with a virtual authenticator, on the demo page of `emu`. */
-async function openDemo(emu, { viewport = { width: 1440, height: 1000 } } = {}) {
+async function openDemo(emu, { viewport = { width: 1440, height: 1000 }, keys = 'sealed' } = {}) {
   const context = await browser.newContext({ viewport });
   const page = await context.newPage();
   const pageErrors = [];
@@ -165,7 +170,7 @@ async function openDemo(emu, { viewport = { width: 1440, height: 1000 } } = {}) 
       isUserVerified: true, automaticPresenceSimulation: true,
     },
   });
-  await page.goto(`${emu.origin}/`);
+  await page.goto(`${emu.origin}/?keys=${keys}`);
   await page.waitForFunction(() => window.demo?.ready === true, null, { timeout: 15_000 });
   return { page, pageErrors, close: () => context.close() };
 }
@@ -210,15 +215,21 @@ const enabledButtons = (page) => page.$$eval('#steps button:not([disabled])', (b
 const httpEntries = (entries) => entries.filter((e) => e.kind === 'http');
 
 // ---- one full flow per mode ----------------------------------------------------------
-async function flow(emu) {
+async function flow(emu, keys) {
   const mode = emu.mode;
   const strict = mode === 'strict';
-  const t = (name) => `${mode}: ${name}`;
-  const { page, pageErrors, close } = await openDemo(emu);
+  const held = keys === 'client-held';
+  // Strict mode's challenges carry a target bundle: the client-held OTP login is the encrypted one.
+  const encryptedOtp = held && strict;
+  const t = (name) => `${mode}, keys ${keys}: ${name}`;
+  const { page, pageErrors, close } = await openDemo(emu, { keys });
+  const keyForm = held ? /^0[23][0-9a-f]{64}$/ : /^04[0-9a-f]{128}$/;
   try {
-    await check(t('the page loads the kit (init with passkeys) and shows the emulator mode; only "create account" is enabled'), async () => {
+    await check(t('the page loads the kit (init with passkeys) and shows the emulator mode and key mode; only "create account" is enabled'), async () => {
       const pill = await page.textContent('#mode');
       assert(pill.includes(mode), `mode pill: ${pill}`);
+      const picked = await page.evaluate(() => [document.getElementById('key-mode').value, window.demo.state.client.keys]);
+      assert(json(picked) === json([keys, keys]), `key mode ${json(picked)}`);
       const enabled = await enabledButtons(page);
       assert(json(enabled) === json(['account']), `enabled: ${json(enabled)}`);
       const loaded = await page.evaluate(() => window.demo.kit.passkey.isSupported());
@@ -233,13 +244,24 @@ async function flow(emu) {
       assert((await page.textContent('#account-id')).includes(s.account.accountId), 'account not shown');
     });
 
-    await check(t('create an EMAIL_OTP credential (POST /backend/auth/credentials → 201)'), async () => {
+    await check(t(`create an EMAIL_OTP credential (POST /backend/auth/credentials → 201)${held ? ', then a challenge for its target bundle' : ''}`), async () => {
       const from = await logLength(page);
       await step(page, 'otp-credential');
       s = await snapshot(page);
       assert(s.otpCredential.type === 'EMAIL_OTP' && /^AuthMethod:/.test(s.otpCredential.id), json(s.otpCredential));
-      const [e] = httpEntries(await logSince(page, from));
+      const [e, ch, ...rest] = httpEntries(await logSince(page, from));
       assert(e.method === 'POST' && e.url === '/backend/auth/credentials' && e.status === 201, json(e));
+      if (held) {
+        assert(ch.url === `/backend/auth/credentials/${s.otpCredential.id}/challenge` && ch.status === 200, json(ch));
+        const bundle = JSON.parse(ch.responseBody).otpEncryptionTargetBundle;
+        assert(encryptedOtp === (typeof bundle === 'string'), `target bundle: ${bundle}`);
+        assert(await page.evaluate(() => window.demo.state.otpTargetBundle) === encryptedOtp, 'the page\'s target-bundle flag');
+      } else {
+        assert(ch === undefined, `unexpected request ${json(ch)}`);
+      }
+      assert(rest.length === 0, json(rest));
+      // The choice is locked once a credential exists.
+      assert(await page.isDisabled('#key-mode'), 'the key-mode selector is still enabled');
     });
 
     await check(t(strict ? 'read the OTP from the outbox (shown as the email received)' : 'the sandbox OTP is 000000 (no email sent)'), async () => {
@@ -248,7 +270,8 @@ async function flow(emu) {
       const outbox = await (await fetch(`${emu.origin}/emulator/outbox?accountId=${encodeURIComponent(s.account.accountId)}`)).json();
       if (strict) {
         assert(/^\d{6}$/.test(s.otp), `otp ${s.otp}`);
-        assert(outbox.length === 1 && outbox[0].otp === s.otp, `outbox ${json(outbox)}`);
+        // Client-held: the challenge emailed a second, fresh code; the page reads the last.
+        assert(outbox.length === (held ? 2 : 1) && outbox.at(-1).otp === s.otp, `outbox ${json(outbox)}`);
       } else {
         assert(s.otp === '000000', `otp ${s.otp}`);
         assert(outbox.length === 0, `sandbox sent an email: ${json(outbox)}`);
@@ -257,14 +280,28 @@ async function flow(emu) {
       assert((await page.textContent('#inbox-body')).includes(s.otp), 'the code is not in the inbox card');
     });
 
-    await check(t(`verify the OTP with a fresh ClientKey → ${strict ? 'Session.open (real sealed bundle)' : 'Session.sandbox'}`), async () => {
+    const opened = encryptedOtp ? 'the encrypted OTP login: 202 signed by the TEK → Session.fromClientKey' : strict ? 'Session.open (real sealed bundle)' : 'Session.sandbox';
+    await check(t(`verify the OTP with a fresh ClientKey → ${opened}`), async () => {
       const from = await logLength(page);
       await step(page, 'otp-verify');
       s = await snapshot(page);
-      const [e] = httpEntries(await logSince(page, from));
+      const calls = httpEntries(await logSince(page, from));
+      const [e] = calls;
       const sent = JSON.parse(e.requestBody);
-      assert(e.url === `/backend/auth/credentials/${s.otpCredential.id}/verify` && e.status === 200, json(e));
-      assert(/^04[0-9a-f]{128}$/.test(sent.clientPublicKey) && sent.otp === s.otp && sent.type === 'EMAIL_OTP', e.requestBody);
+      assert(calls.every((c) => c.url === `/backend/auth/credentials/${s.otpCredential.id}/verify`), json(calls.map((c) => c.url)));
+      if (encryptedOtp) {
+        assert(json(calls.map((c) => c.status)) === json([202, 200]), json(calls.map((c) => c.status)));
+        assert(json(Object.keys(sent)) === json(['type', 'encryptedOtpBundle']) && !e.requestBody.includes(s.otp), e.requestBody);
+        assert(calls[1].requestBody === e.requestBody, 'the retry body differs');
+        const pending = JSON.parse(e.responseBody);
+        assert(calls[1].requestHeaders['Request-Id'] === pending.requestId, json(calls[1].requestHeaders));
+        assert(checkStamp(calls[1].requestHeaders['Service-Wallet-Signature'], pending.payloadToSign, s.session.publicKeyHex).ok,
+          'the 202 is not signed by the TEK that became the session key');
+        assert(!('encryptedSessionSigningKey' in JSON.parse(calls[1].responseBody)), 'a bundle in the client-held answer');
+      } else {
+        assert(calls.length === 1 && e.status === 200, json(calls));
+        assert(/^04[0-9a-f]{128}$/.test(sent.clientPublicKey) && sent.otp === s.otp && sent.type === 'EMAIL_OTP', e.requestBody);
+      }
       assert(s.session.type === 'EMAIL_OTP' && s.session.status === 'live', json(s.session));
       if (strict) {
         assert(s.session.sandboxed === false && /^0[23][0-9a-f]{64}$/.test(s.session.publicKeyHex), json(s.session));
@@ -315,6 +352,8 @@ async function flow(emu) {
       s = await snapshot(page);
       const [ch, verify] = httpEntries(await logSince(page, from));
       assert(ch.url === `/backend/auth/credentials/${s.passkeyCredential.id}/challenge` && ch.status === 200, json(ch));
+      const bound = JSON.parse(ch.requestBody).clientPublicKey;
+      assert(keyForm.test(bound), `challenge clientPublicKey ${bound}`);
       const challenge = JSON.parse(ch.responseBody);
       assert(/^[0-9a-f]{64}$/.test(challenge.challenge), `challenge ${challenge.challenge}`);
       assert(verify.url === `/backend/auth/credentials/${s.passkeyCredential.id}/verify` && verify.status === 200, json(verify));
@@ -327,6 +366,8 @@ async function flow(emu) {
       else assert(assertion.signature === SANDBOX_PASSKEY_SIGNATURE, `sandbox signature ${assertion.signature}`);
       assert(s.session.type === 'PASSKEY' && s.session.id !== otpSession.id && s.session.status === 'live', json(s.session));
       if (strict) assert(s.session.publicKeyHex !== otpSession.publicKeyHex, 'same session key');
+      if (strict && held) assert(s.session.publicKeyHex === bound, 'the client-held key is not the session key');
+      if (held) assert(!('encryptedSessionSigningKey' in JSON.parse(verify.responseBody)), 'a bundle in the client-held answer');
     });
 
     await check(t('fund the wallet (POST /backend/sandbox/internal-accounts/{id}/fund)'), async () => {
@@ -373,7 +414,7 @@ async function flow(emu) {
     });
 
     let beforeRefresh;
-    await check(t('refresh: new ClientKey, 202 → signRetry with the old session → 201 → Session.open with the new key'), async () => {
+    await check(t(`refresh: new ClientKey, 202 → signRetry with the old session → 201 → ${held ? 'the new key is the session key (Session.fromClientKey)' : 'Session.open with the new key'}`), async () => {
       beforeRefresh = s.session;
       const from = await logLength(page);
       await step(page, 'refresh');
@@ -382,6 +423,8 @@ async function flow(emu) {
       const calls = httpEntries(await logSince(page, from)).filter((e) => e.url === path);
       assert(json(calls.map((e) => e.status)) === json([202, 201]), json(calls.map((e) => e.status)));
       const newKey = JSON.parse(calls[0].requestBody).clientPublicKey;
+      assert(keyForm.test(newKey), `refresh clientPublicKey ${newKey}`);
+      if (strict && held) assert(s.session.publicKeyHex === newKey, 'the refresh key is not the new session key');
       const pending = JSON.parse(calls[0].responseBody);
       if (strict) {
         assert(JSON.parse(pending.payloadToSign).parameters.targetPublicKey === newKey, 'targetPublicKey');
@@ -394,7 +437,7 @@ async function flow(emu) {
       assert(freed, 'the old session was not freed');
     });
 
-    if (strict && SCREENSHOT) {
+    if (strict && !held && SCREENSHOT) {
       await page.evaluate(() => window.scrollTo(0, 0));
       await page.screenshot({ path: SCREENSHOT, fullPage: true });
       console.log(`# screenshot ${SCREENSHOT}`);
@@ -611,6 +654,21 @@ async function expiry() {
       } catch (err) {
         out.retry = codeOf(err);
       }
+      // The WalletClient refuses before any request.
+      const logged = window.demo.log.length;
+      out.client = {};
+      for (const [name, call] of [
+        ['refresh', () => state.client.refresh(session)],
+        ['updateAccount', () => state.client.updateAccount(session, state.account.accountId, { privacyEnabled: true })],
+      ]) {
+        try {
+          await call();
+          out.client[name] = 'sent';
+        } catch (err) {
+          out.client[name] = codeOf(err);
+        }
+      }
+      out.clientRequests = window.demo.log.slice(logged).filter((e) => e.kind === 'http').length;
       const res = await api('DELETE', pathAndHeaders.path, undefined, pathAndHeaders.headers);
       out.stale = { status: res.status, body: res.body };
       return out;
@@ -619,6 +677,12 @@ async function expiry() {
       assert(late.isExpired === true, 'isExpired() is false');
       assert(late.stamp.kit && late.stamp.code === 'SESSION_EXPIRED', json(late.stamp));
       assert(late.retry.kit && late.retry.code === 'SESSION_EXPIRED', json(late.retry));
+    });
+    await check('expired session: WalletClient.refresh and updateAccount refuse with SESSION_EXPIRED and send nothing', () => {
+      for (const name of ['refresh', 'updateAccount']) {
+        assert(late.client[name].kit && late.client[name].code === 'SESSION_EXPIRED', `${name}: ${json(late.client[name])}`);
+      }
+      assert(late.clientRequests === 0, `${late.clientRequests} requests sent`);
     });
     await check('expired session: the stamp made before expiry, sent after it → 401 "Session expired"', () => {
       assert(late.stale.status === 401 && late.stale.body.code === 'UNAUTHORIZED', json(late.stale));
@@ -640,8 +704,10 @@ try {
     assert(strictEmu.mode === 'strict' && sandboxEmu.mode === 'sandbox', `${strictEmu.mode} ${sandboxEmu.mode}`);
   });
   browser = await launchChromium(chromium);
-  await flow(strictEmu);
-  await flow(sandboxEmu);
+  for (const keys of ['sealed', 'client-held']) {
+    await flow(strictEmu, keys);
+    await flow(sandboxEmu, keys);
+  }
   await negatives(strictEmu);
   await expiry();
 } catch (err) {

@@ -9,11 +9,13 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { randomUUID, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { init, ClientKey, Session, KitError, WalletClient } from '../../pkg/node.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { init, ClientKey, Session, KitError, WalletClient, openWalletExport } from '../../pkg/node.js';
 import { SoftAuthenticator } from '../../pkg/testing-node.js';
 import {
   sessionResponse, iso, randomScalar, compressedPublicKeyHex, sealBundle, checkStamp,
 } from '../support/fixtures.mjs';
+import { sha256 } from '@noble/hashes/sha2.js';
 
 await init();
 
@@ -49,11 +51,14 @@ const pending = ({ payload = JSON.stringify({ n: randomUUID() }), expiresAt = is
   ({ payloadToSign: payload, requestId: `Request:${randomUUID()}`, expiresAt });
 const bodyOf = (request) => (request.body === undefined ? undefined : JSON.parse(request.body));
 
+/** An independent OIDC nonce: hex SHA-256 of the exact string (noble, not the kit). */
+const nonceOf = (text) => Buffer.from(sha256(Buffer.from(text, 'utf8'))).toString('hex');
+
 /** A real session (sealed to a fresh key), with the scalar's public key to check stamps. */
-function realSession(credentialId) {
+function realSession(credentialId, { expiresAt } = {}) {
   const scalar = randomScalar();
   const key = ClientKey.generate();
-  const response = sessionResponse({ bundle: sealBundle(scalar, key.publicKeyHex) });
+  const response = sessionResponse({ bundle: sealBundle(scalar, key.publicKeyHex), expiresAt });
   const client = new WalletClient({ transport: () => json(200, response) });
   return { key, publicKey: compressedPublicKeyHex(scalar), open: () => client.verifyEmailOtp(credentialId ?? CRED, '123456', key) };
 }
@@ -64,6 +69,138 @@ describe('WalletClient with a fake transport', () => {
       assert.throws(() => new WalletClient(options), (e) => e instanceof KitError && e.code === 'INVALID_INPUT');
     }
     assert.throws(() => new WalletClient({}), /options\.transport must be a function/);
+  });
+
+  test("key modes: 'sealed' (default) or 'client-held'; anything else is INVALID_INPUT naming both", () => {
+    const transport = () => json(200, {});
+    assert.equal(new WalletClient({ transport }).keys, 'sealed');
+    assert.equal(new WalletClient({ transport, keys: 'sealed' }).keys, 'sealed');
+    assert.equal(new WalletClient({ transport, keys: 'client-held' }).keys, 'client-held');
+    for (const keys of ['compressed', 'clientHeld', '', null, true, 1]) {
+      assert.throws(() => new WalletClient({ transport, keys }),
+        (e) => e instanceof KitError && e.code === 'INVALID_INPUT' && /options\.keys must be 'sealed' or 'client-held'/.test(e.message), String(keys));
+    }
+    for (const otpSignerPin of ['', 5, {}]) {
+      assert.throws(() => new WalletClient({ transport, otpSignerPin }), (e) => e.code === 'INVALID_INPUT' && /otpSignerPin/.test(e.message));
+    }
+  });
+
+  test('client-held: PASSKEY challenge, OAUTH verify and refresh send the compressed key and open without a bundle; a bundle is refused', async () => {
+    const sent = [];
+    let answer;
+    const client = new WalletClient({
+      keys: 'client-held',
+      transport: (req) => { sent.push(req); return answer(req, sent.length - 1); },
+      passkey: { authenticate: () => ({ credentialId: 'AQID', clientDataJson: 'e30', authenticatorData: 'BA', signature: 'BQ' }) },
+    });
+    const challenge = { credentialId: 'AQID', challenge: 'ab', requestId: `Request:${randomUUID()}`, expiresAt: iso(60_000) };
+    // PASSKEY: the key bound at the challenge is compressed; the verify's session is that key.
+    const key = ClientKey.generate();
+    answer = (req, n) => (n === 0 ? json(200, challenge) : json(200, sessionResponse({ omitBundle: true, type: 'PASSKEY' })));
+    const passkeySession = await client.loginWithPasskey(CRED, { key });
+    assert.equal(bodyOf(sent[0]).clientPublicKey, key.compressedPublicKeyHex);
+    assert.equal(passkeySession.publicKeyHex, key.compressedPublicKeyHex);
+    assert.equal(key.consumed, true);
+    // OAUTH: the compressed key, and the nonce over that string.
+    const oauthKey = ClientKey.generate();
+    assert.equal(await client.oidcNonce(oauthKey), nonceOf(oauthKey.compressedPublicKeyHex));
+    assert.notEqual(await client.oidcNonce(oauthKey), oauthKey.oidcNonce());
+    answer = () => json(200, sessionResponse({ omitBundle: true, type: 'OAUTH' }));
+    const oauth = await client.verifyOauth(CRED, 'h.p.s', oauthKey);
+    assert.deepEqual(bodyOf(sent.at(-1)), { type: 'OAUTH', oidcToken: 'h.p.s', clientPublicKey: oauthKey.compressedPublicKeyHex });
+    assert.equal(oauth.publicKeyHex, oauthKey.compressedPublicKeyHex);
+    // Refresh: the compressed new key; the payload must name it; the new session is it.
+    let first;
+    answer = (req) => {
+      if (req.headers['Request-Id'] === undefined) {
+        first = pending({ payload: JSON.stringify({ parameters: { targetPublicKey: bodyOf(req).clientPublicKey } }) });
+        return json(202, first);
+      }
+      return json(201, sessionResponse({ omitBundle: true, type: 'OAUTH' }));
+    };
+    const from = sent.length;
+    const next = await client.refresh(oauth);
+    const target = bodyOf(sent[from]).clientPublicKey;
+    assert.match(target, /^0[23][0-9a-f]{64}$/);
+    assert.equal(next.publicKeyHex, target);
+    assert.ok(checkStamp(sent[from + 1].headers['Service-Wallet-Signature'], first.payloadToSign, oauth.publicKeyHex).ok);
+    // A client-held response that carries a bundle is refused (the key must not be trusted).
+    answer = () => json(200, sessionResponse({ bundle: sealBundle(randomScalar(), ClientKey.generate().publicKeyHex), type: 'OAUTH' }));
+    const refused = ClientKey.generate();
+    await rejectsKit(client.verifyOauth(CRED, 'h.p.s', refused), 'INVALID_SESSION');
+    assert.equal(refused.consumed, false);
+    // The plaintext OTP verify (no target bundle known) and export stay uncompressed.
+    const otpKey = ClientKey.generate();
+    const scalar = randomScalar();
+    answer = () => json(200, sessionResponse({ bundle: sealBundle(scalar, otpKey.publicKeyHex) }));
+    const otpSession = await client.verifyEmailOtp(CRED, '123456', otpKey);
+    assert.equal(bodyOf(sent.at(-1)).clientPublicKey, otpKey.publicKeyHex);
+    assert.equal(otpSession.publicKeyHex, compressedPublicKeyHex(scalar));
+    const exportKey = ClientKey.generate();
+    answer = (req) => (req.headers['Request-Id'] === undefined ? json(202, pending()) : json(200, { ok: true }));
+    await client.exportWallet(next, ACCOUNT, exportKey);
+    assert.equal(bodyOf(sent.at(-1)).clientPublicKey, exportKey.publicKeyHex);
+    // In sealed mode an explicit target bundle is refused: it would make the key the session key.
+    await rejectsKit(new WalletClient({ transport: () => json(200, {}) }).verifyEmailOtp(CRED, '1', undefined, { otpEncryptionTargetBundle: '{}' }), 'INVALID_INPUT');
+    // Sealed mode: the nonce is the key's own (over the uncompressed string). A used key
+    // gets none: no verify could send it any more.
+    const fresh = ClientKey.generate();
+    const sealedClient = new WalletClient({ transport: () => json(200, {}) });
+    assert.equal(await sealedClient.oidcNonce(fresh), nonceOf(fresh.publicKeyHex));
+    assert.equal(await sealedClient.oidcNonce(fresh), fresh.oidcNonce());
+    await rejectsKit(sealedClient.oidcNonce(oauthKey), 'KEY_CONSUMED');
+  });
+
+  test('a freed or expired session is refused before any request (SESSION_CLOSED / SESSION_EXPIRED), in every method', async () => {
+    let calls = 0;
+    let ceremonies = 0;
+    const client = new WalletClient({
+      transport: () => { calls++; return json(200, {}); },
+      passkey: { register: () => { ceremonies++; return {}; } },
+    });
+    const q = { id: `Quote:${randomUUID()}`, payloadToSign: '{}', expiresAt: iso(60_000) };
+    const uses = [
+      ['createEmailOtp', (s) => client.createEmailOtp(ACCOUNT, s)],
+      ['addCredential', (s) => client.addCredential(s, { type: 'EMAIL_OTP', accountId: ACCOUNT })],
+      ['registerPasskey', (s) => client.registerPasskey({ accountId: ACCOUNT, nickname: 'n', challenge: 'c', rpId: 'localhost', rpName: 'r', user: { id: 'u', name: 'n' } }, s)],
+      ['refresh', (s) => client.refresh(s)],
+      ['revokeCredential', (s) => client.revokeCredential(s, `AuthMethod:${randomUUID()}`)],
+      ['exportWallet', (s) => client.exportWallet(s, ACCOUNT, ClientKey.generate())],
+      ['updateAccount', (s) => client.updateAccount(s, ACCOUNT, {})],
+      ['executeQuote', (s) => client.executeQuote(s, q)],
+      ['request', (s) => client.request({ method: 'GET', path: '/x' }, s)],
+      ['revokeSession', (s) => client.revokeSession(s)],
+    ];
+    const expiring = await realSession(CRED, { expiresAt: iso(150) }).open();
+    const expiringSandbox = Session.sandbox(sessionResponse({ expiresAt: iso(150) }));
+    await sleep(200);
+    for (const [name, use] of uses) {
+      const freed = await realSession().open();
+      freed.free();
+      const freedSandbox = Session.sandbox(sessionResponse());
+      freedSandbox.free();
+      for (const session of [freed, freedSandbox]) {
+        const err = await rejectsKit(use(session), 'SESSION_CLOSED');
+        assert.match(err.message, /nothing was sent/, name);
+      }
+      for (const session of [expiring, expiringSandbox]) {
+        if (name === 'revokeSession') continue; // frees them: run last, below
+        await rejectsKit(use(session), 'SESSION_EXPIRED');
+      }
+    }
+    await rejectsKit(client.revokeSession(expiring), 'SESSION_EXPIRED');
+    assert.throws(() => expiring.stamp('x'), (e) => e.code === 'SESSION_CLOSED', 'revokeSession freed the expired session');
+    assert.equal(calls, 0, 'the transport was never called');
+    assert.equal(ceremonies, 0, 'no passkey ceremony was started');
+  });
+
+  test('revokeSession frees the session whatever happens: a throwing transport, a refusal', async () => {
+    for (const transport of [() => { throw new Error('offline'); }, () => json(401, { code: 'UNAUTHORIZED', reason: 'Session revoked' })]) {
+      const session = await realSession().open();
+      await assert.rejects(new WalletClient({ transport }).revokeSession(session), (e) => e instanceof KitError);
+      assert.throws(() => session.stamp('x'), (e) => e.code === 'SESSION_CLOSED');
+      assert.equal(session.publicKeyHex, undefined);
+    }
   });
 
   test('createEmailOtp: POST /auth/credentials with the exact body; the 201 body is returned (text or object)', async () => {
@@ -397,9 +534,36 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const EMULATOR = `${root}target/release/emulator`;
 const BASIC = `Basic ${Buffer.from('emulator-token:emulator-secret').toString('base64')}`;
 
-describe('WalletClient against the strict emulator', () => {
-  let proc;
-  let origin;
+/** Starts the emulator binary; resolves to its origin and process. */
+async function startEmulator(args = []) {
+  if (!existsSync(EMULATOR)) {
+    execFileSync('cargo', ['build', '--release', '-p', 'emulator'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  }
+  // Its request log (stderr) is kept for a failed start only.
+  const proc = spawn(EMULATOR, ['--mode', 'strict', '--port', '0', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const origin = await new Promise((resolve, reject) => {
+    let out = '';
+    proc.stderr.setEncoding('utf8');
+    proc.stderr.on('data', (chunk) => {
+      if (out.length < 20_000) out += chunk;
+    });
+    const timer = setTimeout(() => reject(new Error(`emulator did not start: ${out}`)), 15_000);
+    proc.on('exit', (code) => reject(new Error(`emulator exited (${code}): ${out}`)));
+    proc.stdout.setEncoding('utf8');
+    proc.stdout.on('data', (chunk) => {
+      out += chunk;
+      const m = /emulator listening on (http:\/\/localhost:\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+  });
+  return { proc, origin };
+}
+
+/** The emulator's API from Node (Basic auth), and the integrator-backend transport, recording what the kit sent. */
+function emulatorApi(origin) {
   const call = async (method, path, body, headers = {}) => {
     const res = await fetch(origin + path, {
       method, headers: { Authorization: BASIC, 'Content-Type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body),
@@ -407,125 +571,218 @@ describe('WalletClient against the strict emulator', () => {
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : undefined };
   };
+  const sent = [];
   /** The integrator backend's job: add Basic auth, forward, hand back the answer. */
   const transport = async ({ method, path, headers, body }) => {
     const res = await fetch(origin + path, { method, headers: { ...headers, Authorization: BASIC, 'Content-Type': 'application/json' }, body });
-    return { status: res.status, headers: res.headers, body: await res.text() };
+    const text = await res.text();
+    sent.push({ method, path, headers, body, status: res.status, response: text });
+    return { status: res.status, headers: res.headers, body: text };
   };
+  return { call, transport, sent };
+}
+
+const MNEMONIC = `${'abandon '.repeat(11)}about`;
+
+describe('WalletClient against the strict emulator', () => {
+  let emulator;
+  let api;
+  let config;
 
   before(async () => {
-    if (!existsSync(EMULATOR)) {
-      execFileSync('cargo', ['build', '--release', '-p', 'emulator'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
-    }
-    // Its request log (stderr) is kept for a failed start only.
-    proc = spawn(EMULATOR, ['--mode', 'strict', '--port', '0'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-    origin = await new Promise((resolve, reject) => {
-      let out = '';
-      proc.stderr.setEncoding('utf8');
-      proc.stderr.on('data', (chunk) => {
-        if (out.length < 20_000) out += chunk;
-      });
-      const timer = setTimeout(() => reject(new Error(`emulator did not start: ${out}`)), 15_000);
-      proc.on('exit', (code) => reject(new Error(`emulator exited (${code}): ${out}`)));
-      proc.stdout.setEncoding('utf8');
-      proc.stdout.on('data', (chunk) => {
-        out += chunk;
-        const m = /emulator listening on (http:\/\/localhost:\d+)/.exec(out);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]);
-        }
-      });
-    });
+    emulator = await startEmulator();
+    api = emulatorApi(emulator.origin);
+    config = (await api.call('GET', '/emulator/config')).body;
   });
-  after(() => proc?.kill('SIGTERM'));
+  after(() => emulator?.proc.kill('SIGTERM'));
 
-  test('every operation end to end, real crypto', async () => {
-    const client = new WalletClient({ transport });
-    const account = (await call('POST', '/emulator/accounts', {})).body;
-    const accountId = account.accountId;
-    const lastOtp = async () => (await call('GET', `/emulator/outbox?accountId=${encodeURIComponent(accountId)}`)).body.at(-1).otp;
+  for (const keys of ['sealed', 'client-held']) {
+    test(`every operation end to end, real crypto (keys: '${keys}')`, async () => {
+      const held = keys === 'client-held';
+      const { call, transport, sent } = api;
+      const origin = emulator.origin;
+      const client = new WalletClient({ transport, keys, otpSignerPin: config.otpSignerPublicKey });
+      const account = (await call('POST', '/emulator/accounts', {})).body;
+      const accountId = account.accountId;
+      const lastOtp = async () => (await call('GET', `/emulator/outbox?accountId=${encodeURIComponent(accountId)}`)).body.at(-1).otp;
+      const last = (path) => sent.filter((r) => r.path === path);
 
-    // EMAIL_OTP: create, verify; a wrong OTP is UNAUTHORIZED with the service's reason.
-    const email = await client.createEmailOtp(accountId);
-    assert.equal(email.type, 'EMAIL_OTP');
-    const wrong = await rejectsKit(client.verifyEmailOtp(email.id, 'abcdef'), 'UNAUTHORIZED');
-    assert.ok(wrong.reason, 'the 401 carries a reason');
-    const emailSession = await client.verifyEmailOtp(email.id, await lastOtp());
-    assert.equal(emailSession.type, 'EMAIL_OTP');
-    assert.match(emailSession.publicKeyHex, /^0[23][0-9a-f]{64}$/);
+      // EMAIL_OTP: create, verify (plaintext: create carries no target bundle); a wrong
+      // OTP is UNAUTHORIZED with the service's reason.
+      const email = await client.createEmailOtp(accountId);
+      assert.equal(email.type, 'EMAIL_OTP');
+      const verifyPath = `/auth/credentials/${email.id}/verify`;
+      const wrong = await rejectsKit(client.verifyEmailOtp(email.id, 'abcdef'), 'UNAUTHORIZED');
+      assert.ok(wrong.reason, 'the 401 carries a reason');
+      const emailSession = await client.verifyEmailOtp(email.id, await lastOtp());
+      assert.equal(emailSession.type, 'EMAIL_OTP');
+      assert.match(emailSession.publicKeyHex, /^0[23][0-9a-f]{64}$/);
+      assert.match(bodyOf(last(verifyPath).at(-1)).clientPublicKey, /^04[0-9a-f]{128}$/, 'the plaintext verify is uncompressed in both modes');
 
-    // Re-authentication: challenge (a new OTP is sent), verify with it.
-    const before = await lastOtp();
-    await client.challenge(email.id);
-    const otp = await lastOtp();
-    assert.notEqual(otp, before);
-    const again = await client.verifyEmailOtp(email.id, otp);
-    assert.notEqual(again.id, emailSession.id);
+      // Re-authentication: challenge (a new OTP is sent), verify with it: in client-held
+      // mode the encrypted OTP login (the challenge's target bundle, remembered).
+      const before = await lastOtp();
+      const challenged = await client.challenge(email.id);
+      assert.equal(typeof challenged.otpEncryptionTargetBundle, 'string', 'the strict emulator sends a target bundle');
+      const otp = await lastOtp();
+      assert.notEqual(otp, before);
+      const tek = ClientKey.generate();
+      const tekPublic = tek.compressedPublicKeyHex;
+      const from = sent.length;
+      const again = await client.verifyEmailOtp(email.id, otp, tek);
+      assert.notEqual(again.id, emailSession.id);
+      const legs = sent.slice(from).filter((r) => r.path === verifyPath);
+      if (held) {
+        assert.deepEqual(legs.map((r) => r.status), [202, 200]);
+        const body = bodyOf(legs[0]);
+        assert.deepEqual(Object.keys(body), ['type', 'encryptedOtpBundle']);
+        assert.equal(typeof body.encryptedOtpBundle, 'string');
+        assert.ok(!legs[0].body.includes(otp), 'the code is sealed, not sent');
+        assert.equal(legs[1].body, legs[0].body, 'the retry repeats the body');
+        const pendingOtp = JSON.parse(legs[0].response);
+        assert.equal(legs[1].headers['Request-Id'], pendingOtp.requestId);
+        assert.ok(checkStamp(legs[1].headers['Service-Wallet-Signature'], pendingOtp.payloadToSign, again.publicKeyHex).ok, 'the TEK signs the 202');
+        assert.equal(again.publicKeyHex, tekPublic);
+        assert.equal(tek.consumed, true, 'the TEK became the session key');
+      } else {
+        assert.deepEqual(legs.map((r) => r.status), [200]);
+        assert.equal(bodyOf(legs[0]).otp, otp);
+      }
 
-    // PASSKEY: register (a signed retry: the account has a credential), then log in.
-    const authenticator = new SoftAuthenticator(origin);
-    const pk = new WalletClient({ transport, passkey: authenticator });
-    const regChallenge = randomBytes(32).toString('base64url');
-    await rejectsKit(pk.registerPasskey({
-      accountId, nickname: 'Laptop', challenge: regChallenge, rpId: 'localhost', rpName: 'kit tests', user: { id: accountId, name: account.email },
-    }), 'SERVICE_ERROR'); // without a session the 202 cannot be signed
-    const passkeyCred = await pk.registerPasskey({
-      accountId, nickname: 'Laptop', challenge: randomBytes(32).toString('base64url'), rpId: 'localhost', rpName: 'kit tests',
-      user: { id: accountId, name: account.email },
-    }, emailSession);
-    assert.equal(passkeyCred.type, 'PASSKEY');
-    const passkeySession = await pk.loginWithPasskey(passkeyCred.id, { rpId: 'localhost' });
-    assert.equal(passkeySession.type, 'PASSKEY');
+      // PASSKEY: register (a signed retry: the account has a credential), then log in.
+      const authenticator = new SoftAuthenticator(origin);
+      const pk = new WalletClient({ transport, keys, passkey: authenticator });
+      const regChallenge = randomBytes(32).toString('base64url');
+      await rejectsKit(pk.registerPasskey({
+        accountId, nickname: 'Laptop', challenge: regChallenge, rpId: 'localhost', rpName: 'kit tests', user: { id: accountId, name: account.email },
+      }), 'SERVICE_ERROR'); // without a session the 202 cannot be signed
+      const passkeyCred = await pk.registerPasskey({
+        accountId, nickname: 'Laptop', challenge: randomBytes(32).toString('base64url'), rpId: 'localhost', rpName: 'kit tests',
+        user: { id: accountId, name: account.email },
+      }, emailSession);
+      assert.equal(passkeyCred.type, 'PASSKEY');
+      const loginKey = ClientKey.generate();
+      const loginKeyForms = [loginKey.publicKeyHex, loginKey.compressedPublicKeyHex];
+      const passkeySession = await pk.loginWithPasskey(passkeyCred.id, { rpId: 'localhost', key: loginKey });
+      assert.equal(passkeySession.type, 'PASSKEY');
+      assert.equal(bodyOf(last(`/auth/credentials/${passkeyCred.id}/challenge`).at(-1)).clientPublicKey, loginKeyForms[held ? 1 : 0]);
+      if (held) assert.equal(passkeySession.publicKeyHex, loginKeyForms[1], 'the login key is the session key');
+      else assert.notEqual(passkeySession.publicKeyHex, loginKeyForms[1]);
 
-    // A session cannot revoke its own credential (refused locally).
-    await rejectsKit(pk.revokeCredential(passkeySession, passkeyCred.id), 'INVALID_INPUT');
+      // A session cannot revoke its own credential (refused locally).
+      await rejectsKit(pk.revokeCredential(passkeySession, passkeyCred.id), 'INVALID_INPUT');
 
-    // Refresh: the old session stamps, the new bundle opens.
-    const refreshed = await client.refresh(passkeySession);
-    assert.notEqual(refreshed.publicKeyHex, passkeySession.publicKeyHex);
-    await rejectsKit(client.revokeCredential(refreshed, passkeyCred.id), 'INVALID_INPUT');
+      // Refresh: the old session stamps; the new key is compressed in client-held mode.
+      const refreshed = await client.refresh(passkeySession);
+      assert.notEqual(refreshed.publicKeyHex, passkeySession.publicKeyHex);
+      const refreshKey = bodyOf(last(`/auth/sessions/${passkeySession.id}/refresh`).at(-1)).clientPublicKey;
+      if (held) assert.equal(refreshKey, refreshed.publicKeyHex, 'the refresh key is the session key');
+      else assert.match(refreshKey, /^04[0-9a-f]{128}$/);
+      await rejectsKit(client.revokeCredential(refreshed, passkeyCred.id), 'INVALID_INPUT');
 
-    // Fund, quote, execute: money moves once.
-    assert.equal((await call('POST', `/sandbox/internal-accounts/${accountId}/fund`, { amount: 10_000 })).status, 200);
-    const config = (await call('GET', '/emulator/config')).body;
-    const created = await client.request({
-      method: 'POST', path: '/quotes', headers: { 'Idempotency-Key': randomUUID() },
-      body: {
-        source: { sourceType: 'ACCOUNT', accountId }, destination: { destinationType: 'ACCOUNT', accountId: config.merchantAccountId },
-        lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 2_500,
-      },
+      // Fund, quote, execute: money moves once.
+      assert.equal((await call('POST', `/sandbox/internal-accounts/${accountId}/fund`, { amount: 10_000 })).status, 200);
+      const created = await client.request({
+        method: 'POST', path: '/quotes', headers: { 'Idempotency-Key': randomUUID() },
+        body: {
+          source: { sourceType: 'ACCOUNT', accountId }, destination: { destinationType: 'ACCOUNT', accountId: config.merchantAccountId },
+          lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 2_500,
+        },
+      });
+      const quote = JSON.parse(created.body);
+      const tx = await client.executeQuote(refreshed, quote);
+      assert.equal(tx.status, 'COMPLETED');
+      const accounts = (await call('GET', `/internal-accounts?customerId=${encodeURIComponent(account.customerId)}`)).body.data;
+      assert.equal(accounts.find((a) => a.id === accountId).balance.amount, 7_500);
+
+      // Export (the uncompressed key in both modes; opened under the emulator's signer
+      // pin) and PATCH as signed retries.
+      const exportKey = ClientKey.generate();
+      const exported = await client.exportWallet(refreshed, accountId, exportKey);
+      assert.equal(bodyOf(last(`/internal-accounts/${accountId}/export`).at(-1)).clientPublicKey, exportKey.publicKeyHex);
+      assert.equal(openWalletExport(exported, exportKey, { pin: config.exportSignerPublicKey }), MNEMONIC);
+      const patched = await client.updateAccount(refreshed, accountId, { privacyEnabled: true });
+      assert.equal(patched.privacyEnabled, true);
+
+      // OAUTH: the token's nonce is client.oidcNonce(key), over the form sent.
+      const token = async (nonce) => (await call('GET', `/emulator/oidc/token?sub=ann&email=ann%40example.com&nonce=${nonce}`)).body.idToken;
+      const oauth = await client.addCredential(refreshed, { type: 'OAUTH', accountId, oidcToken: await token('x') });
+      const key = ClientKey.generate();
+      const otherForm = held ? key.oidcNonce() : nonceOf(key.compressedPublicKeyHex);
+      const mismatch = await rejectsKit(client.verifyOauth(oauth.id, await token(otherForm), key), 'UNAUTHORIZED');
+      assert.match(mismatch.reason, /nonce/, 'the nonce of the other form is refused');
+      const oauthSession = await client.verifyOauth(oauth.id, await token(await client.oidcNonce(key)), key);
+      assert.equal(oauthSession.type, 'OAUTH');
+      if (held) assert.equal(oauthSession.publicKeyHex, bodyOf(last(`/auth/credentials/${oauth.id}/verify`).at(-1)).clientPublicKey);
+
+      // Revoke a session; revokeSession frees it. Revoked through request() (kept open
+      // here), a session's signatures are refused afterwards: UNAUTHORIZED with the reason.
+      await client.revokeSession(refreshed);
+      assert.throws(() => refreshed.stamp('x'), (e) => e.code === 'SESSION_CLOSED');
+      const calls = sent.length;
+      await rejectsKit(client.updateAccount(refreshed, accountId, { privacyEnabled: false }), 'SESSION_CLOSED');
+      assert.equal(sent.length, calls, 'nothing sent for a freed session');
+      await client.request({ method: 'DELETE', path: `/auth/sessions/${again.id}` }, again);
+      const stale = await rejectsKit(client.updateAccount(again, accountId, { privacyEnabled: false }), 'UNAUTHORIZED');
+      assert.equal(stale.reason, 'Session revoked');
+
+      // Revoke the passkey with the email session (another credential's).
+      await client.revokeCredential(emailSession, passkeyCred.id);
+      const listed = (await call('GET', `/auth/credentials?accountId=${encodeURIComponent(accountId)}`)).body.data;
+      assert.deepEqual(listed.map((c) => c.type).sort(), ['EMAIL_OTP', 'OAUTH']);
     });
-    const quote = JSON.parse(created.body);
-    const tx = await client.executeQuote(refreshed, quote);
-    assert.equal(tx.status, 'COMPLETED');
-    const accounts = (await call('GET', `/internal-accounts?customerId=${encodeURIComponent(account.customerId)}`)).body.data;
-    assert.equal(accounts.find((a) => a.id === accountId).balance.amount, 7_500);
+  }
 
-    // Export and PATCH as signed retries.
-    const exported = await client.exportWallet(refreshed, accountId, ClientKey.generate());
-    assert.equal(typeof exported.encryptedWalletCredentials, 'string');
-    const patched = await client.updateAccount(refreshed, accountId, { privacyEnabled: true });
-    assert.equal(patched.privacyEnabled, true);
+  test('encrypted OTP: an expired 202 is REQUEST_EXPIRED with no restart (the code is spent); a retry answered with a bundle is refused', async () => {
+    const account = (await api.call('POST', '/emulator/accounts', {})).body;
+    const cred = (await api.call('POST', '/auth/credentials', { type: 'EMAIL_OTP', accountId: account.accountId })).body;
+    const target = (await api.call('POST', `/auth/credentials/${cred.id}/challenge`, {})).body.otpEncryptionTargetBundle;
+    const options = { otpEncryptionTargetBundle: target };
+    const sent = [];
+    let answer;
+    const client = new WalletClient({
+      keys: 'client-held', otpSignerPin: config.otpSignerPublicKey,
+      transport: (req) => { sent.push(req); return answer(req, sent.length - 1); },
+    });
+    answer = () => json(202, pending({ expiresAt: iso(-1000) }));
+    const tek = ClientKey.generate();
+    const err = await rejectsKit(client.verifyEmailOtp(cred.id, '123456', tek, options), 'REQUEST_EXPIRED');
+    assert.match(err.message, /spent/);
+    assert.equal(sent.length, 1, 'not restarted');
+    assert.equal(tek.consumed, false);
+    answer = (req, n) => (n === 1 ? json(202, pending()) : json(200, sessionResponse({ bundle: sealBundle(randomScalar(), tek.publicKeyHex) })));
+    await rejectsKit(client.verifyEmailOtp(cred.id, '123456', tek, options), 'INVALID_SESSION');
+    assert.equal(sent.length, 3);
+    // Under another signer pin the target bundle is refused before anything is sent.
+    const production = new WalletClient({ keys: 'client-held', transport: (req) => { sent.push(req); return json(200, {}); } });
+    await assert.rejects(production.verifyEmailOtp(cred.id, '123456', undefined, options), (e) => e instanceof KitError && e.code === 'DECRYPTION_FAILED');
+    assert.equal(sent.length, 3);
+  });
 
-    // OAUTH: the token's nonce is the key's oidcNonce.
-    const key = ClientKey.generate();
-    const token = async (nonce) => (await call('GET', `/emulator/oidc/token?sub=ann&email=ann%40example.com&nonce=${nonce}`)).body.idToken;
-    const oauth = await client.addCredential(refreshed, { type: 'OAUTH', accountId, oidcToken: await token('x') });
-    const oauthSession = await client.verifyOauth(oauth.id, await token(key.oidcNonce()), key);
-    assert.equal(oauthSession.type, 'OAUTH');
-
-    // Revoke a session; revokeSession frees it. Revoked through request() (kept open
-    // here), a session's signatures are refused afterwards: UNAUTHORIZED with the reason.
-    await client.revokeSession(refreshed);
-    assert.throws(() => refreshed.stamp('x'), (e) => e.code === 'SESSION_CLOSED');
-    await client.request({ method: 'DELETE', path: `/auth/sessions/${again.id}` }, again);
-    const stale = await rejectsKit(client.updateAccount(again, accountId, { privacyEnabled: false }), 'UNAUTHORIZED');
-    assert.equal(stale.reason, 'Session revoked');
-
-    // Revoke the passkey with the email session (another credential's).
-    await client.revokeCredential(emailSession, passkeyCred.id);
-    const listed = (await call('GET', `/auth/credentials?accountId=${encodeURIComponent(accountId)}`)).body.data;
-    assert.deepEqual(listed.map((c) => c.type).sort(), ['EMAIL_OTP', 'OAUTH']);
+  test('an expired session: refresh, revokeSession, updateAccount, … are refused locally (SESSION_EXPIRED), nothing is sent', async () => {
+    const short = await startEmulator(['--session-ttl-secs', '1']);
+    try {
+      const { call, transport, sent } = emulatorApi(short.origin);
+      for (const keys of ['sealed', 'client-held']) {
+        const client = new WalletClient({ transport, keys });
+        const account = (await call('POST', '/emulator/accounts', {})).body;
+        const email = await client.createEmailOtp(account.accountId);
+        const otp = (await call('GET', `/emulator/outbox?accountId=${encodeURIComponent(account.accountId)}`)).body.at(-1).otp;
+        const session = await client.verifyEmailOtp(email.id, otp);
+        await sleep(Math.max(0, session.expiresAt.getTime() - Date.now()) + 50);
+        const calls = sent.length;
+        await rejectsKit(client.refresh(session), 'SESSION_EXPIRED');
+        await rejectsKit(client.updateAccount(session, account.accountId, { privacyEnabled: true }), 'SESSION_EXPIRED');
+        await rejectsKit(client.exportWallet(session, account.accountId, ClientKey.generate()), 'SESSION_EXPIRED');
+        await rejectsKit(client.revokeSession(session), 'SESSION_EXPIRED');
+        assert.equal(sent.length, calls, `${keys}: nothing was sent`);
+        await rejectsKit(client.refresh(session), 'SESSION_CLOSED'); // revokeSession freed it
+        // The service agrees: the expired session is refused there too.
+        const direct = await call('POST', `/auth/sessions/${session.id}/refresh`, { clientPublicKey: ClientKey.generate().publicKeyHex });
+        assert.equal(direct.status, 401);
+      }
+    } finally {
+      short.proc.kill('SIGTERM');
+    }
   });
 });
