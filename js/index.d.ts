@@ -575,9 +575,9 @@ export declare class WalletClient {
    * The OIDC `nonce` to put in the token for an OAUTH login with `key` in this client's
    * key mode: hex SHA-256 of the `clientPublicKey` string {@link verifyOauth} will send
    * (the same as `key.oidcNonce()` in sealed mode; over `key.compressedPublicKeyHex` in
-   * client-held mode). Loads the flow module on first use, hence a promise.
+   * client-held mode).
    */
-  oidcNonce(key: ClientKey): Promise<string>;
+  oidcNonce(key: ClientKey): string;
   /**
    * `POST /auth/credentials` for an EMAIL_OTP credential (the OTP email is sent). On an
    * account that already has a credential, pass a session of it: the call is then a

@@ -139,10 +139,8 @@ export class WalletClient {
    * hash of the `clientPublicKey` string verifyOauth sends (`key.oidcNonce()` in sealed
    * mode; over the compressed form in client-held mode).
    */
-  async oidcNonce(key) {
-    keyArg(key);
-    const { walletOidcNonce } = await this.#flows();
-    return walletOidcNonce(key.publicKeyHex, key.compressedPublicKeyHex, this.#clientHeld);
+  oidcNonce(key) {
+    return keyArg(key).oidcNonce({ compressed: this.#clientHeld });
   }
 
   /** Remembers the target bundle a challenge (or create) answer carries, per credential. */

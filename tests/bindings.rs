@@ -406,14 +406,6 @@ fn wallet_operations_by_name_and_passkey_challenges() {
     );
     assert!(!held("verifyEmailOtp", Some("123456".into())).client_held());
     assert_eq!(
-        embedded_wallet_kit::wasm::wallet_oidc_nonce(
-            &key.public_key_hex(),
-            &key.compressed_public_key_hex(),
-            false
-        ),
-        key.oidc_nonce()
-    );
-    assert_eq!(
         code_of(&by("revokeCredential", CRED).err().unwrap()),
         "INVALID_INPUT"
     );

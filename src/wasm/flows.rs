@@ -325,20 +325,6 @@ pub fn wallet_flow(
         .map_err(to_js)
 }
 
-/// The OAUTH `nonce` for a login with the key of these public hex forms in the client's
-/// key mode: the hash of the `clientPublicKey` string its verify sends.
-#[wasm_bindgen(js_name = walletOidcNonce)]
-pub fn wallet_oidc_nonce(
-    key_public_hex: &str,
-    key_compressed_hex: &str,
-    client_held: bool,
-) -> String {
-    key_mode(client_held).oidc_nonce(KeyRef {
-        public_key_hex: key_public_hex,
-        compressed_public_key_hex: key_compressed_hex,
-    })
-}
-
 /// The encrypted OTP login's verify (`flows::otp::OtpLogin`), driven like a
 /// `SignedRetryFlow` whose 202 the TEK signs (`ClientKey.signRetry`): `onResponse` gives
 /// `{ sign }` once, then undefined on the 200, whose body the TEK opens

@@ -103,8 +103,8 @@ describe('WalletClient with a fake transport', () => {
     assert.equal(key.consumed, true);
     // OAUTH: the compressed key, and the nonce over that string.
     const oauthKey = ClientKey.generate();
-    assert.equal(await client.oidcNonce(oauthKey), nonceOf(oauthKey.compressedPublicKeyHex));
-    assert.notEqual(await client.oidcNonce(oauthKey), oauthKey.oidcNonce());
+    assert.equal(client.oidcNonce(oauthKey), nonceOf(oauthKey.compressedPublicKeyHex));
+    assert.notEqual(client.oidcNonce(oauthKey), oauthKey.oidcNonce());
     answer = () => json(200, sessionResponse({ omitBundle: true, type: 'OAUTH' }));
     const oauth = await client.verifyOauth(CRED, 'h.p.s', oauthKey);
     assert.deepEqual(bodyOf(sent.at(-1)), { type: 'OAUTH', oidcToken: 'h.p.s', clientPublicKey: oauthKey.compressedPublicKeyHex });
@@ -146,9 +146,9 @@ describe('WalletClient with a fake transport', () => {
     // gets none: no verify could send it any more.
     const fresh = ClientKey.generate();
     const sealedClient = new WalletClient({ transport: () => json(200, {}) });
-    assert.equal(await sealedClient.oidcNonce(fresh), nonceOf(fresh.publicKeyHex));
-    assert.equal(await sealedClient.oidcNonce(fresh), fresh.oidcNonce());
-    await rejectsKit(sealedClient.oidcNonce(oauthKey), 'KEY_CONSUMED');
+    assert.equal(sealedClient.oidcNonce(fresh), nonceOf(fresh.publicKeyHex));
+    assert.equal(sealedClient.oidcNonce(fresh), fresh.oidcNonce());
+    assert.throws(() => sealedClient.oidcNonce(oauthKey), (err) => err instanceof KitError && err.code === 'KEY_CONSUMED');
   });
 
   test('a freed or expired session is refused before any request (SESSION_CLOSED / SESSION_EXPIRED), in every method', async () => {
@@ -711,7 +711,7 @@ describe('WalletClient against the strict emulator', () => {
       const otherForm = held ? key.oidcNonce() : nonceOf(key.compressedPublicKeyHex);
       const mismatch = await rejectsKit(client.verifyOauth(oauth.id, await token(otherForm), key), 'UNAUTHORIZED');
       assert.match(mismatch.reason, /nonce/, 'the nonce of the other form is refused');
-      const oauthSession = await client.verifyOauth(oauth.id, await token(await client.oidcNonce(key)), key);
+      const oauthSession = await client.verifyOauth(oauth.id, await token(client.oidcNonce(key)), key);
       assert.equal(oauthSession.type, 'OAUTH');
       if (held) assert.equal(oauthSession.publicKeyHex, bodyOf(last(`/auth/credentials/${oauth.id}/verify`).at(-1)).clientPublicKey);
 
