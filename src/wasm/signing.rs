@@ -34,13 +34,15 @@ fn date(ms: UnixMillis) -> js_sys::Date {
 /// What `free()` does to the state behind a handle, and the error a call gets when a
 /// `free()` from inside it (a getter, a replaced `Date.now`) closed it meanwhile.
 pub(crate) trait Closable {
-    const CLASS: &'static str;
+    /// INVALID_INPUT for a call that re-enters a handle in use.
+    const BUSY: &'static str;
     fn close_now(&mut self);
     fn closed_during_call() -> Error;
 }
 
 impl Closable for crate::ClientKey {
-    const CLASS: &'static str = "ClientKey";
+    const BUSY: &'static str =
+        "this ClientKey is in use by a call that has not returned (re-entered from a getter or callback)";
     fn close_now(&mut self) {
         self.consume();
     }
@@ -53,7 +55,8 @@ impl Closable for crate::ClientKey {
 }
 
 impl Closable for crate::Session {
-    const CLASS: &'static str = "Session";
+    const BUSY: &'static str =
+        "this Session is in use by a call that has not returned (re-entered from a getter or callback)";
     fn close_now(&mut self) {
         self.close();
     }
@@ -86,14 +89,15 @@ impl<T: Closable> Handle<T> {
         }
     }
 
+    #[cold]
+    #[inline(never)]
     fn busy() -> JsValue {
-        invalid_input(&format!(
-            "this {} is in use by a call that has not returned (re-entered from a getter or callback)",
-            T::CLASS
-        ))
+        invalid_input(T::BUSY)
     }
 
-    /// A `free()` requested while the state was borrowed, now that it is not.
+    /// A `free()` requested while the state was borrowed, carried out now that it is not;
+    /// whether there was one.
+    #[inline(never)]
     fn settle(&self) -> bool {
         if !self.close_pending.get() {
             return false;
@@ -105,7 +109,13 @@ impl<T: Closable> Handle<T> {
         true
     }
 
-    /// Reads public parts.
+    #[cold]
+    #[inline(never)]
+    fn closed() -> JsValue {
+        to_js(T::closed_during_call())
+    }
+
+    /// Reads public parts (still readable after a close).
     pub(crate) fn read<R>(&self, f: impl FnOnce(&T) -> R) -> JsResult<R> {
         let value = f(&**self.state.try_borrow().map_err(|_| Self::busy())?);
         self.settle();
@@ -118,7 +128,7 @@ impl<T: Closable> Handle<T> {
         let result = f(&mut **self.state.try_borrow_mut().map_err(|_| Self::busy())?);
         if self.settle() {
             drop(result);
-            return Err(to_js(T::closed_during_call()));
+            return Err(Self::closed());
         }
         result
     }
