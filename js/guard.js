@@ -7,10 +7,44 @@
 import { KitError } from './kit-error.js';
 
 let ready = false;
+/** @type {{ importKey: Function, deriveBits: Function, sign: Function } | undefined} */
+let subtle;
 
-/** Marks the wasm module as instantiated. */
+/**
+ * Marks the wasm module as instantiated, and captures WebCrypto as it is now: the session
+ * store signs and derives with these, so page script that replaces crypto.subtle's
+ * functions after init() never sees the store's keys, ECDH results or payloads. (The
+ * glue captures crypto.getRandomValues and importKey the same way: scripts/harden-glue.mjs.)
+ */
 export function markReady() {
   ready = true;
+  const current = globalThis.crypto?.subtle;
+  if (subtle === undefined && typeof current?.sign === 'function') {
+    subtle = {
+      importKey: current.importKey.bind(current),
+      deriveBits: current.deriveBits.bind(current),
+      sign: current.sign.bind(current),
+    };
+  }
+}
+
+/** WebCrypto's functions as captured by markReady(); undefined where there is none. */
+export function capturedSubtle() {
+  return subtle;
+}
+
+/**
+ * Whether `obj` is a live handle of the wasm-bindgen class `cls` (ClientKey, Session):
+ * one the glue made, not an object that merely has the class's prototype. The glue keeps
+ * the pointer in a private field; its read-only `__wbg_ptr` accessor says whether `obj`
+ * has one (scripts/harden-glue.mjs).
+ *
+ * @param {unknown} obj
+ * @param {Function} cls
+ */
+export function isHandle(obj, cls) {
+  const flag = Object.getOwnPropertyDescriptor(cls.prototype, '__wbg_ptr')?.get;
+  return obj instanceof cls && typeof flag === 'function' && flag.call(obj) === true;
 }
 
 /** Whether the wasm module has been instantiated. */

@@ -5,10 +5,25 @@
 //
 // Rust keeps the logic: record checks, every signing guard, the stamp encoding (DER from
 // WebCrypto's r ‖ s) and the HPKE open; WebCrypto only does the private-key step (ECDSA
-// sign, ECDH deriveBits). The `__` exports are on the raw wasm-bindgen classes, which the
-// package's exported classes hide.
-import { ClientKey as RawClientKey, Session as RawSession } from './embedded_wallet_kit.js';
+// sign, ECDH deriveBits). The store's bindings are functions of the glue module that the
+// package's entries do not export (no ClientKey or Session carries them), and WebCrypto is
+// the one captured at init (js/guard.js, scripts/harden-glue.mjs): page script that
+// replaces crypto.subtle later sees no key, ECDH result or signing call of the store.
+import {
+  ClientKey as RawClientKey,
+  Session as RawSession,
+  storeAuthorizeQuote,
+  storeAuthorizeRetry,
+  storeAuthorizeStamp,
+  storeEncapsulatedKey,
+  storeExternalSession,
+  storeImportClientKey,
+  storeImportSessionKey,
+  storeOpenWithDh,
+  storeStampFromP1363,
+} from './embedded_wallet_kit.js';
 import { KitError } from './kit-error.js';
+import { capturedSubtle } from './guard.js';
 import { SessionStore, TOKEN } from './session-store.js';
 
 const SESSIONS = 'sessions';
@@ -203,13 +218,13 @@ class StoredSession {
   }
 
   async stamp(payloadToSign) {
-    const payload = this.#session.__authorizeStamp(payloadToSign);
+    const payload = storeAuthorizeStamp(this.#session, payloadToSign);
     await this.#checkLive();
     return this.#sign(payload);
   }
 
   async signRetry(pending202) {
-    const { payloadToSign, requestId } = this.#session.__authorizeRetry(pending202);
+    const { payloadToSign, requestId } = storeAuthorizeRetry(this.#session, pending202);
     const expires = expiryOf(pending202);
     // Spent ids live in the record, so one signed before a reload or in another tab is
     // refused too; the check and the write are one transaction.
@@ -227,7 +242,7 @@ class StoredSession {
   }
 
   async signQuote(quote) {
-    const payload = this.#session.__authorizeQuote(quote);
+    const payload = storeAuthorizeQuote(this.#session, quote);
     await this.#checkLive();
     return { 'Service-Wallet-Signature': await this.#sign(payload) };
   }
@@ -244,9 +259,9 @@ class StoredSession {
     if (this.#key === undefined) return this.#session.stamp(payload); // sandbox, or deleted
     const key = this.#key;
     const signature = await guarded('WebCrypto sign', () =>
-      crypto.subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, key, new TextEncoder().encode(payload)),
+      capturedSubtle().sign({ name: 'ECDSA', hash: 'SHA-256' }, key, new TextEncoder().encode(payload)),
     );
-    return this.#session.__stampFromP1363(new Uint8Array(signature));
+    return storeStampFromP1363(this.#session, new Uint8Array(signature));
   }
 }
 
@@ -258,7 +273,7 @@ export async function open(options = {}) {
   if (typeof factory?.open !== 'function') {
     throw fail('STORE_UNAVAILABLE', 'IndexedDB is not available here (options.indexedDB can supply one)');
   }
-  if (typeof globalThis.crypto?.subtle?.sign !== 'function') {
+  if (capturedSubtle() === undefined) {
     throw fail('STORE_UNAVAILABLE', 'WebCrypto (crypto.subtle) is not available here; browsers offer it only in secure contexts');
   }
   return Store.create(await openDatabase(factory, name), name);
@@ -283,9 +298,9 @@ class Store extends SessionStore {
 
   async save(session) {
     if (!(session instanceof RawSession)) throw invalid('save() takes a Session');
-    session.__authorizeStamp(''); // SESSION_CLOSED, SESSION_EXPIRED: nothing worth keeping
+    storeAuthorizeStamp(session, ''); // SESSION_CLOSED, SESSION_EXPIRED: nothing worth keeping
     const sandboxed = session.sandboxed;
-    const key = sandboxed ? undefined : await guarded('WebCrypto importKey', () => session.__importKey());
+    const key = sandboxed ? undefined : await guarded('WebCrypto importKey', () => storeImportSessionKey(session));
     const expiresAt = session.expiresAt;
     const record = {
       id: session.id,
@@ -340,7 +355,7 @@ class Store extends SessionStore {
 
   async saveClientKey(clientKey) {
     if (!(clientKey instanceof RawClientKey)) throw invalid('saveClientKey() takes a ClientKey');
-    const key = await guarded('WebCrypto importKey', () => clientKey.__importKey()); // KEY_CONSUMED if used
+    const key = await guarded('WebCrypto importKey', () => storeImportClientKey(clientKey)); // KEY_CONSUMED if used
     const kept = {
       publicKeyHex: clientKey.publicKeyHex,
       compressedPublicKeyHex: clientKey.compressedPublicKeyHex,
@@ -363,17 +378,18 @@ class Store extends SessionStore {
     }
     if (records.length > 1) throw invalid('openSession(): several client keys are kept; pass { publicKeyHex }');
     const record = records[0];
-    const enc = RawSession.__encapsulatedKey(response);
+    const enc = storeEncapsulatedKey(response);
+    const subtle = capturedSubtle();
     let dh;
     let session;
     try {
       dh = new Uint8Array(
         await guarded('WebCrypto ECDH', async () => {
-          const peer = await crypto.subtle.importKey('raw', enc, { name: 'ECDH', namedCurve: 'P-256' }, false, []);
-          return crypto.subtle.deriveBits({ name: 'ECDH', public: peer }, record.key, 256);
+          const peer = await subtle.importKey('raw', enc, { name: 'ECDH', namedCurve: 'P-256' }, false, []);
+          return subtle.deriveBits({ name: 'ECDH', public: peer }, record.key, 256);
         }),
       );
-      session = RawSession.__openWithDh(response, dh, record.publicKeyHex);
+      session = storeOpenWithDh(response, dh, record.publicKeyHex);
     } finally {
       dh?.fill(0);
     }
@@ -405,6 +421,6 @@ class Store extends SessionStore {
     const { sandboxed, key } = record;
     if (sandboxed) return new StoredSession(this.#db, this.#deletions, RawSession.sandbox(info), undefined, TOKEN);
     if (!(key instanceof CryptoKey)) throw fail('INVALID_SESSION', 'a stored session record has no key');
-    return new StoredSession(this.#db, this.#deletions, RawSession.__external(info, record.publicKeyHex), key, TOKEN);
+    return new StoredSession(this.#db, this.#deletions, storeExternalSession(info, record.publicKeyHex), key, TOKEN);
   }
 }

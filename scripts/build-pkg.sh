@@ -59,6 +59,8 @@ build_module() {
 }
 
 build_module "${NAME}"
+# Handles that cannot be forged or detached, WebCrypto captured at init (see the script).
+node scripts/harden-glue.mjs "${OUT}/${NAME}.js"
 build_module "${PASSKEY_NAME}" --features passkey-module
 build_module "${TESTING_NAME}" --features testing-module
 

@@ -119,10 +119,13 @@ impl ClientKey {
         self.secret = None;
     }
 
-    /// Takes the secret out, consuming the key (client-held session keys).
+    /// Takes the secret out, consuming the key (client-held session keys). A copy, then
+    /// [`ClientKey::consume`]: `Option::take` would leave the scalar's bytes behind in this
+    /// key's memory, unzeroized, for as long as the key lives.
     pub(crate) fn take_secret(&mut self) -> Result<SecretKey> {
-        self.secret()?;
-        Ok(self.secret.take().expect("checked above"))
+        let secret = self.secret()?.clone();
+        self.consume();
+        Ok(secret)
     }
 }
 

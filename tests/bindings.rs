@@ -19,7 +19,7 @@ fn response_text(bundle: &str, expires_at: &str) -> String {
 }
 
 fn sealed_for(key: &JsClientKey, scalar: [u8; 32]) -> String {
-    let public = parse_public_key_hex(&key.public_key_hex(), "key").unwrap();
+    let public = parse_public_key_hex(&key.public_key_hex().unwrap(), "key").unwrap();
     seal(&public, &scalar).unwrap()
 }
 
@@ -45,26 +45,29 @@ fn open_from_object_and_from_text_give_the_same_key() {
     let expected = SecretKey::from_slice(&scalar).unwrap().public_key();
     let expected = embedded_wallet_kit::client_key::compressed_hex(&expected);
 
-    let mut key = JsClientKey::generate().unwrap();
+    let key = JsClientKey::generate().unwrap();
     let text = response_text(&sealed_for(&key, scalar), "2999-01-01T00:00:00Z");
-    let from_text = JsSession::open(&JsValue::from_str(&text), &mut key).unwrap();
-    assert_eq!(from_text.public_key_hex().unwrap(), expected);
-    assert!(key.consumed());
-    let again = JsSession::open(&JsValue::from_str(&text), &mut key)
+    let from_text = JsSession::open(&JsValue::from_str(&text), &key).unwrap();
+    assert_eq!(from_text.public_key_hex().unwrap().unwrap(), expected);
+    assert!(key.consumed().unwrap());
+    let again = JsSession::open(&JsValue::from_str(&text), &key)
         .err()
         .unwrap();
     assert_eq!(code_of(&again), "KEY_CONSUMED");
 
-    let mut key = JsClientKey::generate().unwrap();
+    let key = JsClientKey::generate().unwrap();
     let object = JSON::parse(&response_text(
         &sealed_for(&key, scalar),
         "2999-01-01T00:00:00Z",
     ))
     .unwrap();
-    let from_object = JsSession::open(&object, &mut key).unwrap();
-    assert_eq!(from_object.public_key_hex().unwrap(), expected);
-    assert_eq!(from_object.kind(), "OAUTH");
-    assert_eq!(from_object.expires_at().get_time(), 32_472_144_000_000.0);
+    let from_object = JsSession::open(&object, &key).unwrap();
+    assert_eq!(from_object.public_key_hex().unwrap().unwrap(), expected);
+    assert_eq!(from_object.kind().unwrap(), "OAUTH");
+    assert_eq!(
+        from_object.expires_at().unwrap().get_time(),
+        32_472_144_000_000.0
+    );
     assert_eq!(
         from_object.stamp(&"p".into()).unwrap(),
         from_text.stamp(&"p".into()).unwrap()
@@ -73,13 +76,13 @@ fn open_from_object_and_from_text_give_the_same_key() {
 
 #[wasm_bindgen_test]
 fn sign_retry_returns_exactly_the_two_headers() {
-    let mut session = JsSession::sandbox(&JsValue::from_str(&response_text(
+    let session = JsSession::sandbox(&JsValue::from_str(&response_text(
         "stub",
         "2999-01-01T00:00:00Z",
     )))
     .unwrap();
-    assert!(session.sandboxed());
-    assert!(session.public_key_hex().is_none());
+    assert!(session.sandboxed().unwrap());
+    assert!(session.public_key_hex().unwrap().is_none());
     let pending = JSON::parse(&format!(
         r#"{{"payloadToSign":"x","requestId":"{REQUEST}","expiresAt":"2999-01-01T00:00:00Z"}}"#
     ))
@@ -112,7 +115,7 @@ fn sign_retry_returns_exactly_the_two_headers() {
 
 #[wasm_bindgen_test]
 fn errors_are_kit_errors_with_stable_codes() {
-    let mut key = JsClientKey::generate().unwrap();
+    let key = JsClientKey::generate().unwrap();
     let cases: Vec<(JsValue, &str)> = vec![
         (JsValue::from_str("not json"), "INVALID_SESSION"),
         (JsValue::from_f64(5.0), "INVALID_SESSION"),
@@ -128,14 +131,17 @@ fn errors_are_kit_errors_with_stable_codes() {
         ),
     ];
     for (input, code) in cases {
-        let err = JsSession::open(&input, &mut key).err().unwrap();
+        let err = JsSession::open(&input, &key).err().unwrap();
         assert_eq!(code_of(&err), code);
         let message = get(&err, "message").as_string().unwrap();
         assert!(!message.is_empty());
     }
-    assert!(!key.consumed(), "failed opens leave the key usable");
+    assert!(
+        !key.consumed().unwrap(),
+        "failed opens leave the key usable"
+    );
 
-    let mut session = JsSession::sandbox(&JsValue::from_str(&response_text(
+    let session = JsSession::sandbox(&JsValue::from_str(&response_text(
         "",
         "2999-01-01T00:00:00Z",
     )))
@@ -165,9 +171,9 @@ fn errors_are_kit_errors_with_stable_codes() {
 
 #[wasm_bindgen_test]
 fn lone_surrogates_are_refused_not_silently_replaced() {
-    let mut key = JsClientKey::generate().unwrap();
+    let key = JsClientKey::generate().unwrap();
     let text = response_text(&sealed_for(&key, [0x22u8; 32]), "2999-01-01T00:00:00Z");
-    let session = JsSession::open(&JsValue::from_str(&text), &mut key).unwrap();
+    let session = JsSession::open(&JsValue::from_str(&text), &key).unwrap();
     let lone: JsValue = js_sys::JsString::from_char_code1(0xD800).into();
     assert_eq!(
         code_of(&session.stamp(&lone).err().unwrap()),
@@ -205,7 +211,7 @@ fn is_expired_takes_a_date_or_milliseconds() {
 #[wasm_bindgen_test]
 fn signed_retry_flow_drives_202s_and_types_errors() {
     use embedded_wallet_kit::wasm::{JsQuoteExecution, JsSignedRetryFlow};
-    let mut session = JsSession::sandbox(&JsValue::from_str(&response_text(
+    let session = JsSession::sandbox(&JsValue::from_str(&response_text(
         "",
         "2999-01-01T00:00:00Z",
     )))
@@ -330,8 +336,8 @@ fn wallet_operations_by_name_and_passkey_challenges() {
         Some("123456".into()),
         None,
         None,
-        Some(key.public_key_hex()),
-        Some(key.compressed_public_key_hex()),
+        Some(key.public_key_hex().unwrap()),
+        Some(key.compressed_public_key_hex().unwrap()),
         false,
     )
     .unwrap();
@@ -342,7 +348,10 @@ fn wallet_operations_by_name_and_passkey_challenges() {
         format!("/auth/credentials/{CRED}/verify")
     );
     let body = JSON::parse(&get(&first, "body").as_string().unwrap()).unwrap();
-    assert_eq!(get(&body, "clientPublicKey"), key.public_key_hex().as_str());
+    assert_eq!(
+        get(&body, "clientPublicKey"),
+        key.public_key_hex().unwrap().as_str()
+    );
     // A plain request answered 202 needs a session it was not given.
     let flow = wallet_flow(
         "createEmailOtp",
@@ -390,8 +399,8 @@ fn wallet_operations_by_name_and_passkey_challenges() {
             text,
             None,
             None,
-            Some(key.public_key_hex()),
-            Some(key.compressed_public_key_hex()),
+            Some(key.public_key_hex().unwrap()),
+            Some(key.compressed_public_key_hex().unwrap()),
             true,
         )
         .unwrap()
@@ -402,7 +411,7 @@ fn wallet_operations_by_name_and_passkey_challenges() {
     let body = JSON::parse(&get(&first, "body").as_string().unwrap()).unwrap();
     assert_eq!(
         get(&body, "clientPublicKey"),
-        key.compressed_public_key_hex().as_str()
+        key.compressed_public_key_hex().unwrap().as_str()
     );
     assert!(!held("verifyEmailOtp", Some("123456".into())).client_held());
     assert_eq!(

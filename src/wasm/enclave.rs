@@ -80,16 +80,16 @@ pub fn encrypt_otp_js(
     const WHAT: &str = "OTP target bundle";
     let pin = signer_pin(options, PRODUCTION_TLS_FETCHER_PUBLIC_KEY)?;
     let otp = Zeroizing::new(exact_string(otp_code, "otpCode", ErrorCode::InvalidInput)?);
-    key.0.check_unused().map_err(to_js)?;
+    key.0.read(|k| k.check_unused())?.map_err(to_js)?;
     let bundle = match target_bundle.as_string() {
         Some(text) => JsValue::from_str(unquote_target_bundle(&text)),
         None => target_bundle.clone(),
     };
     let envelope = object_or_json(&bundle, ErrorCode::InvalidBundle, WHAT)?;
     let data = verified_data(&envelope, &pin, WHAT)?;
-    let sealed = encrypt_otp(&data, &otp, &key.0);
+    let sealed = key.0.write(|k| encrypt_otp(&data, &otp, k).map_err(to_js));
     scrub_stack(); // the ephemeral HPKE secret and the plaintext passed through the stack
-    sealed.map_err(to_js)
+    sealed
 }
 
 /// Opens a wallet export (the 200 `{id, encryptedWalletCredentials}`, or the envelope
@@ -97,7 +97,7 @@ pub fn encrypt_otp_js(
 #[wasm_bindgen(js_name = openWalletExport)]
 pub fn open_wallet_export(
     response: &JsValue,
-    key: &mut JsClientKey,
+    key: &JsClientKey,
     options: &JsValue,
 ) -> JsResult<JsValue> {
     const WHAT: &str = "export bundle";
@@ -109,16 +109,20 @@ pub fn open_wallet_export(
                 .ok_or_else(|| invalid_input("options.organizationId must be a string"))?,
         ),
     };
-    key.0.check_unused().map_err(to_js)?;
+    key.0.read(|k| k.check_unused())?.map_err(to_js)?;
     let mut envelope = object_or_json(response, ErrorCode::InvalidBundle, WHAT)?;
     if let Some(inner) = own(&envelope.0, "encryptedWalletCredentials") {
         envelope = object_or_json(&inner, ErrorCode::InvalidBundle, WHAT)?;
     }
     let data = verified_data(&envelope, &pin, WHAT)?;
-    let opened = open_export(&data, &mut key.0, organization_id.as_deref());
-    scrub_stack();
     // Copied into a JS string (which cannot be wiped); the Rust copy is zeroized on drop.
-    opened.map(|m| JsValue::from_str(&m)).map_err(to_js)
+    let opened = key.0.write(|k| {
+        open_export(&data, k, organization_id.as_deref())
+            .map(|m| JsValue::from_str(&m))
+            .map_err(to_js)
+    });
+    scrub_stack();
+    opened
 }
 
 #[wasm_bindgen(js_class = ClientKey)]
@@ -128,9 +132,12 @@ impl JsClientKey {
     #[wasm_bindgen(js_name = signRetry)]
     pub fn sign_retry(&self, pending: &JsValue) -> JsResult<Object> {
         let pending = pending_from_js(pending)?;
-        let headers = sign_with_tek(&self.0, &pending, SystemClock.now_ms());
+        let now = SystemClock.now_ms();
+        let headers = self
+            .0
+            .write(|k| sign_with_tek(k, &pending, now).map_err(to_js));
         scrub_stack();
-        headers.map(|h| headers_to_js(&h)).map_err(to_js)
+        headers.map(|h| headers_to_js(&h))
     }
 }
 
@@ -156,20 +163,20 @@ mod tests {
         let v = vectors("export-bundles.json");
         let c = &v["vectors"][0];
         let key = || {
-            JsClientKey(crate::ClientKey::from_secret(
+            JsClientKey::from_key(crate::ClientKey::from_secret(
                 SecretKey::from_slice(&hex(c["embeddedPrivateKeyHex"].as_str().unwrap())).unwrap(),
             ))
         };
         let bundle = JsValue::from_str(c["exportBundle"].as_str().unwrap());
-        let mut k = key();
-        let mnemonic = open_wallet_export(&bundle, &mut k, &JsValue::UNDEFINED).unwrap();
+        let k = key();
+        let mnemonic = open_wallet_export(&bundle, &k, &JsValue::UNDEFINED).unwrap();
         assert_eq!(
             mnemonic.as_string().unwrap(),
             c["expectedPlaintextUtf8"].as_str().unwrap()
         );
-        assert!(k.0.is_consumed());
+        assert!(k.0.read(|k| k.is_consumed()).unwrap());
         assert_eq!(
-            code(open_wallet_export(&bundle, &mut k, &JsValue::UNDEFINED).unwrap_err()),
+            code(open_wallet_export(&bundle, &k, &JsValue::UNDEFINED).unwrap_err()),
             "KEY_CONSUMED"
         );
 
@@ -179,10 +186,10 @@ mod tests {
         let options = js_sys::Object::new();
         let org = c["organizationId"].as_str().unwrap();
         Reflect::set(&options, &"organizationId".into(), &org.into()).unwrap();
-        assert!(open_wallet_export(&response, &mut key(), &options).is_ok());
+        assert!(open_wallet_export(&response, &key(), &options).is_ok());
         Reflect::set(&options, &"organizationId".into(), &"other".into()).unwrap();
         assert_eq!(
-            code(open_wallet_export(&response, &mut key(), &options).unwrap_err()),
+            code(open_wallet_export(&response, &key(), &options).unwrap_err()),
             "INVALID_BUNDLE"
         );
         // The OTP signer key is not the export signer: pinned to it, refused.
@@ -190,7 +197,7 @@ mod tests {
         let pin = JsValue::from_str(PRODUCTION_TLS_FETCHER_PUBLIC_KEY);
         Reflect::set(&options, &"pin".into(), &pin).unwrap();
         assert_eq!(
-            code(open_wallet_export(&bundle, &mut key(), &options).unwrap_err()),
+            code(open_wallet_export(&bundle, &key(), &options).unwrap_err()),
             "DECRYPTION_FAILED"
         );
     }

@@ -1,12 +1,14 @@
 //! The signing exports: `ClientKey` and `Session`.
 
+use core::cell::{Cell, RefCell};
+
 use js_sys::Object;
 use wasm_bindgen::prelude::*;
 
 use super::js::{date_millis, exact_string, own, own_keys, scrub_stack, set};
 pub(crate) use super::js::{object_or_json, JsFields};
 use super::{invalid_input, to_js};
-use crate::error::ErrorCode;
+use crate::error::{Error, ErrorCode};
 use crate::signed_retry::{PendingSignature, QuoteToSign, REQUEST_ID_HEADER, SIGNATURE_HEADER};
 use crate::timestamp::UnixMillis;
 
@@ -55,120 +57,257 @@ fn date(ms: UnixMillis) -> js_sys::Date {
     js_sys::Date::new(&JsValue::from_f64(ms as f64))
 }
 
+/// What `free()` does to the state behind a handle, and the error a call gets when a
+/// `free()` from inside it (a getter, a replaced `Date.now`) closed it meanwhile.
+pub(crate) trait Closable {
+    /// INVALID_INPUT for a call that re-enters a handle in use.
+    const BUSY: &'static str;
+    fn close_now(&mut self);
+    fn closed_during_call() -> Error;
+}
+
+impl Closable for crate::ClientKey {
+    const BUSY: &'static str =
+        "this ClientKey is in use by a call that has not returned (re-entered from a getter or callback)";
+    fn close_now(&mut self) {
+        self.consume();
+    }
+    fn closed_during_call() -> Error {
+        Error::new(
+            ErrorCode::KeyConsumed,
+            "this ClientKey was freed during the call; its key is gone",
+        )
+    }
+}
+
+impl Closable for crate::Session {
+    const BUSY: &'static str =
+        "this Session is in use by a call that has not returned (re-entered from a getter or callback)";
+    fn close_now(&mut self) {
+        self.close();
+    }
+    fn closed_during_call() -> Error {
+        Error::new(
+            ErrorCode::SessionClosed,
+            "this session was freed during the call; its key is gone",
+        )
+    }
+}
+
+/// The state behind a `ClientKey` or `Session` handle.
+///
+/// Boxed by [`boxed`] before the export scrubs the stack, so wasm-bindgen's wrapper (which
+/// runs after the export returns, in frames no scrub reaches) moves a pointer, not the key.
+/// Borrowed here per call, with every export taking `&self`: wasm-bindgen's own borrow
+/// would turn a getter that re-enters the handle into its plain "recursive use" Error and
+/// leave the key unzeroized; here the re-entrant call gets a KitError, and a `free()`
+/// made while the state is in use zeroizes it as soon as the call lets go.
+pub(crate) struct Handle<T: Closable> {
+    state: RefCell<Box<T>>,
+    close_pending: Cell<bool>,
+}
+
+impl<T: Closable> Handle<T> {
+    fn new(state: Box<T>) -> Self {
+        Self {
+            state: RefCell::new(state),
+            close_pending: Cell::new(false),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn busy() -> JsValue {
+        invalid_input(T::BUSY)
+    }
+
+    /// A `free()` requested while the state was borrowed, carried out now that it is not;
+    /// whether there was one.
+    #[inline(never)]
+    fn settle(&self) -> bool {
+        if !self.close_pending.get() {
+            return false;
+        }
+        if let Ok(mut state) = self.state.try_borrow_mut() {
+            self.close_pending.set(false);
+            state.close_now();
+        }
+        true
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn closed() -> JsValue {
+        to_js(T::closed_during_call())
+    }
+
+    /// Reads public parts (still readable after a close).
+    pub(crate) fn read<R>(&self, f: impl FnOnce(&T) -> R) -> JsResult<R> {
+        let value = f(&**self.state.try_borrow().map_err(|_| Self::busy())?);
+        self.settle();
+        Ok(value)
+    }
+
+    /// Uses the key. A `free()` during the call wins: the result is dropped (a new
+    /// session is zeroized with it) and the call throws the closed error.
+    pub(crate) fn write<R>(&self, f: impl FnOnce(&mut T) -> JsResult<R>) -> JsResult<R> {
+        let result = f(&mut **self.state.try_borrow_mut().map_err(|_| Self::busy())?);
+        if self.settle() {
+            drop(result);
+            return Err(Self::closed());
+        }
+        result
+    }
+
+    /// Zeroizes now, or when the call using the state lets go of it.
+    fn close(&self) {
+        self.close_pending.set(true);
+        self.settle();
+    }
+}
+
+/// Runs `make` and moves its result to the heap in a frame of its own, below the export's:
+/// the export's `scrub_stack()` then overwrites every stack copy the construction left.
+#[inline(never)]
+pub(crate) fn boxed<T>(make: impl FnOnce() -> crate::error::Result<T>) -> JsResult<Box<T>> {
+    make().map(Box::new).map_err(to_js)
+}
+
 /// An ephemeral P-256 client key. Its private half never leaves wasm memory.
 #[wasm_bindgen(js_name = ClientKey)]
-pub struct JsClientKey(pub(crate) crate::ClientKey);
+pub struct JsClientKey(pub(crate) Handle<crate::ClientKey>);
+
+impl JsClientKey {
+    /// A handle on `key` (tests, and the bindings that restore one).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) fn from_key(key: crate::ClientKey) -> Self {
+        Self(Handle::new(Box::new(key)))
+    }
+}
 
 #[wasm_bindgen(js_class = ClientKey)]
 impl JsClientKey {
     /// Generates a key from `crypto.getRandomValues`.
     pub fn generate() -> JsResult<JsClientKey> {
-        let key = crate::ClientKey::generate().map(JsClientKey).map_err(to_js);
+        let key = boxed(crate::ClientKey::generate);
         scrub_stack();
-        key
+        key.map(|key| JsClientKey(Handle::new(key)))
     }
 
     /// Uncompressed SEC1 lowercase hex (130 chars): the `clientPublicKey` to send.
     #[wasm_bindgen(getter, js_name = publicKeyHex)]
-    pub fn public_key_hex(&self) -> String {
-        self.0.public_key_hex()
+    pub fn public_key_hex(&self) -> JsResult<String> {
+        self.0.read(|k| k.public_key_hex())
     }
 
     /// Compressed SEC1 lowercase hex (66 chars).
     #[wasm_bindgen(getter, js_name = compressedPublicKeyHex)]
-    pub fn compressed_public_key_hex(&self) -> String {
-        self.0.compressed_public_key_hex()
+    pub fn compressed_public_key_hex(&self) -> JsResult<String> {
+        self.0.read(|k| k.compressed_public_key_hex())
     }
 
     /// The OAUTH nonce: hex SHA-256 of the `clientPublicKey` string sent: `publicKeyHex`,
     /// or `compressedPublicKeyHex` with `{ compressed: true }` (the client-held flow).
     #[wasm_bindgen(js_name = oidcNonce)]
     pub fn oidc_nonce(&self, options: &JsValue) -> JsResult<String> {
-        Ok(self.0.oidc_nonce_for_form(key_form(options)?))
+        let form = key_form(options)?;
+        self.0.read(|k| k.oidc_nonce_for_form(form))
     }
 
     /// Whether the key was used (or closed) already.
     #[wasm_bindgen(getter)]
-    pub fn consumed(&self) -> bool {
-        self.0.is_consumed()
+    pub fn consumed(&self) -> JsResult<bool> {
+        self.0.read(|k| k.is_consumed())
     }
 
     /// Zeroizes the private key now; the JS `free()` calls this.
-    pub fn close(&mut self) {
-        self.0.consume();
+    pub fn close(&self) {
+        self.0.close();
         scrub_stack();
     }
 }
 
 /// A signing session.
 #[wasm_bindgen(js_name = Session)]
-pub struct JsSession(pub(crate) crate::Session);
+pub struct JsSession(pub(crate) Handle<crate::Session>);
+
+impl JsSession {
+    pub(crate) fn from_boxed(session: Box<crate::Session>) -> Self {
+        Self(Handle::new(session))
+    }
+}
 
 const SESSION_RESPONSE: &str = "session response";
+
+/// Opens a session with `key` (consumed on success) in [`boxed`], then scrubs the stack:
+/// decryption and the move to the heap left copies of both scalars in dead frames.
+fn open_with_key(
+    key: &JsClientKey,
+    open: impl FnOnce(&mut crate::ClientKey) -> crate::error::Result<crate::Session>,
+) -> JsResult<JsSession> {
+    let session = key.0.write(|k| boxed(|| open(k)));
+    scrub_stack();
+    session.map(JsSession::from_boxed)
+}
 
 #[wasm_bindgen(js_class = Session)]
 impl JsSession {
     /// Opens a verify/refresh response (object or JSON text) with `key`, consuming it.
-    pub fn open(response: &JsValue, key: &mut JsClientKey) -> JsResult<JsSession> {
-        key.0.check_unused().map_err(to_js)?;
+    pub fn open(response: &JsValue, key: &JsClientKey) -> JsResult<JsSession> {
+        key.0.read(|k| k.check_unused())?.map_err(to_js)?;
         let fields = object_or_json(response, ErrorCode::InvalidSession, SESSION_RESPONSE)?;
-        let session = crate::Session::open(&fields, &mut key.0);
-        scrub_stack(); // decryption left copies of the scalar in dead frames
-        session.map(JsSession).map_err(to_js)
+        open_with_key(key, |k| crate::Session::open(&fields, k))
     }
 
     /// A sandbox session: signs with the magic value, never reads the bundle.
     pub fn sandbox(response: &JsValue) -> JsResult<JsSession> {
         let fields = object_or_json(response, ErrorCode::InvalidSession, SESSION_RESPONSE)?;
-        crate::Session::sandbox(&fields)
-            .map(JsSession)
-            .map_err(to_js)
+        boxed(|| crate::Session::sandbox(&fields)).map(JsSession::from_boxed)
     }
 
     /// Newer API versions: the client key is the session key.
     #[wasm_bindgen(js_name = fromClientKey)]
-    pub fn from_client_key(response: &JsValue, key: &mut JsClientKey) -> JsResult<JsSession> {
-        key.0.check_unused().map_err(to_js)?;
+    pub fn from_client_key(response: &JsValue, key: &JsClientKey) -> JsResult<JsSession> {
+        key.0.read(|k| k.check_unused())?.map_err(to_js)?;
         let fields = object_or_json(response, ErrorCode::InvalidSession, SESSION_RESPONSE)?;
-        let session = crate::Session::from_client_key(&fields, &mut key.0);
-        scrub_stack();
-        session.map(JsSession).map_err(to_js)
+        open_with_key(key, |k| crate::Session::from_client_key(&fields, k))
     }
 
     /// `Session:<uuid>`.
     #[wasm_bindgen(getter)]
-    pub fn id(&self) -> String {
-        self.0.info().id.clone()
+    pub fn id(&self) -> JsResult<String> {
+        self.0.read(|s| s.info().id.clone())
     }
 
     /// The internal account id.
     #[wasm_bindgen(getter, js_name = accountId)]
-    pub fn account_id(&self) -> String {
-        self.0.info().account_id.clone()
+    pub fn account_id(&self) -> JsResult<String> {
+        self.0.read(|s| s.info().account_id.clone())
     }
 
     /// The credential type.
     #[wasm_bindgen(getter, js_name = type)]
-    pub fn kind(&self) -> String {
-        self.0.info().kind.clone()
+    pub fn kind(&self) -> JsResult<String> {
+        self.0.read(|s| s.info().kind.clone())
     }
 
     /// When the session stops signing.
     #[wasm_bindgen(getter, js_name = expiresAt)]
-    pub fn expires_at(&self) -> js_sys::Date {
-        date(self.0.info().expires_at_ms)
+    pub fn expires_at(&self) -> JsResult<js_sys::Date> {
+        let ms = self.0.read(|s| s.info().expires_at_ms)?;
+        Ok(date(ms))
     }
 
     /// Compressed session public key hex; `undefined` for sandbox or freed sessions.
     #[wasm_bindgen(getter, js_name = publicKeyHex)]
-    pub fn public_key_hex(&self) -> Option<String> {
-        self.0.public_key_hex()
+    pub fn public_key_hex(&self) -> JsResult<Option<String>> {
+        self.0.read(|s| s.public_key_hex())
     }
 
     /// Whether this is a sandbox session.
     #[wasm_bindgen(getter)]
-    pub fn sandboxed(&self) -> bool {
-        self.0.is_sandbox()
+    pub fn sandboxed(&self) -> JsResult<bool> {
+        self.0.read(|s| s.is_sandbox())
     }
 
     /// Whether `now` (a Date or epoch milliseconds; default: the current time) is at or
@@ -176,7 +315,7 @@ impl JsSession {
     #[wasm_bindgen(js_name = isExpired)]
     pub fn is_expired(&self, now: &JsValue) -> JsResult<bool> {
         if now.is_undefined() || now.is_null() {
-            return Ok(self.0.is_expired());
+            return self.0.read(|s| s.is_expired());
         }
         let ms = match now.as_f64() {
             Some(ms) => ms,
@@ -186,24 +325,25 @@ impl JsSession {
         if !ms.is_finite() {
             return Err(invalid_input("now is an invalid Date"));
         }
-        Ok(self.0.is_expired_at(ms as UnixMillis))
+        self.0.read(|s| s.is_expired_at(ms as UnixMillis))
     }
 
     /// The `Service-Wallet-Signature` value for `payloadToSign`, byte for byte.
     pub fn stamp(&self, payload: &JsValue) -> JsResult<String> {
         let payload = exact_string(payload, "payloadToSign", ErrorCode::InvalidInput)?;
-        let stamp = self.0.stamp(&payload);
+        let stamp = self.0.write(|s| s.stamp(&payload).map_err(to_js));
         scrub_stack(); // signing left the scalar and the nonce in dead frames
-        stamp.map_err(to_js)
+        stamp
     }
 
     /// Both headers of a signed retry, from a 202 body (object or JSON text).
     #[wasm_bindgen(js_name = signRetry)]
-    pub fn sign_retry(&mut self, pending: &JsValue) -> JsResult<Object> {
+    pub fn sign_retry(&self, pending: &JsValue) -> JsResult<Object> {
+        // Read (getters run) before the session is borrowed.
         let pending = pending_from_js(pending)?;
-        let headers = self.0.sign_retry(&pending);
+        let headers = self.0.write(|s| s.sign_retry(&pending).map_err(to_js));
         scrub_stack();
-        headers.map(|h| headers_to_js(&h)).map_err(to_js)
+        headers.map(|h| headers_to_js(&h))
     }
 
     /// `{ "Service-Wallet-Signature" }` for executing a quote (reads only payloadToSign
@@ -211,17 +351,16 @@ impl JsSession {
     #[wasm_bindgen(js_name = signQuote)]
     pub fn sign_quote(&self, quote: &JsValue) -> JsResult<Object> {
         let quote = quote_from_js(quote)?;
-        let signature = self.0.sign_quote(&quote);
+        let signature = self.0.write(|s| s.sign_quote(&quote).map_err(to_js));
         scrub_stack();
-        let signature = signature.map_err(to_js)?;
         let out = Object::new();
-        set(&out, SIGNATURE_HEADER, &signature);
+        set(&out, SIGNATURE_HEADER, &signature?);
         Ok(out)
     }
 
     /// Zeroizes the session key now; the JS `free()` calls this. Later signing calls
     /// throw `SESSION_CLOSED`.
-    pub fn close(&mut self) {
+    pub fn close(&self) {
         self.0.close();
         scrub_stack();
     }

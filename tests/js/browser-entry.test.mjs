@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as kit from '../../pkg/browser.js';
 import { WASM_PATH, PASSKEY_WASM_PATH, sessionResponse, randomScalar, sealBundle, compressedPublicKeyHex, checkStamp } from '../support/fixtures.mjs';
+import { custodyLeaks } from '../support/reachable.mjs';
 
 const { init, ClientKey, Session, KitError, passkey, inspectPayload } = kit;
 
@@ -137,4 +138,16 @@ test('init({ passkeys: { module_or_path: bytes } }) retries and loads the passke
   // Both modules' errors are one class.
   assert.throws(() => Session.open(sessionResponse({ bundle: '0OIl' }), ClientKey.generate()),
     (err) => err instanceof KitError && err.code === 'INVALID_BUNDLE');
+});
+
+test('init() resolves to undefined, and nothing the browser entry exports leads to the wasm exports, its memory or a store binding', async () => {
+  await init(readFileSync(WASM_PATH));
+  assert.equal(await init(), undefined);
+  assert.deepEqual(custodyLeaks(kit), []);
+  // Nor do live handles (their prototypes and constructors included).
+  const key = ClientKey.generate();
+  const session = Session.sandbox(sessionResponse());
+  assert.deepEqual(custodyLeaks({ key, session, keyProto: Object.getPrototypeOf(key), sessionProto: Object.getPrototypeOf(session) }), []);
+  assert.deepEqual(Reflect.ownKeys(key), [], 'a ClientKey carries no own property');
+  assert.deepEqual(Reflect.ownKeys(session), [], 'a Session carries no own property');
 });

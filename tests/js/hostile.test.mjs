@@ -13,9 +13,9 @@
 // session must still produce a stamp that verifies, and the last test opens a fresh
 // sealed session in the same instance and signs with it.
 //
-// Cases marked `todo: 'bug: …'` are defects of the package found by this corpus: they
-// stay in the table with the documented expectation so they pass once fixed. Cases
-// that would kill the test process or the module instance run in a child process.
+// No case is marked todo or skipped (tests/js/no-skipped-tests.test.mjs fails if one
+// is). Cases that would kill the test process or the module instance run in a child
+// process.
 //
 // Zeroization, the part visible from JS: no member of Session or ClientKey returns key
 // bytes, free() makes later use throw SESSION_CLOSED / KEY_CONSUMED, and a scan of the
@@ -35,6 +35,8 @@ import {
 
 const { ClientKey, Session, KitError, passkey } = kit;
 const NODE_ENTRY = new URL('../../pkg/node.js', import.meta.url).href;
+const GLUE = new URL('../../pkg/embedded_wallet_kit.js', import.meta.url).href;
+const FIXTURES = new URL('../support/fixtures.mjs', import.meta.url).href;
 
 // ---------------------------------------------------------------------------------------
 // Secrets and the long-lived "victim" session.
@@ -226,10 +228,7 @@ const body = (nickname, overrides = {}) => passkey.registrationBody(
 // ---------------------------------------------------------------------------------------
 // The corpus. Each case: `call` (sync, or async for passkey ceremonies), and either `code`
 // (the documented KitError code) or `ok` (checks the value of an accepted input).
-// `secrets`: extra strings that must not appear in the error. `todo`: a known bug.
-
-const BUG_NULL_PTR = 'bug: a Session/ClientKey method called on an object that is not a live handle throws '
-  + 'wasm-bindgen\'s plain Error("null pointer passed to rust") from inside wasm (and leaks a borrowed-externref slot)';
+// `secrets`: extra strings that must not appear in the error.
 
 const CASES = [
   // --- Session.open / sandbox / fromClientKey: the response argument -------------------
@@ -524,8 +523,6 @@ const CASES = [
     }
     return out;
   }, null, {
-    todo: 'bug: free() called from a getter while signRetry holds the session throws wasm-bindgen\'s plain '
-      + 'Error("recursive use of an object detected …") (and does not zeroize)',
     ok: ({ t, inner, outer }) => {
       for (const [where, err] of [['the re-entrant free()', inner], ['signRetry', outer]]) {
         assert.ok(err === undefined || err instanceof KitError, `${where} threw a non-KitError: ${err?.constructor?.name}: ${err?.message}`);
@@ -602,7 +599,9 @@ const CASES = [
   ['signQuote', 'revoked Proxy', () => throwaway().session.signQuote(revokedProxy()), 'INVALID_INPUT'],
 
   // --- receivers that are not live handles ------------------------------------------------
-  ['receiver', 'Session.prototype.stamp called on a plain object', () => Session.prototype.stamp.call({}, 'x'), 'INVALID_INPUT', { todo: BUG_NULL_PTR }],
+  ['receiver', 'Session.prototype.stamp called on a plain object', () => Session.prototype.stamp.call({}, 'x'), 'INVALID_INPUT'],
+  ['receiver', 'ClientKey getter called on a plain object', () => Object.getOwnPropertyDescriptor(ClientKey.prototype, 'publicKeyHex').get.call({}), 'INVALID_INPUT'],
+  ['receiver', 'Session.prototype.signRetry called on a ClientKey', () => Session.prototype.signRetry.call(ClientKey.generate(), pending202()), 'INVALID_INPUT'],
   ['receiver', 'new Session() (private constructor) then stamp()', () => new Session().stamp('x'), 'INVALID_INPUT'],
   ['receiver', 'new ClientKey() then publicKeyHex', () => new ClientKey().publicKeyHex, 'INVALID_INPUT'],
   ['receiver', 'Session.open re-entered from a getter with the same key', () => {
@@ -626,8 +625,6 @@ const CASES = [
     }
     return out;
   }, null, {
-    todo: 'bug: the inner Session.open (same key, re-entered from a getter of the outer call) throws wasm-bindgen\'s '
-      + 'plain Error("recursive use of an object detected …") instead of a KitError',
     ok: ({ inner, innerError, outer, outerError }) => {
       for (const [where, err] of [['the inner open', innerError], ['the outer open', outerError]]) {
         assert.ok(err === undefined || err instanceof KitError, `${where} threw a non-KitError: ${err?.constructor?.name}: ${err?.message}`);
@@ -745,7 +742,7 @@ function afterwardsFreeable(t, call) {
 
 /**
  * For the cases that can wedge a session: afterwards its free() must work and zeroize
- * (later stamp → SESSION_CLOSED). Throws (and so fails the todo case) when it does not.
+ * (later stamp → SESSION_CLOSED). Throws (and so fails the case) when it does not.
  */
 function stuckCheck(t, first) {
   let freeError;
@@ -773,7 +770,7 @@ let caseCount = 0;
 for (const [group, name, call, code, opts = {}] of CASES) {
   caseCount++;
   const title = `#${caseCount} ${group}: ${name} → ${code ?? 'accepted'}`;
-  test(title, opts.todo ? { todo: opts.todo } : {}, async () => {
+  test(title, async () => {
     let thrown;
     let value;
     let extraSecrets = [];
@@ -895,7 +892,7 @@ test('no API returns private-key bytes: every Session member, stamps and inspect
   const s = t.session;
   const outputs = [];
   for (const name of Reflect.ownKeys(Session.prototype)) {
-    if (typeof name !== 'string' || ['constructor', 'free', 'close', '__destroy_into_raw'].includes(name)) continue;
+    if (typeof name !== 'string' || ['constructor', 'free', 'close'].includes(name)) continue;
     const desc = Object.getOwnPropertyDescriptor(Session.prototype, name);
     if (desc.get) outputs.push(desc.get.call(s));
   }
@@ -910,32 +907,81 @@ test('no API returns private-key bytes: every Session member, stamps and inspect
   s.free();
 });
 
-test('no API returns private-key bytes: ClientKey exposes only its public key forms and the nonce', async () => {
+// The session store's bindings (importing a key into WebCrypto, the stored-session guards)
+// are not members of the public classes: they are module functions of the glue that only
+// the store imports, and the one that imports a key hands it to the WebCrypto captured
+// at init (tests/js/session-store.test.mjs replaces the global and checks).
+const CLIENT_KEY_MEMBERS = ['constructor', 'free', 'close', 'publicKeyHex', 'compressedPublicKeyHex', 'oidcNonce', 'consumed', 'signRetry', '__wbg_ptr'];
+const SESSION_MEMBERS = ['constructor', 'free', 'close', 'id', 'accountId', 'type', 'expiresAt', 'publicKeyHex', 'sandboxed',
+  'isExpired', 'stamp', 'signRetry', 'signQuote', '__wbg_ptr'];
+
+test('no API returns private-key bytes: ClientKey exposes only its public key forms and the nonce', () => {
   const key = ClientKey.generate();
-  // __importKey (the session store's) hands the key to WebCrypto as non-extractable.
-  const documented = ['constructor', 'free', 'close', 'publicKeyHex', 'compressedPublicKeyHex', 'oidcNonce', 'consumed', 'signRetry', '__destroy_into_raw', '__importKey'];
-  const extra = Reflect.ownKeys(ClientKey.prototype).filter((k) => typeof k === 'string' && !documented.includes(k));
-  assert.deepEqual(extra, [], 'undocumented ClientKey members');
+  const members = (proto) => Reflect.ownKeys(proto).filter((k) => typeof k === 'string').sort();
+  assert.deepEqual(members(ClientKey.prototype), [...CLIENT_KEY_MEMBERS].sort(), 'ClientKey members');
+  assert.deepEqual(members(Session.prototype), [...SESSION_MEMBERS].sort(), 'Session members');
+  for (const cls of [ClientKey, Session]) {
+    const statics = Reflect.ownKeys(cls.prototype.constructor).filter((k) => typeof k === 'string' && k.startsWith('__'));
+    assert.deepEqual(statics, [], `${cls.name}: wasm-bindgen or store statics reachable through .constructor`);
+  }
   // Each value is what it claims: a point on P-256 in both forms and the SHA-256 of the hex.
   const point = p256.Point.fromBytes(Buffer.from(key.publicKeyHex, 'hex'));
   assert.equal(hex(point.toBytes(true)), key.compressedPublicKeyHex);
   assert.equal(key.oidcNonce(), createHash('sha256').update(key.publicKeyHex, 'ascii').digest('hex'));
-  assert.deepEqual(Object.keys(key), ['__wbg_ptr'], 'a ClientKey holds nothing but its handle on the JS side');
-  const kept = await key.__importKey();
-  assert.equal(kept.extractable, false);
-  assert.deepEqual(kept.usages, ['deriveBits']);
-  await assert.rejects(crypto.subtle.exportKey('pkcs8', kept), /not extractable/);
+  assert.deepEqual(Reflect.ownKeys(key), [], 'a ClientKey holds nothing on the JS side (its handle is private)');
   key.free();
 });
 
-test('the exported classes expose no wasm-bindgen internals that forge or detach handles', {
-  todo: 'known: the static __wrap is hidden now, but instances still carry wasm-bindgen\'s __destroy_into_raw '
-    + '(detaches without zeroizing) and a writable __wbg_ptr',
-}, () => {
-  for (const [name, cls] of [['ClientKey', ClientKey], ['Session', Session]]) {
-    assert.equal(typeof cls.__wrap, 'undefined', `${name}.__wrap is exported`);
-    assert.equal(typeof cls.prototype.__destroy_into_raw, 'undefined', `${name}.prototype.__destroy_into_raw is exported`);
-  }
+test('handles cannot be detached, forged or retargeted (no __wrap, no __destroy_into_raw, __wbg_ptr read-only and not trusted)', () => {
+  const out = runChild(`${CHILD_PRELUDE}
+    const { sealBundle, sessionResponse, randomScalar } = await import(${JSON.stringify(FIXTURES)});
+    const result = {};
+    const attempt = (name, fn) => {
+      try { result[name] = { value: String(fn()).slice(0, 80) }; }
+      catch (e) { result[name] = { kit: e instanceof KitError, code: e.code, error: describe(e) }; }
+    };
+    const open = () => { const k = ClientKey.generate(); return Session.open(sessionResponse({ bundle: sealBundle(randomScalar(), k.publicKeyHex) }), k); };
+    const s = open();
+    for (const [name, cls] of [['ClientKey', ClientKey], ['Session', Session]]) {
+      result[name + ' internals'] = [cls, cls.prototype, cls.prototype.constructor, name === 'Session' ? s : ClientKey.generate()]
+        .flatMap((o) => ['__wrap', '__destroy_into_raw'].filter((k) => k in o));
+    }
+    const ptr = Object.getOwnPropertyDescriptor(Session.prototype, '__wbg_ptr');
+    result.ptrDescriptor = ptr && { configurable: ptr.configurable, hasSetter: ptr.set !== undefined };
+    attempt('assign __wbg_ptr', () => { s.__wbg_ptr = 0; return 'assigned'; });
+    attempt('stamp after the assignment', () => s.stamp('still mine').slice(0, 2));
+    // A prototype object carrying a live handle's pointer value: not a handle.
+    const forged = Object.create(Session.prototype);
+    Object.defineProperty(forged, '__wbg_ptr', { value: s.__wbg_ptr });
+    attempt('forged stamp', () => forged.stamp('forged'));
+    attempt('forged free', () => Session.prototype.free.call(forged));
+    // A real Session re-prototyped as a ClientKey: its handle must not be read as a ClientKey's.
+    const other = open();
+    Object.setPrototypeOf(other, ClientKey.prototype);
+    attempt('session as a ClientKey getter', () => other.publicKeyHex);
+    attempt('session as the key of Session.open', () => Session.open(sessionResponse(), other));
+    Object.setPrototypeOf(other, Session.prototype);
+    attempt('re-prototyped back, it still signs', () => other.stamp('back').slice(0, 2));
+    s.free();
+    attempt('after free()', () => s.stamp('x'));
+    attempt('alive', () => Session.sandbox(response()).stamp('x'));
+    console.log(JSON.stringify(result));
+    process.exit(0);`);
+  assert.ok(!out.parseError, `the child crashed: ${JSON.stringify(out)}`);
+  const invalid = { kit: true, code: 'INVALID_INPUT' };
+  const kitCode = (r) => r && { kit: r.kit, code: r.code };
+  assert.deepEqual(out['ClientKey internals'], [], 'ClientKey: wasm-bindgen internals reachable');
+  assert.deepEqual(out['Session internals'], [], 'Session: wasm-bindgen internals reachable');
+  assert.deepEqual(out.ptrDescriptor, { configurable: false, hasSetter: false }, '__wbg_ptr must be a read-only, non-configurable accessor');
+  assert.equal(out['assign __wbg_ptr'].kit, false, `assigning __wbg_ptr must throw a TypeError: ${JSON.stringify(out['assign __wbg_ptr'])}`);
+  assert.deepEqual(out['stamp after the assignment'], { value: 'ey' });
+  assert.deepEqual(kitCode(out['forged stamp']), invalid, `forged handle: ${JSON.stringify(out['forged stamp'])}`);
+  assert.deepEqual(kitCode(out['forged free']), invalid, `forged free: ${JSON.stringify(out['forged free'])}`);
+  assert.deepEqual(kitCode(out['session as a ClientKey getter']), invalid, JSON.stringify(out['session as a ClientKey getter']));
+  assert.deepEqual(kitCode(out['session as the key of Session.open']), invalid, JSON.stringify(out['session as the key of Session.open']));
+  assert.deepEqual(out['re-prototyped back, it still signs'], { value: 'ey' });
+  assert.deepEqual(kitCode(out['after free()']), { kit: true, code: 'SESSION_CLOSED' });
+  assert.deepEqual(out.alive, { value: 'sandbox-valid-signature' });
 });
 
 test('free(): later use throws SESSION_CLOSED / KEY_CONSUMED, and the error holds no secret', () => {
@@ -968,35 +1014,85 @@ function occurrences(memory, needle) {
   return count;
 }
 
-/** The running signing module's exports (initSync returns them once the entry has initialised). */
-function wasmMemory() {
-  try {
-    return signingExports()?.memory;
-  } catch {
-    return undefined;
-  }
-}
+/** Copies of a 32-byte scalar in memory, in both byte orders (big-endian bytes, little-endian limbs). */
+const copies = (memory, scalar) => occurrences(memory, scalar) + occurrences(memory, Uint8Array.from(scalar).reverse());
 
-test('free() zeroizes the live session key in wasm memory (scan of linear memory)', (t) => {
-  const memory = wasmMemory();
-  if (!(memory instanceof WebAssembly.Memory)) return t.skip('the signing module exports no memory');
-  const s = throwaway();
-  s.session.stamp('overwrite the stack');
-  const forms = [s.scalar, Uint8Array.from(s.scalar).reverse()];
-  const whileOpen = forms.map((f) => occurrences(memory, f));
-  if (whileOpen[0] + whileOpen[1] === 0) return t.skip('the scan does not see the key representation');
-  s.session.free();
-  assert.deepEqual(forms.map((f) => occurrences(memory, f)), [0, 0], 'the session scalar is still in wasm memory after free()');
-});
+/** The running signing module's memory (initSync returns the exports once the entry has initialised). */
+const MEMORY = signingExports().memory;
 
-test('no copy of the session scalar survives open() then free() anywhere in wasm memory', () => {
-  const memory = wasmMemory();
-  assert.ok(memory instanceof WebAssembly.Memory, 'no memory export to scan');
+test('a live session scalar is in wasm memory exactly once, and nowhere after free()', () => {
+  assert.ok(MEMORY instanceof WebAssembly.Memory, 'no memory export to scan');
   const s = sealed();
   const session = Session.open(s.response, s.key);
+  assert.equal(copies(MEMORY, s.scalar), 1, 'the live key, once, right after open()');
+  session.stamp('sign once');
+  assert.equal(copies(MEMORY, s.scalar), 1, 'the live key, once, after a stamp');
   session.free();
-  const left = [s.scalar, Uint8Array.from(s.scalar).reverse()].map((f) => occurrences(memory, f));
-  assert.deepEqual(left, [0, 0], `copies of the scalar left in wasm memory (big-endian, little-endian): ${left}`);
+  assert.equal(copies(MEMORY, s.scalar), 0, 'copies of the scalar left in wasm memory after free()');
+});
+
+// ClientKey.generate's scalar is known to the test without any key-exporting API: the
+// child records what crypto.getRandomValues hands the module (installed before the kit
+// is imported, so the kit captures the recorder) and picks the draw whose public key is
+// the key's. Each count is taken right after the call, before any other call into wasm.
+test('right after ClientKey.generate, Session.open and Session.fromClientKey the scalar is in wasm memory exactly once; after free() nowhere', () => {
+  const out = runChild(`
+    const drawn = [];
+    const realRandom = crypto.getRandomValues.bind(crypto);
+    crypto.getRandomValues = (buf) => { realRandom(buf); drawn.push(Uint8Array.from(buf)); return buf; };
+    const { ClientKey, Session } = await import(${JSON.stringify(NODE_ENTRY)});
+    const { initSync } = await import(${JSON.stringify(GLUE)});
+    const { sealBundle, sessionResponse, randomScalar } = await import(${JSON.stringify(FIXTURES)});
+    const { p256 } = await import(${JSON.stringify(import.meta.resolve('@noble/curves/nist.js'))});
+    const memory = initSync().memory;
+    ${occurrences.toString()}
+    const copies = (scalar) => occurrences(memory, scalar) + occurrences(memory, Uint8Array.from(scalar).reverse());
+    const hexOf = (b) => Buffer.from(b).toString('hex');
+    // Every 32-byte window of the draws since 'from', with its copies counted now.
+    const candidates = (from) => drawn.slice(from).flatMap((d) => Array.from({ length: Math.max(0, d.length - 31) }, (_, i) => d.slice(i, i + 32)))
+      .map((scalar) => ({ scalar, count: copies(scalar) }));
+    // The draw may become the scalar in either byte order (p256 reads the RNG as limbs).
+    const isKeyOf = (scalar, key) => { try { return hexOf(p256.getPublicKey(scalar, false)) === key.publicKeyHex; } catch { return false; } };
+    const scalarOf = (list, key) => list.find((c) => isKeyOf(c.scalar, key) || isKeyOf(Uint8Array.from(c.scalar).reverse(), key));
+    const out = {};
+
+    let from = drawn.length;
+    const key = ClientKey.generate();
+    const afterGenerate = candidates(from);
+    const generated = scalarOf(afterGenerate, key);
+    out.generateFound = generated !== undefined;
+    out.afterGenerate = generated?.count;
+    key.free();
+    out.afterKeyFree = generated && copies(generated.scalar);
+
+    from = drawn.length;
+    const key2 = ClientKey.generate();
+    const clientScalar = scalarOf(candidates(from), key2)?.scalar;
+    const sessionScalar = randomScalar();
+    const response = sessionResponse({ bundle: sealBundle(sessionScalar, key2.publicKeyHex) });
+    const opened = Session.open(response, key2);
+    out.afterOpen = copies(sessionScalar);
+    out.clientKeyAfterOpen = clientScalar && copies(clientScalar);
+    opened.free();
+    out.afterOpenFree = copies(sessionScalar);
+
+    from = drawn.length;
+    const key3 = ClientKey.generate();
+    const own = scalarOf(candidates(from), key3)?.scalar;
+    const session3 = Session.fromClientKey(sessionResponse({ omitBundle: true }), key3);
+    out.afterFromClientKey = own && copies(own);
+    session3.free();
+    out.afterFromClientKeyFree = own && copies(own);
+    console.log(JSON.stringify(out));
+    process.exit(0);`);
+  assert.ok(!out.parseError, `the child crashed: ${JSON.stringify(out)}`);
+  assert.equal(out.generateFound, true, 'the generated scalar was not among the recorded draws');
+  assert.deepEqual(out, {
+    generateFound: true, afterGenerate: 1, afterKeyFree: 0,
+    afterOpen: 1, clientKeyAfterOpen: 0, afterOpenFree: 0,
+    afterFromClientKey: 1, afterFromClientKeyFree: 0,
+    status: 0, stderr: '',
+  }, 'copies of each scalar in wasm memory (1 = the live key only)');
 });
 
 // ---------------------------------------------------------------------------------------

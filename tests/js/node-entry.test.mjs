@@ -7,6 +7,7 @@ import * as kit from '../../pkg/node.js';
 import {
   sessionResponse, pending202, quote, iso, HOUR, randomScalar, compressedPublicKeyHex, sealBundle, checkStamp,
 } from '../support/fixtures.mjs';
+import { custodyLeaks } from '../support/reachable.mjs';
 
 const { init, ClientKey, Session, KitError } = kit;
 
@@ -255,4 +256,16 @@ test('errors are KitError with stable codes, and the module survives them', () =
   assert.ok(checkStamp(s2.stamp(payload), payload, fresh.expectedPub).ok);
   s.free();
   s2.free();
+});
+
+test('init() resolves to undefined, and nothing the node entry exports leads to the wasm exports, its memory or a store binding', async () => {
+  
+  assert.equal(await init(), undefined);
+  assert.deepEqual(custodyLeaks(kit), []);
+  // Nor do live handles (their prototypes and constructors included).
+  const key = ClientKey.generate();
+  const session = Session.sandbox(sessionResponse());
+  assert.deepEqual(custodyLeaks({ key, session, keyProto: Object.getPrototypeOf(key), sessionProto: Object.getPrototypeOf(session) }), []);
+  assert.deepEqual(Reflect.ownKeys(key), [], 'a ClientKey carries no own property');
+  assert.deepEqual(Reflect.ownKeys(session), [], 'a Session carries no own property');
 });

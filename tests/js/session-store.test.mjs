@@ -6,6 +6,7 @@
 // OAUTH client key. The real browser run, across a page reload, is tests/store/run.mjs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { ClientKey, Session, SessionStore, KitError } from '../../pkg/node.js';
 import { initSync as signingExports } from '../../pkg/embedded_wallet_kit.js';
 import {
@@ -141,12 +142,24 @@ test('a failing IndexedDB is STORE_UNAVAILABLE with its error as cause', async (
     kitError('STORE_UNAVAILABLE', (e) => assert.equal(e.cause.name, 'UnknownError')));
 });
 
-test('without crypto.subtle: STORE_UNAVAILABLE, naming WebCrypto', async (t) => {
-  const descriptor = Object.getOwnPropertyDescriptor(globalThis, 'crypto');
-  Object.defineProperty(globalThis, 'crypto', { value: {}, configurable: true, writable: true });
-  t.after(() => Object.defineProperty(globalThis, 'crypto', descriptor));
-  await assert.rejects(SessionStore.open({ indexedDB: memoryIndexedDB() }),
-    kitError('STORE_UNAVAILABLE', (e) => assert.match(e.message, /WebCrypto/)));
+// WebCrypto is captured at init, so its absence has to be there before the kit loads (as
+// in an insecure context): a child process.
+test('without crypto.subtle: STORE_UNAVAILABLE, naming WebCrypto', () => {
+  const source = `
+    const random = crypto.getRandomValues.bind(crypto);
+    Object.defineProperty(globalThis, 'crypto', { value: { getRandomValues: random }, configurable: true });
+    const { SessionStore, KitError } = await import(${JSON.stringify(new URL('../../pkg/node.js', import.meta.url).href)});
+    try {
+      await SessionStore.open({ indexedDB: { open() {} } });
+      console.log(JSON.stringify({ opened: true }));
+    } catch (e) {
+      console.log(JSON.stringify({ kit: e instanceof KitError, code: e.code, message: e.message }));
+    }`;
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', source], { encoding: 'utf8', timeout: 60_000 });
+  const out = JSON.parse(result.stdout.trim().split('\n').pop() || '{}');
+  assert.equal(out.kit, true, `${result.stderr.slice(0, 300)} ${JSON.stringify(out)}`);
+  assert.equal(out.code, 'STORE_UNAVAILABLE');
+  assert.match(out.message, /WebCrypto/);
 });
 
 test('the classes are not constructible', () => {
@@ -270,21 +283,92 @@ function occurrences(needle) {
 }
 const copies = (scalar) => [scalar, Uint8Array.from(scalar).reverse()].map(occurrences);
 
-test('no copy of the scalar survives save() (the PKCS#8 import) or openSession() once the session is freed', async () => {
+const count = (scalar) => copies(scalar).reduce((a, b) => a + b);
+
+test('the scalar is in wasm memory once right after openSession() and after save(), and nowhere once freed', async () => {
   const store = await SessionStore.open({ indexedDB: memoryIndexedDB() });
   const key = ClientKey.generate();
   const scalar = randomScalar();
   const session = Session.open(sessionResponse({ bundle: sealBundle(scalar, key.publicKeyHex) }), key);
   await store.save(session);
-  assert.ok(copies(scalar).some((n) => n > 0), 'the scan sees the live key (it reads the right memory)');
+  assert.equal(count(scalar), 1, 'after save() (the PKCS#8 import): the live key only');
   session.free();
   assert.deepEqual(copies(scalar), [0, 0], 'copies of the scalar left in wasm memory (big-endian, little-endian)');
 
   const kept = await store.saveClientKey(ClientKey.generate());
   const scalar2 = randomScalar();
   const opened = await store.openSession(sessionResponse({ bundle: sealBundle(scalar2, kept.publicKeyHex) }));
+  assert.equal(count(scalar2), 1, 'right after openSession(), no other call in between: the live key only');
   await store.save(opened);
-  assert.ok(copies(scalar2).some((n) => n > 0), 'the scan sees the opened key');
+  assert.equal(count(scalar2), 1, 'after save()');
   opened.free();
   assert.deepEqual(copies(scalar2), [0, 0], 'copies of the opened scalar left in wasm memory');
+});
+
+// The kit captures WebCrypto when it initialises: page script that replaces
+// crypto.subtle's functions (or crypto.getRandomValues) later receives nothing. Every
+// function the glue module exports and every member of the public classes is called
+// with a live session and a live key, and the whole store is used; none of the
+// replacements may be called.
+test('WebCrypto replaced after init captures nothing: no key bytes, no ECDH result, no key choice', async (t) => {
+  const glue = await import('../../pkg/embedded_wallet_kit.js');
+  // The replacements pass calls on (the test's own fixtures use WebCrypto too) and
+  // record those made from the package's files.
+  const calls = [];
+  const fromPackage = () => {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 100;
+    const stack = new Error().stack ?? '';
+    Error.stackTraceLimit = limit;
+    return /\/pkg\//.test(stack);
+  };
+  const subtle = crypto.subtle;
+  const replace = (target, name) => {
+    const original = target[name];
+    target[name] = function replaced(...args) {
+      if (fromPackage()) calls.push(name);
+      return original.apply(target, args);
+    };
+    t.after(() => delete target[name]);
+  };
+  for (const name of ['importKey', 'deriveBits', 'sign', 'exportKey', 'encrypt', 'decrypt', 'digest']) replace(subtle, name);
+  replace(crypto, 'getRandomValues');
+
+  const indexedDB = memoryIndexedDB();
+  const store = await SessionStore.open({ indexedDB });
+  const { session, publicKeyHex } = realSession();
+  const saved = await store.save(session);
+  assert.ok(checkStamp(await saved.stamp('captured'), 'captured', publicKeyHex).ok);
+  await saved.signRetry(pending202());
+  await saved.signQuote(quote());
+  const kept = await store.saveClientKey(ClientKey.generate());
+  const scalar = randomScalar();
+  const opened = await store.openSession(sessionResponse({ bundle: sealBundle(scalar, kept.publicKeyHex) }));
+  assert.equal(opened.publicKeyHex, compressedPublicKeyHex(scalar));
+
+  // Everything else reachable, with live handles as arguments and as receivers.
+  const live = () => [realSession().session, ClientKey.generate()];
+  for (const [name, value] of Object.entries(glue)) {
+    if (typeof value !== 'function' || name === 'ClientKey' || name === 'Session' || name === 'default' || name === 'initSync') continue;
+    for (const arg of live()) {
+      try {
+        await value(arg, arg, arg);
+      } catch {
+        // Only whether a replaced function was reached matters here.
+      }
+    }
+  }
+  for (const cls of [ClientKey, Session]) {
+    for (const name of Reflect.ownKeys(cls.prototype)) {
+      const d = Object.getOwnPropertyDescriptor(cls.prototype, name);
+      for (const receiver of live()) {
+        try {
+          await (d.get ? d.get.call(receiver) : typeof d.value === 'function' && name !== 'constructor' && d.value.call(receiver, receiver));
+        } catch {
+          // as above
+        }
+      }
+    }
+  }
+  assert.deepEqual(calls, [], 'functions installed after init received calls from the kit');
 });

@@ -78,6 +78,18 @@ try {
   browser = await launchChromium(chromium);
   const context = await browser.newContext();
   const page = await context.newPage();
+  // Before any page script: watch the buffers WebCrypto's ECDH returns (the store must wipe
+  // them). The kit captures WebCrypto at init, so a wrapper installed later is never called.
+  await page.addInitScript(() => {
+    const subtle = crypto.subtle;
+    const derive = subtle.deriveBits;
+    window.ecdhResults = [];
+    subtle.deriveBits = async function deriveBits(...args) {
+      const bits = await derive.apply(subtle, args);
+      window.ecdhResults.push(bits);
+      return bits;
+    };
+  });
   const pageErrors = [];
   page.on('pageerror', (err) => pageErrors.push(err.message));
   const load = async (query = '') => {
@@ -341,27 +353,16 @@ try {
     secrets.push(scalar);
     const response = sessionResponse({ type: 'OAUTH', bundle: sealBundle(scalar, state.kept.publicKeyHex) });
     const out = expectOk(await attempt(async (response) => {
-      // Watch the buffer WebCrypto's ECDH returns: the store must wipe it.
-      const derive = crypto.subtle.deriveBits;
-      const seen = [];
-      crypto.subtle.deriveBits = async function (...args) {
-        const bits = await derive.apply(this, args);
-        seen.push(bits);
-        return bits;
+      const before = window.ecdhResults.length;
+      const s = await window.store.openSession(response);
+      const stored = await window.store.save(s);
+      return {
+        isSession: s instanceof window.kit.Session,
+        publicKeyHex: s.publicKeyHex,
+        stamp: s.stamp('oauth'),
+        storedStamp: await stored.stamp('oauth stored'),
+        dh: window.ecdhResults.slice(before).map((b) => [b.byteLength, new Uint8Array(b).every((x) => x === 0)]),
       };
-      try {
-        const s = await window.store.openSession(response);
-        const stored = await window.store.save(s);
-        return {
-          isSession: s instanceof window.kit.Session,
-          publicKeyHex: s.publicKeyHex,
-          stamp: s.stamp('oauth'),
-          storedStamp: await stored.stamp('oauth stored'),
-          dh: seen.map((b) => [b.byteLength, new Uint8Array(b).every((x) => x === 0)]),
-        };
-      } finally {
-        crypto.subtle.deriveBits = derive;
-      }
     }, response), 'openSession');
     const pub = compressedPublicKeyHex(scalar);
     assert(out.isSession && out.publicKeyHex === pub, json(out));
@@ -377,6 +378,49 @@ try {
       { r: state.oauth.response, publicKeyHex: state.kept.publicKeyHex }, 'KEY_CONSUMED');
     const raw = await page.evaluate((db) => window.rawRecords(db), DB);
     assert(raw.clientKeys.length === 0, `client keys left: ${raw.clientKeys.length}`);
+  });
+
+  await check('WebCrypto replaced after init receives nothing: generate, saveClientKey, openSession, save and stamps use the captured one', async () => {
+    const kept = expectOk(await attempt(() => {
+      const subtle = crypto.subtle;
+      const names = ['importKey', 'deriveBits', 'sign', 'exportKey'];
+      const random = crypto.getRandomValues;
+      const originals = names.map((n) => subtle[n]);
+      window.replacedCalls = [];
+      window.restoreWebCrypto = () => {
+        names.forEach((n, i) => {
+          subtle[n] = originals[i];
+        });
+        crypto.getRandomValues = random;
+      };
+      names.forEach((n, i) => {
+        subtle[n] = function replaced(...args) {
+          window.replacedCalls.push(n);
+          return originals[i].apply(subtle, args);
+        };
+      });
+      crypto.getRandomValues = function replaced(buf) {
+        window.replacedCalls.push('getRandomValues');
+        return random.call(crypto, buf);
+      };
+      return window.store.saveClientKey(window.kit.ClientKey.generate());
+    }), 'saveClientKey with replaced WebCrypto');
+    const scalar = randomScalar();
+    secrets.push(scalar);
+    const response = sessionResponse({ type: 'OAUTH', bundle: sealBundle(scalar, kept.publicKeyHex) });
+    const out = expectOk(await attempt(async ({ response, publicKeyHex }) => {
+      try {
+        const s = await window.store.openSession(response, { publicKeyHex });
+        const stored = await window.store.save(s);
+        const stamp = await stored.stamp('captured');
+        await window.store.delete(stored.id);
+        return { calls: window.replacedCalls, stamp };
+      } finally {
+        window.restoreWebCrypto();
+      }
+    }, { response, publicKeyHex: kept.publicKeyHex }), 'openSession with replaced WebCrypto');
+    assert(json(out.calls) === '[]', `replacements installed after init were called: ${json(out.calls)}`);
+    expectStamp(out.stamp, 'captured', compressedPublicKeyHex(scalar));
   });
 
   await check('openSession with several kept keys needs publicKeyHex', async () => {

@@ -1,0 +1,160 @@
+#!/usr/bin/env node
+// Hardens the signing module's wasm-bindgen glue (pkg/embedded_wallet_kit.js) after
+// wasm-bindgen wrote it; run by scripts/build-pkg.sh. wasm-bindgen's classes keep a
+// handle's wasm pointer in a writable `__wbg_ptr` and trust it on every call, and carry
+// `__wrap` (any integer becomes a handle) and `__destroy_into_raw` (detaches a handle
+// without zeroizing its key). Here:
+//   - the pointer lives in a private class field, set only by the glue when wasm returns
+//     a handle; every method and every ClientKey/Session argument reads it from there, so
+//     an object that is not a handle the glue made (a prototype object carrying a copied
+//     `__wbg_ptr`, a Session re-prototyped as a ClientKey) throws KitError INVALID_INPUT
+//     before anything reaches wasm;
+//   - `__wrap` and `__destroy_into_raw` are gone; `free()` is `close()` (zeroize now; the
+//     memory is released by wasm-bindgen's FinalizationRegistry once the object is
+//     unreachable); `__wbg_ptr` is a read-only, non-configurable accessor saying whether
+//     the object is a live handle (code that tested it keeps working);
+//   - `crypto.getRandomValues` and `crypto.subtle.importKey` are the ones present when
+//     the module is initialised (`__wbg_get_imports` runs in init): page script that
+//     replaces them later neither chooses a new key nor receives the PKCS#8 bytes the
+//     session store imports.
+// Each rewrite checks that the glue has the exact shape it expects (wasm-bindgen is
+// pinned in Cargo.lock) and fails the build otherwise.
+//
+// Usage: node scripts/harden-glue.mjs pkg/embedded_wallet_kit.js
+import { readFileSync, writeFileSync } from 'node:fs';
+
+const CLASSES = ['ClientKey', 'Session'];
+
+function fail(message) {
+  console.error(`[harden-glue] ${message}`);
+  process.exit(1);
+}
+
+/** Replaces exactly `count` occurrences of `from` (a string) in `text`. */
+function replaceExact(text, from, to, count, what) {
+  const found = text.split(from).length - 1;
+  if (found !== count) fail(`${what}: expected ${count} occurrence(s), found ${found}; wasm-bindgen's output changed`);
+  return text.split(from).join(to);
+}
+
+export function harden(source) {
+  let glue = source;
+  for (const cls of CLASSES) {
+    const lower = cls.toLowerCase();
+    const internals = `    static __wrap(ptr) {
+        const obj = Object.create(${cls}.prototype);
+        obj.__wbg_ptr = ptr;
+        ${cls}Finalization.register(obj, obj.__wbg_ptr, obj);
+        return obj;
+    }
+    __destroy_into_raw() {
+        const ptr = this.__wbg_ptr;
+        this.__wbg_ptr = 0;
+        ${cls}Finalization.unregister(this);
+        return ptr;
+    }
+    free() {
+        const ptr = this.__destroy_into_raw();
+        wasm.__wbg_${lower}_free(ptr, 0);
+    }
+`;
+    const free = `    free() {
+        this.close();
+    }
+`;
+    glue = replaceExact(glue, internals, free, 1, `${cls}: __wrap/__destroy_into_raw/free`);
+    if (!glue.includes(`${cls}.__wrap(`)) fail(`${cls}: no __wrap call; wasm-bindgen's output changed`);
+    glue = glue.split(`${cls}.__wrap(`).join(`wrap${cls}(`);
+  }
+
+  // Pointer reads: `this.__wbg_ptr` in a class body, `arg.__wbg_ptr` after `_assertClass(arg, Class)`.
+  let currentClass;
+  const asserted = new Map();
+  glue = glue
+    .split('\n')
+    .map((line) => {
+      const opened = /^export class (\w+) \{$/.exec(line);
+      if (opened) currentClass = opened[1];
+      else if (line === '}') currentClass = undefined;
+      const check = /^(\s*)_assertClass\((\w+), (ClientKey|Session)\);$/.exec(line);
+      if (check) {
+        asserted.set(check[2], check[3]);
+        // Checked where wasm-bindgen checked the class: before any allocation.
+        return `${check[1]}${check[3]}Handle.ptr(${check[2]});`;
+      }
+      return line.replace(/\b(\w+)\.__wbg_ptr\b/g, (match, name) => {
+        const cls = name === 'this' ? currentClass : asserted.get(name);
+        if (!CLASSES.includes(cls)) fail(`cannot tell the class of \`${match}\` in: ${line.trim()}`);
+        return `${cls}Handle.ptr(${name})`;
+      });
+    })
+    .join('\n');
+  glue = replaceExact(glue, `function _assertClass(instance, klass) {
+    if (!(instance instanceof klass)) {
+        throw new Error(\`expected instance of \${klass.name}\`);
+    }
+}
+`, '', 1, '_assertClass');
+  const leftover = /__wbg_ptr|__wrap|__destroy_into_raw|_assertClass/.exec(glue);
+  if (leftover) fail(`\`${leftover[0]}\` is still there: ${glue.slice(leftover.index - 80, leftover.index + 40)}`);
+
+  // WebCrypto as it is at init.
+  glue = replaceExact(glue, 'function __wbg_get_imports() {\n', `function __wbg_get_imports() {
+    // scripts/harden-glue.mjs: WebCrypto as it is when the module is initialised.
+    const kitCrypto = globalThis.crypto;
+    const kitGetRandomValues = kitCrypto?.getRandomValues?.bind(kitCrypto);
+    const kitSubtle = kitCrypto?.subtle;
+    const kitImportKey = kitSubtle?.importKey?.bind(kitSubtle);
+`, 1, '__wbg_get_imports');
+  glue = replaceExact(glue, 'globalThis.crypto.getRandomValues(', 'kitGetRandomValues(', 1, 'getRandomValues import');
+  glue = replaceExact(glue, 'crypto.subtle.importKey(', 'kitImportKey(', 1, 'importKey import');
+
+  // The handles. A base constructor that returns its argument lets a derived class add
+  // its private field to an object made elsewhere (Object.create of the prototype).
+  glue += `
+// scripts/harden-glue.mjs: handle pointers in private fields.
+const AdoptTarget = class {
+    constructor(target) {
+        return target;
+    }
+};
+${CLASSES.map((cls) => `class ${cls}Handle extends AdoptTarget {
+    #ptr;
+    constructor(target, ptr) {
+        super(target);
+        this.#ptr = ptr;
+    }
+    static has(obj) {
+        return (typeof obj === 'object' && obj !== null) && #ptr in obj;
+    }
+    static ptr(obj) {
+        if (!${cls}Handle.has(obj)) {
+            throw new KitError('INVALID_INPUT', ${JSON.stringify(`not a ${cls} made by embedded-wallet-kit (${cls === 'ClientKey' ? 'use ClientKey.generate()' : 'use Session.open, Session.sandbox or Session.fromClientKey'})`)});
+        }
+        return obj.#ptr;
+    }
+}
+function wrap${cls}(ptr) {
+    ptr = ptr >>> 0;
+    const obj = Object.create(${cls}.prototype);
+    new ${cls}Handle(obj, ptr);
+    ${cls}Finalization.register(obj, ptr);
+    return obj;
+}
+Object.defineProperty(${cls}.prototype, '__wbg_ptr', {
+    get() {
+        return ${cls}Handle.has(this);
+    },
+    enumerable: false,
+    configurable: false,
+});
+`).join('')}`;
+  return glue;
+}
+
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop())) {
+  const file = process.argv[2];
+  if (!file) fail('usage: node scripts/harden-glue.mjs <glue.js>');
+  writeFileSync(file, harden(readFileSync(file, 'utf8')));
+  console.log(`[harden-glue] ${file}: handles in private fields, no __wrap/__destroy_into_raw, WebCrypto captured at init`);
+}
