@@ -49,7 +49,9 @@ pub enum ErrorCode {
     PasskeyFailed,
     /// The service answered 401.
     Unauthorized,
-    /// The service answered 429; wait as told by Retry-After.
+    /// The service answered 429; wait as told by Retry-After. Also the kit's own refusal
+    /// when one session signed more requestIds within an hour than any real use
+    /// ([`crate::session::MAX_SIGNED_REQUEST_IDS`]).
     RateLimited,
     /// The service answered with an unexpected status or body.
     ServiceError,
