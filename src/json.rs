@@ -5,6 +5,8 @@
 //! their text, and nesting is bounded so hostile input cannot exhaust the stack. A fuzz
 //! target compares it with serde_json.
 
+use std::collections::BTreeSet;
+
 /// A parsed JSON value. Object members keep their order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Json {
@@ -64,6 +66,36 @@ pub fn parse(text: &str) -> Result<Json, JsonError> {
         return Err(reader.error("text after the JSON value"));
     }
     Ok(value)
+}
+
+#[cfg(test)]
+std::thread_local! {
+    /// Member-name comparisons of the duplicate check, so a test can bound its cost
+    /// without timing it.
+    static NAME_COMPARISONS: core::cell::Cell<u64> = const { core::cell::Cell::new(0) };
+}
+
+#[cfg(test)]
+fn count_name_comparison() {
+    NAME_COMPARISONS.with(|c| c.set(c.get() + 1));
+}
+
+/// A member name in an object's duplicate check; its comparisons are counted in tests.
+#[derive(PartialEq, Eq)]
+struct Name(String);
+
+impl Ord for Name {
+    fn cmp(&self, other: &Self) -> core::cmp::Ordering {
+        #[cfg(test)]
+        count_name_comparison();
+        self.0.cmp(&other.0)
+    }
+}
+
+impl PartialOrd for Name {
+    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 struct Reader<'a> {
@@ -128,6 +160,9 @@ impl Reader<'_> {
         }
         self.at += 1; // '{'
         let mut members: Vec<(String, Json)> = Vec::new();
+        // The names so far, ordered, so each duplicate check costs O(log n) comparisons:
+        // a scan of `members` made a hostile 40,000-member payload take seconds.
+        let mut names: BTreeSet<Name> = BTreeSet::new();
         self.skip_whitespace();
         if self.peek() == Some(b'}') {
             self.at += 1;
@@ -140,7 +175,7 @@ impl Reader<'_> {
             }
             let name_at = self.at;
             let name = self.string()?;
-            if members.iter().any(|(k, _)| *k == name) {
+            if !names.insert(Name(name.clone())) {
                 return Err(JsonError {
                     reason: "duplicate member name",
                     offset: name_at,
@@ -375,6 +410,73 @@ mod tests {
             ("[1 2]", "expected ',' or ']' in an array"),
         ] {
             assert_eq!(parse(bad).unwrap_err().reason, reason, "{bad}");
+        }
+    }
+
+    /// `{"k0":0,"k1":1,...}`, with `extra` appended as the last member's text.
+    fn wide_object(members: usize, extra: &str) -> String {
+        let mut text = String::from("{");
+        for i in 0..members {
+            text.push_str(&format!("\"k{i}\":{i},"));
+        }
+        text.push_str(extra);
+        text.push('}');
+        text
+    }
+
+    fn name_comparisons_of(text: &str) -> (Result<Json, JsonError>, u64) {
+        NAME_COMPARISONS.with(|c| c.set(0));
+        let result = parse(text);
+        (result, NAME_COMPARISONS.with(|c| c.get()))
+    }
+
+    #[test]
+    fn the_duplicate_check_is_not_quadratic() {
+        // A hostile payload of many members must not freeze the tab: the check costs
+        // O(n log n) name comparisons (the quadratic one spent n²/2: 800 million for
+        // 40,000 members, 20 billion for 200,000). Counted, not timed.
+        for n in [40_000usize, 200_000] {
+            let bound = (n as u64) * 2 * (usize::BITS - n.leading_zeros()) as u64;
+            let (result, comparisons) = name_comparisons_of(&wide_object(n, "\"last\":true"));
+            match result.unwrap() {
+                Json::Object(members) => assert_eq!(members.len(), n + 1),
+                other => panic!("{other:?}"),
+            }
+            assert!(
+                comparisons <= bound,
+                "{n} members: {comparisons} comparisons > {bound}"
+            );
+            // A duplicate at the very end is still found, at its own offset.
+            let text = wide_object(n, "\"k7\":1");
+            let (result, comparisons) = name_comparisons_of(&text);
+            assert_eq!(
+                result.unwrap_err(),
+                JsonError {
+                    reason: "duplicate member name",
+                    offset: text.rfind("\"k7\"").unwrap(),
+                }
+            );
+            assert!(
+                comparisons <= bound,
+                "{n} members: {comparisons} comparisons > {bound}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_first_duplicate_is_reported_before_later_errors() {
+        for (text, reason, offset) in [
+            (r#"{"a":1,"b":2,"a":3,"b":4}"#, "duplicate member name", 13),
+            (r#"{"a":1,"a":x}"#, "duplicate member name", 7),
+            (r#"{"a":{"b":1,"b":2},"a":1}"#, "duplicate member name", 12),
+            (r#"{"a":1,"b":{"a":1},"c":1}"#, "", 0),
+            (r#"{"\u0061":1,"a":2}"#, "duplicate member name", 12),
+            (r#"[{"a":1},{"a":1}]"#, "", 0),
+        ] {
+            match parse(text) {
+                Ok(_) => assert_eq!(reason, "", "{text}"),
+                Err(e) => assert_eq!((e.reason, e.offset), (reason, offset), "{text}"),
+            }
         }
     }
 
