@@ -159,14 +159,18 @@ class Deletions {
   }
 }
 
-/** The 202's expiresAt in ms (NaN if unreadable): how long its id must be remembered. */
-function expiryOf(pending) {
-  try {
-    return Date.parse((typeof pending === 'string' ? JSON.parse(pending) : pending).expiresAt);
-  } catch {
-    return NaN;
-  }
-}
+/**
+ * Spent requestIds kept per stored session (the core's MAX_SIGNED_REQUEST_IDS and
+ * SIGNED_REQUEST_ID_HORIZON_MS, src/session.rs): kept for the record's life, which ends
+ * at the session's expiresAt; at the cap only ids WE signed an hour ago or more go (the
+ * service's retry window is about five minutes), never because of a 202's own expiresAt,
+ * which a replayed 202 can push later. Full of younger ids: RATE_LIMITED.
+ */
+const MAX_SIGNED_REQUEST_IDS = 1024;
+const SIGNED_REQUEST_ID_HORIZON_MS = 3_600_000;
+
+/** One spelling per request: the 202 reader accepts the uuid's hex digits in either case. */
+const canonicalRequestId = (id) => `Request:${String(id).replace(/^Request:/, '').toLowerCase()}`;
 
 /** A stored session: its guards in wasm, its key (if any) a non-extractable CryptoKey. */
 class StoredSession {
@@ -225,17 +229,24 @@ class StoredSession {
 
   async signRetry(pending202) {
     const { payloadToSign, requestId } = storeAuthorizeRetry(this.#session, pending202);
-    const expires = expiryOf(pending202);
+    const spent = canonicalRequestId(requestId);
     // Spent ids live in the record, so one signed before a reload or in another tab is
-    // refused too; the check and the write are one transaction.
+    // refused too; the check and the write are one transaction. Each entry is
+    // [id, when this store signed it]; records of earlier versions hold the 202's
+    // expiresAt there instead, which is later, so those are kept longer, never shorter.
     await run(this.#db, 'readwrite', async (sessions) => {
       const record = await liveRecord(sessions, this.id);
       const now = Date.now();
-      if (record.signed.some(([id]) => id === requestId)) {
+      if (record.signed.some(([id]) => canonicalRequestId(id) === spent)) {
         throw fail('REQUEST_ALREADY_SIGNED', 'this requestId was already signed with this stored session; request ids are single-use');
       }
-      record.signed = record.signed.filter(([, until]) => !(until <= now));
-      record.signed.push([requestId, Number.isFinite(expires) ? expires : record.expiresAtMs]);
+      if (record.signed.length >= MAX_SIGNED_REQUEST_IDS) {
+        record.signed = record.signed.filter(([, signedAt]) => !(now - signedAt >= SIGNED_REQUEST_ID_HORIZON_MS));
+        if (record.signed.length >= MAX_SIGNED_REQUEST_IDS) {
+          throw fail('RATE_LIMITED', `this stored session signed ${MAX_SIGNED_REQUEST_IDS} requestIds within the last hour, more than any real use; refusing more`);
+        }
+      }
+      record.signed.push([spent, now]);
       await done(sessions.put(record));
     });
     return { 'Service-Wallet-Signature': await this.#sign(payloadToSign), 'Request-Id': requestId };

@@ -154,6 +154,17 @@ pub(crate) enum Aad {
     Empty,
 }
 
+impl Aad {
+    /// The aad bytes when they are not the wire format's enc ‖ pkR.
+    fn given(self) -> Option<&'static [u8]> {
+        match self {
+            Aad::Standard => None,
+            #[cfg(test)]
+            Aad::Empty => Some(&[]),
+        }
+    }
+}
+
 pub(crate) fn open_with(
     recipient: &SecretKey,
     recipient_public: &PublicKey,
@@ -162,16 +173,55 @@ pub(crate) fn open_with(
     info: &[u8],
     aad_kind: Aad,
 ) -> Result<Zeroizing<Vec<u8>>> {
+    open_with_aad(
+        recipient,
+        recipient_public,
+        enc,
+        ciphertext,
+        info,
+        aad_kind.given(),
+    )
+}
+
+/// [`open_with_dh_aad`] with the wire format's aad or a test's.
+pub(crate) fn open_with_dh(
+    dh: &[u8],
+    recipient_public: &PublicKey,
+    enc: &PublicKey,
+    ciphertext: &[u8],
+    info: &[u8],
+    aad_kind: Aad,
+) -> Result<Zeroizing<Vec<u8>>> {
+    open_with_dh_aad(
+        dh,
+        recipient_public,
+        enc,
+        ciphertext,
+        info,
+        aad_kind.given(),
+    )
+}
+
+/// [`open_with`] with any aad: `None` is the wire format's (enc ‖ pkR); other values
+/// exist so that tests and the differential fuzz target compare with the hpke crate.
+fn open_with_aad(
+    recipient: &SecretKey,
+    recipient_public: &PublicKey,
+    enc: &PublicKey,
+    ciphertext: &[u8],
+    info: &[u8],
+    aad: Option<&[u8]>,
+) -> Result<Zeroizing<Vec<u8>>> {
     // DH(skR, pkE): the x-coordinate, zeroized when dropped. Never the identity: the
     // curve has prime order and both factors are valid and non-zero.
     let dh = p256::ecdh::diffie_hellman(recipient.to_nonzero_scalar(), enc.as_affine());
-    open_with_dh(
+    open_with_dh_aad(
         dh.raw_secret_bytes(),
         recipient_public,
         enc,
         ciphertext,
         info,
-        aad_kind,
+        aad,
     )
 }
 
@@ -180,14 +230,15 @@ pub(crate) fn open_with(
 /// computed: here, or in WebCrypto for a key kept there (the session store). Taking the
 /// recipient's public key as given also spares the scalar multiplication a decap from
 /// the private key alone would spend deriving it. Checked against every intermediate
-/// of the published vectors in the tests below.
-pub(crate) fn open_with_dh(
+/// of the published vectors in the tests below; differentially tested against the hpke
+/// crate (tests below, fuzz target `hpke_differential`). `aad` None is enc ‖ pkR.
+fn open_with_dh_aad(
     dh: &[u8],
     recipient_public: &PublicKey,
     enc: &PublicKey,
     ciphertext: &[u8],
     info: &[u8],
-    aad_kind: Aad,
+    aad: Option<&[u8]>,
 ) -> Result<Zeroizing<Vec<u8>>> {
     let failed = || {
         Error::new(
@@ -209,11 +260,7 @@ pub(crate) fn open_with_dh(
     let (key, nonce) = key_schedule(dh, &context, info);
 
     // The single message: sequence number 0, so the nonce is the base nonce itself.
-    let aad = match aad_kind {
-        Aad::Standard => &context[..],
-        #[cfg(test)]
-        Aad::Empty => &[][..],
-    };
+    let aad = aad.unwrap_or(&context);
     let split = ciphertext.len().checked_sub(TAG_LEN).ok_or_else(failed)?;
     let (body, tag) = ciphertext.split_at(split);
     let mut plaintext = Zeroizing::new(body.to_vec());
@@ -292,21 +339,30 @@ fn seal_with_ephemeral(
     recipient: &PublicKey,
     plaintext: &[u8],
 ) -> Result<(PublicKey, Vec<u8>)> {
+    seal_with(eph, recipient, plaintext, HPKE_INFO, None)
+}
+
+/// [`seal_with_ephemeral`] with any info and aad (`None`: the wire format's enc ‖ pkR),
+/// for the differential tests.
+fn seal_with(
+    eph: &SecretKey,
+    recipient: &PublicKey,
+    plaintext: &[u8],
+    info: &[u8],
+    aad: Option<&[u8]>,
+) -> Result<(PublicKey, Vec<u8>)> {
     use aes_gcm::{AeadInOut, Aes256Gcm, KeyInit};
     let enc = eph.public_key();
     let dh = p256::ecdh::diffie_hellman(eph.to_nonzero_scalar(), recipient.as_affine());
     let enc_bytes = enc.to_sec1_point(false);
     let recipient_bytes = recipient.to_sec1_point(false);
     let kem_context = [enc_bytes.as_bytes(), recipient_bytes.as_bytes()].concat();
-    let (key, nonce) = key_schedule(dh.raw_secret_bytes(), &kem_context, HPKE_INFO);
+    let (key, nonce) = key_schedule(dh.raw_secret_bytes(), &kem_context, info);
     // The aad is enc ‖ recipient (both uncompressed), the same bytes as the KEM context.
+    let aad = aad.unwrap_or(&kem_context);
     let mut ciphertext = plaintext.to_vec();
     let tag = Aes256Gcm::new(&(*key).into())
-        .encrypt_inout_detached(
-            &nonce.into(),
-            &kem_context,
-            ciphertext.as_mut_slice().into(),
-        )
+        .encrypt_inout_detached(&nonce.into(), aad, ciphertext.as_mut_slice().into())
         .map_err(|_| Error::new(ErrorCode::InvalidInput, "plaintext too long to seal"))?;
     ciphertext.extend_from_slice(&tag);
     Ok((enc, ciphertext))
@@ -319,6 +375,43 @@ pub fn seal(recipient: &PublicKey, plaintext: &[u8]) -> Result<String> {
     let (enc, ciphertext) = seal_raw(recipient, plaintext)?;
     let payload = [enc.to_sec1_point(true).as_bytes(), &ciphertext[..]].concat();
     Ok(base58check_encode(&payload))
+}
+
+/// The HPKE core with any info and aad, for the differential fuzz target (built only
+/// under cargo-fuzz's `--cfg fuzzing`; the wire format always uses [`HPKE_INFO`] and
+/// enc ‖ pkR, which `aad` None stands for).
+#[cfg(fuzzing)]
+pub mod fuzzing {
+    use super::*;
+
+    /// Opens `ciphertext` (with its tag) sealed to `recipient` with encapsulated key `enc`.
+    pub fn open(
+        recipient: &SecretKey,
+        enc: &PublicKey,
+        ciphertext: &[u8],
+        info: &[u8],
+        aad: Option<&[u8]>,
+    ) -> Result<Zeroizing<Vec<u8>>> {
+        open_with_aad(
+            recipient,
+            &recipient.public_key(),
+            enc,
+            ciphertext,
+            info,
+            aad,
+        )
+    }
+
+    /// Seals with the ephemeral key `eph`; returns enc and the ciphertext with its tag.
+    pub fn seal(
+        eph: &SecretKey,
+        recipient: &PublicKey,
+        plaintext: &[u8],
+        info: &[u8],
+        aad: Option<&[u8]>,
+    ) -> Result<(PublicKey, Vec<u8>)> {
+        seal_with(eph, recipient, plaintext, info, aad)
+    }
 }
 
 #[cfg(test)]
@@ -635,6 +728,244 @@ mod tests {
         let text = v["negative"][0]["bundle"].as_str().unwrap();
         let err = Bundle::decode(text).unwrap_err();
         assert!(!err.to_string().contains(&text[..20]));
+    }
+
+    // Differential HPKE: our seal and open against the hpke crate's, in both directions,
+    // on any keys, plaintext, info and aad, and on mutated inputs (the fuzz target
+    // `hpke_differential` does the same with libFuzzer's inputs).
+    type HpkeAead = hpke::aead::AesGcm256;
+    type HpkeKdf = hpke::kdf::HkdfSha256;
+
+    /// A replayable byte stream for hpke's sender (its ephemeral key is drawn from it).
+    struct SeededRng(u64);
+    impl rand_core::TryRng for SeededRng {
+        type Error = core::convert::Infallible;
+        fn try_next_u32(&mut self) -> core::result::Result<u32, Self::Error> {
+            Ok(self.try_next_u64()? as u32)
+        }
+        fn try_next_u64(&mut self) -> core::result::Result<u64, Self::Error> {
+            // splitmix64: not for secrets, only a reproducible stream.
+            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            Ok(z ^ (z >> 31))
+        }
+        fn try_fill_bytes(&mut self, dst: &mut [u8]) -> core::result::Result<(), Self::Error> {
+            for chunk in dst.chunks_mut(8) {
+                let word = self.try_next_u64()?.to_le_bytes();
+                chunk.copy_from_slice(&word[..chunk.len()]);
+            }
+            Ok(())
+        }
+    }
+    impl rand_core::TryCryptoRng for SeededRng {}
+
+    /// Some inputs an attacker controls, changed after sealing.
+    #[derive(Clone, Debug)]
+    enum Mutation {
+        None,
+        FlipCiphertextBit(usize, u8),
+        TruncateCiphertext(usize),
+        ExtendCiphertext(Vec<u8>),
+        FlipEncBit(usize, u8),
+        Info(Vec<u8>),
+        Aad(Option<Vec<u8>>),
+        OtherRecipient([u8; 32]),
+    }
+
+    fn mutation() -> impl Strategy<Value = Mutation> {
+        prop_oneof![
+            Just(Mutation::None),
+            (any::<usize>(), 0u8..8).prop_map(|(i, b)| Mutation::FlipCiphertextBit(i, b)),
+            any::<usize>().prop_map(Mutation::TruncateCiphertext),
+            proptest::collection::vec(any::<u8>(), 1..20).prop_map(Mutation::ExtendCiphertext),
+            (any::<usize>(), 0u8..8).prop_map(|(i, b)| Mutation::FlipEncBit(i, b)),
+            proptest::collection::vec(any::<u8>(), 0..40).prop_map(Mutation::Info),
+            proptest::option::of(proptest::collection::vec(any::<u8>(), 0..140))
+                .prop_map(Mutation::Aad),
+            proptest::array::uniform32(any::<u8>()).prop_map(Mutation::OtherRecipient),
+        ]
+    }
+
+    /// The hpke crate's open; `None` for any failure (parse or AEAD).
+    fn hpke_open(
+        recipient: &SecretKey,
+        enc: &[u8],
+        ciphertext: &[u8],
+        info: &[u8],
+        aad: &[u8],
+    ) -> Option<Vec<u8>> {
+        let sk = <Kem as hpke::Kem>::PrivateKey::from_bytes(&recipient.to_bytes()).ok()?;
+        let enc = <Kem as hpke::Kem>::EncappedKey::from_bytes(enc).ok()?;
+        hpke::single_shot_open::<HpkeAead, HpkeKdf, Kem>(
+            &hpke::OpModeR::Base,
+            &sk,
+            &enc,
+            info,
+            ciphertext,
+            aad,
+        )
+        .ok()
+    }
+
+    /// The hpke crate's seal with a replayable ephemeral key: (enc uncompressed, ct ‖ tag).
+    fn hpke_seal(
+        recipient: &PublicKey,
+        plaintext: &[u8],
+        info: &[u8],
+        aad: &[u8],
+        seed: u64,
+    ) -> (Vec<u8>, Vec<u8>) {
+        use hpke::Serializable;
+        let pk =
+            <Kem as hpke::Kem>::PublicKey::from_bytes(recipient.to_sec1_point(false).as_bytes())
+                .unwrap();
+        let (enc, ct) = hpke::single_shot_seal_with_rng::<HpkeAead, HpkeKdf, Kem>(
+            &hpke::OpModeS::Base,
+            &pk,
+            info,
+            plaintext,
+            aad,
+            &mut SeededRng(seed),
+        )
+        .unwrap();
+        (enc.to_bytes().to_vec(), ct)
+    }
+
+    /// Our open from raw enc bytes; `None` for any failure (parse or AEAD).
+    fn our_open(
+        recipient: &SecretKey,
+        enc: &[u8],
+        ciphertext: &[u8],
+        info: &[u8],
+        aad: Option<&[u8]>,
+    ) -> Option<Vec<u8>> {
+        let enc = PublicKey::from_sec1_bytes(enc).ok()?;
+        open_with_aad(
+            recipient,
+            &recipient.public_key(),
+            &enc,
+            ciphertext,
+            info,
+            aad,
+        )
+        .map(|p| p.to_vec())
+        .map_err(|e| assert_eq!(e.code(), ErrorCode::DecryptionFailed, "{e}"))
+        .ok()
+    }
+
+    /// Seals with `ours` or the hpke crate, applies `mutation`, and requires both opens to
+    /// agree: the unmutated seal opens to the plaintext on both sides.
+    #[allow(clippy::too_many_arguments)]
+    fn check_differential(
+        recipient_seed: [u8; 32],
+        ephemeral_seed: [u8; 32],
+        plaintext: &[u8],
+        info: &[u8],
+        aad: Option<&[u8]>,
+        ours_seals: bool,
+        mutation: &Mutation,
+    ) -> core::result::Result<(), TestCaseError> {
+        let (Ok(recipient), Ok(eph)) = (
+            SecretKey::from_slice(&recipient_seed),
+            SecretKey::from_slice(&ephemeral_seed),
+        ) else {
+            return Ok(()); // zero or not below the group order: not a key
+        };
+        let recipient_public = recipient.public_key();
+        let (enc, ciphertext) = if ours_seals {
+            let (enc, ct) = seal_with(&eph, &recipient_public, plaintext, info, aad).unwrap();
+            (enc.to_sec1_point(false).as_bytes().to_vec(), ct)
+        } else {
+            // hpke takes the aad explicitly: the wire format's is enc ‖ pkR, which needs
+            // enc first, so that case is sealed by a first pass that learns enc.
+            let seed = u64::from_le_bytes(ephemeral_seed[..8].try_into().unwrap());
+            let explicit = match aad {
+                Some(a) => a.to_vec(),
+                None => {
+                    let (enc, _) = hpke_seal(&recipient_public, b"", info, b"", seed);
+                    [&enc[..], recipient_public.to_sec1_point(false).as_bytes()].concat()
+                }
+            };
+            hpke_seal(&recipient_public, plaintext, info, &explicit, seed)
+        };
+        // Both directions of the unmutated seal.
+        let wire_aad = [&enc[..], recipient_public.to_sec1_point(false).as_bytes()].concat();
+        let explicit_aad = aad.unwrap_or(&wire_aad);
+        let ours = our_open(&recipient, &enc, &ciphertext, info, aad);
+        prop_assert_eq!(ours.as_deref(), Some(plaintext));
+        let theirs = hpke_open(&recipient, &enc, &ciphertext, info, explicit_aad);
+        prop_assert_eq!(theirs.as_deref(), Some(plaintext));
+
+        let (mut enc, mut ciphertext) = (enc, ciphertext);
+        let (mut info, mut aad) = (info.to_vec(), aad.map(<[u8]>::to_vec));
+        let mut receiver = recipient.clone();
+        match mutation {
+            Mutation::None => {}
+            Mutation::FlipCiphertextBit(i, bit) => {
+                let i = i % ciphertext.len();
+                ciphertext[i] ^= 1 << bit;
+            }
+            Mutation::TruncateCiphertext(len) => ciphertext.truncate(len % ciphertext.len()),
+            Mutation::ExtendCiphertext(more) => ciphertext.extend_from_slice(more),
+            Mutation::FlipEncBit(i, bit) => {
+                let i = i % enc.len();
+                enc[i] ^= 1 << bit;
+            }
+            Mutation::Info(other) => info = other.clone(),
+            Mutation::Aad(other) => aad = other.clone(),
+            Mutation::OtherRecipient(seed) => match SecretKey::from_slice(seed) {
+                Ok(other) => receiver = other,
+                Err(_) => return Ok(()),
+            },
+        }
+        // The aad each side authenticates: ours derives enc ‖ pkR from what it opens with.
+        let wire_aad = [
+            &enc[..],
+            receiver.public_key().to_sec1_point(false).as_bytes(),
+        ]
+        .concat();
+        let ours = our_open(&receiver, &enc, &ciphertext, &info, aad.as_deref());
+        let theirs = hpke_open(
+            &receiver,
+            &enc,
+            &ciphertext,
+            &info,
+            aad.as_deref().unwrap_or(&wire_aad),
+        );
+        prop_assert_eq!(&ours, &theirs, "{:?}", mutation);
+        if matches!(mutation, Mutation::None) {
+            prop_assert_eq!(ours.as_deref(), Some(plaintext));
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn hpke_agrees_with_the_hpke_crate_both_ways_and_under_mutation(
+            recipient_seed in proptest::array::uniform32(any::<u8>()),
+            ephemeral_seed in proptest::array::uniform32(any::<u8>()),
+            plaintext in proptest::collection::vec(any::<u8>(), 0..200),
+            info in prop_oneof![
+                Just(HPKE_INFO.to_vec()),
+                proptest::collection::vec(any::<u8>(), 0..64),
+            ],
+            aad in proptest::option::of(proptest::collection::vec(any::<u8>(), 0..140)),
+            ours_seals in any::<bool>(),
+            mutation in mutation(),
+        ) {
+            check_differential(
+                recipient_seed,
+                ephemeral_seed,
+                &plaintext,
+                &info,
+                aad.as_deref(),
+                ours_seals,
+                &mutation,
+            )?;
+        }
     }
 
     proptest! {

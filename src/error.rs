@@ -52,7 +52,9 @@ pub enum ErrorCode {
     /// The service answered 403: the request is not allowed (e.g. quote creation or
     /// execution when the platform's token lacks the `TRANSACT` permission).
     Forbidden,
-    /// The service answered 429; wait as told by Retry-After.
+    /// The service answered 429; wait as told by Retry-After. Also the kit's own refusal
+    /// when one session signed more requestIds within an hour than any real use
+    /// ([`crate::session::MAX_SIGNED_REQUEST_IDS`]).
     RateLimited,
     /// The service answered with an unexpected status or body.
     ServiceError,

@@ -84,8 +84,11 @@ enum Signer {
 pub struct Session {
     info: SessionInfo,
     signer: Signer,
-    /// requestIds this session signed, with their expiry, so none is signed twice. A
-    /// handful at most live at once, so a Vec beats a map (and is smaller in wasm).
+    /// requestIds this session signed (canonical form, see [`canonical_request_id`]),
+    /// with when this session signed them, so none is signed twice. Kept for the
+    /// session's life, never forgotten because of what a 202 claims; bounded by
+    /// [`MAX_SIGNED_REQUEST_IDS`]. A handful in real use, so a Vec beats a map (and is
+    /// smaller in wasm).
     signed_requests: Vec<(String, UnixMillis)>,
     clock: Box<dyn Clock + Send + Sync>,
     /// The AuthMethod this session was issued for, when the flow that opened it knows.
@@ -101,6 +104,27 @@ impl core::fmt::Debug for Session {
             .field("closed", &self.is_closed())
             .finish_non_exhaustive()
     }
+}
+
+/// Most requestIds one session keeps as signed. A session lives minutes and signs a
+/// handful of retries; the cap only stops a hostile caller from growing the set (and each
+/// check's linear scan) without bound. At the cap, ids signed at least
+/// [`SIGNED_REQUEST_ID_HORIZON_MS`] ago are forgotten; if none is that old, signing is
+/// refused with `RATE_LIMITED`.
+pub const MAX_SIGNED_REQUEST_IDS: usize = 1024;
+
+/// How long after this session signed a requestId it may be forgotten (only at the cap):
+/// one hour by the session's own clock, twelve times the service's signed-retry window
+/// ("typically five minutes", spec §4.2), so the service has long closed that request.
+/// Measured from our signature, not from the 202's `expiresAt`, which the 202 itself
+/// claims and a replayed 202 can push later.
+pub const SIGNED_REQUEST_ID_HORIZON_MS: UnixMillis = 3_600_000;
+
+/// A requestId in one spelling per request: `Request:` and the uuid in lower case (the
+/// 202 reader accepts hex digits in either case, RFC 9562 §4).
+pub fn canonical_request_id(request_id: &str) -> String {
+    let uuid = request_id.strip_prefix("Request:").unwrap_or(request_id);
+    format!("Request:{}", uuid.to_ascii_lowercase())
 }
 
 /// `SESSION_CLOSED`: every use of a freed session.
@@ -368,7 +392,9 @@ impl Session {
     }
 
     /// The guards of [`Session::sign_retry`], and the requestId recorded as signed: an
-    /// expired 202 is `REQUEST_EXPIRED`, a requestId seen before `REQUEST_ALREADY_SIGNED`.
+    /// expired 202 is `REQUEST_EXPIRED`, a requestId seen before (in any letter case)
+    /// `REQUEST_ALREADY_SIGNED`, more than [`MAX_SIGNED_REQUEST_IDS`] within
+    /// [`SIGNED_REQUEST_ID_HORIZON_MS`] `RATE_LIMITED`.
     pub fn authorize_retry(&mut self, pending: &PendingSignature) -> Result<()> {
         let now = self.clock.now_ms();
         self.check_live(now)?;
@@ -378,20 +404,28 @@ impl Session {
                 "the 202's expiresAt has passed; send the request again for a new requestId",
             ));
         }
-        if self
-            .signed_requests
-            .iter()
-            .any(|(id, _)| *id == pending.request_id)
-        {
+        let id = canonical_request_id(&pending.request_id);
+        if self.signed_requests.iter().any(|(signed, _)| *signed == id) {
             return Err(Error::new(
                 ErrorCode::RequestAlreadySigned,
                 "this session already signed this requestId; request ids are single-use",
             ));
         }
-        // Expired ids can never be signed again anyway: forget them so the set stays small.
-        self.signed_requests.retain(|(_, expires)| *expires > now);
-        self.signed_requests
-            .push((pending.request_id.clone(), pending.expires_at_ms));
+        if self.signed_requests.len() >= MAX_SIGNED_REQUEST_IDS {
+            // A clock set back keeps ids longer, never shorter.
+            self.signed_requests.retain(|(_, signed_at)| {
+                now.saturating_sub(*signed_at) < SIGNED_REQUEST_ID_HORIZON_MS
+            });
+            if self.signed_requests.len() >= MAX_SIGNED_REQUEST_IDS {
+                return Err(Error::new(
+                    ErrorCode::RateLimited,
+                    format!(
+                        "this session signed {MAX_SIGNED_REQUEST_IDS} requestIds within the last hour, more than any real use; refusing more"
+                    ),
+                ));
+            }
+        }
+        self.signed_requests.push((id, now));
         Ok(())
     }
 
@@ -880,5 +914,156 @@ mod tests {
             Session::sandbox_json("{").unwrap_err().code(),
             ErrorCode::InvalidSession
         );
+    }
+
+    /// A clock the test moves forward.
+    #[derive(Clone)]
+    struct SteppedClock(std::sync::Arc<std::sync::atomic::AtomicI64>);
+    impl SteppedClock {
+        fn at(now: UnixMillis) -> Self {
+            Self(std::sync::Arc::new(now.into()))
+        }
+        fn set(&self, now: UnixMillis) {
+            self.0.store(now, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+    impl Clock for SteppedClock {
+        fn now_ms(&self) -> UnixMillis {
+            self.0.load(std::sync::atomic::Ordering::SeqCst)
+        }
+    }
+
+    fn request(n: u32) -> String {
+        format!("Request:00000000-0000-4000-8000-{n:012x}")
+    }
+
+    #[test]
+    fn a_replayed_202_with_a_later_expires_at_is_still_already_signed() {
+        let start = EXPIRES_MS - 600_000;
+        let clock = SteppedClock::at(start);
+        let mut key_session = Session::sandbox(&response("x"))
+            .unwrap()
+            .with_clock(clock.clone());
+        let public = PublicKey::from(SigningKey::from_slice(&[0x34; 32]).unwrap().verifying_key());
+        let mut external = Session::external(&response(""), public)
+            .unwrap()
+            .with_clock(clock.clone());
+        let first = PendingSignature {
+            expires_at_ms: start + 60_000,
+            ..pending(EXPIRES)
+        };
+        key_session.sign_retry(&first).unwrap();
+        external.authorize_retry(&first).unwrap();
+        // The first 202's window closes; other retries are signed meanwhile.
+        clock.set(start + 120_000);
+        let other = PendingSignature {
+            request_id: request(1),
+            expires_at_ms: start + 400_000,
+            ..first.clone()
+        };
+        key_session.sign_retry(&other).unwrap();
+        external.authorize_retry(&other).unwrap();
+        // The same 202 again, now claiming a later expiresAt.
+        let replay = PendingSignature {
+            expires_at_ms: start + 500_000,
+            ..first
+        };
+        assert_eq!(
+            key_session.sign_retry(&replay).unwrap_err().code(),
+            ErrorCode::RequestAlreadySigned
+        );
+        assert_eq!(
+            external.authorize_retry(&replay).unwrap_err().code(),
+            ErrorCode::RequestAlreadySigned
+        );
+    }
+
+    #[test]
+    fn request_ids_are_compared_case_insensitively() {
+        let mut s = Session::sandbox(&response("x"))
+            .unwrap()
+            .with_clock(before_expiry());
+        let (prefix, uuid) = REQUEST.split_at("Request:".len());
+        let upper = format!("{prefix}{}", uuid.to_ascii_uppercase());
+        // The 202 reader takes either case (RFC 9562 hex digits are case-insensitive).
+        let body = TestFields::default()
+            .with("type", "EMAIL_OTP")
+            .with("payloadToSign", "{}")
+            .with("requestId", &upper)
+            .with("expiresAt", EXPIRES);
+        let upper_202 = PendingSignature::from_fields(&body).unwrap();
+        assert_eq!(upper_202.request_id, upper);
+        s.sign_retry(&pending(EXPIRES)).unwrap();
+        assert_eq!(
+            s.sign_retry(&upper_202).unwrap_err().code(),
+            ErrorCode::RequestAlreadySigned
+        );
+        let mixed = PendingSignature {
+            request_id: format!("{prefix}123E4567-e89B-12d3-A456-426614174000"),
+            ..pending(EXPIRES)
+        };
+        assert_eq!(
+            s.sign_retry(&mixed).unwrap_err().code(),
+            ErrorCode::RequestAlreadySigned
+        );
+        // Upper case first, lower case after: refused the same way.
+        let mut s = Session::sandbox(&response("x"))
+            .unwrap()
+            .with_clock(before_expiry());
+        let headers = s.sign_retry(&upper_202).unwrap();
+        assert_eq!(
+            headers.request_id, upper,
+            "the header echoes the 202's id as sent"
+        );
+        assert_eq!(
+            s.sign_retry(&pending(EXPIRES)).unwrap_err().code(),
+            ErrorCode::RequestAlreadySigned
+        );
+    }
+
+    #[test]
+    fn signed_ids_are_bounded_by_a_cap_and_a_horizon_from_our_signature() {
+        let start = EXPIRES_MS - 7_200_000;
+        let clock = SteppedClock::at(start);
+        let mut s = Session::sandbox(&response("x"))
+            .unwrap()
+            .with_clock(clock.clone());
+        let retry = |n: u32| PendingSignature {
+            request_id: request(n),
+            // The 202s claim far-off expiries: the cap must not depend on them.
+            expires_at_ms: EXPIRES_MS,
+            ..pending(EXPIRES)
+        };
+        let cap = MAX_SIGNED_REQUEST_IDS as u32;
+        for n in 0..cap - 1 {
+            s.sign_retry(&retry(n)).unwrap();
+        }
+        clock.set(start + 1_000);
+        s.sign_retry(&retry(cap - 1)).unwrap();
+        let err = s.sign_retry(&retry(cap)).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::RateLimited, "{err}");
+        assert!(err.message().contains("requestIds"), "{err}");
+        // Still refused just before the horizon; every id is still remembered.
+        clock.set(start + SIGNED_REQUEST_ID_HORIZON_MS - 1);
+        assert_eq!(
+            s.sign_retry(&retry(cap)).unwrap_err().code(),
+            ErrorCode::RateLimited
+        );
+        assert_eq!(
+            s.sign_retry(&retry(0)).unwrap_err().code(),
+            ErrorCode::RequestAlreadySigned
+        );
+        // At the horizon the ids signed at `start` go; the one signed later stays.
+        clock.set(start + SIGNED_REQUEST_ID_HORIZON_MS);
+        s.sign_retry(&retry(cap)).unwrap();
+        assert_eq!(
+            s.sign_retry(&retry(cap - 1)).unwrap_err().code(),
+            ErrorCode::RequestAlreadySigned
+        );
+        assert_eq!(
+            s.sign_retry(&retry(cap)).unwrap_err().code(),
+            ErrorCode::RequestAlreadySigned
+        );
+        assert!(s.signed_requests.len() <= MAX_SIGNED_REQUEST_IDS);
     }
 }

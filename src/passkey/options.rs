@@ -1,7 +1,7 @@
 //! Passkey ceremony options as the kit's callers give them (DESIGN §5), validated and
 //! decoded into the bytes WebAuthn takes. Pure Rust: the browser calls live in `browser`.
 
-use crate::encoding::base64url_decode;
+use crate::encoding::{base64url_decode, base64url_encode};
 use crate::error::{Error, ErrorCode, Result};
 
 /// Default ceremony timeout, as most relying parties use.
@@ -188,15 +188,29 @@ fn credential_id(text: &str, name: &str) -> Result<Vec<u8>> {
     }
 }
 
+/// Decodes a registration challenge, which must be canonical base64url without padding:
+/// the authenticator writes the challenge into clientDataJSON in exactly that form, so
+/// any other spelling (`=` padding, non-zero trailing bits) would no longer equal the
+/// string the service checks it against. `INVALID_INPUT` naming `challenge` otherwise.
+pub fn registration_challenge_bytes(challenge: &str) -> Result<Vec<u8>> {
+    let bytes = if challenge.contains('=') {
+        None
+    } else {
+        base64url_decode(challenge)
+    };
+    match bytes {
+        Some(bytes) if !bytes.is_empty() && base64url_encode(&bytes) == challenge => Ok(bytes),
+        _ => Err(invalid(
+            "challenge is not canonical base64url without padding (the registration challenge from the integrator backend, exactly as clientDataJSON will carry it)",
+        )),
+    }
+}
+
 impl RegistrationInput {
     /// Validates and decodes. `INVALID_INPUT` names the field at fault.
     pub fn validate(&self) -> Result<Registration> {
         let challenge = required(self.challenge.as_ref(), "challenge")?;
-        let challenge_bytes = base64url_decode(&challenge)
-            .filter(|b| !b.is_empty())
-            .ok_or_else(|| {
-                invalid("challenge is not base64url (the registration challenge from the integrator backend is base64url)")
-            })?;
+        let challenge_bytes = registration_challenge_bytes(&challenge)?;
         let user_id = required(self.user_id.as_ref(), "user.id")?;
         if user_id.len() > 64 {
             return Err(invalid(format!(
@@ -332,16 +346,31 @@ pub(crate) mod tests {
 
     #[test]
     fn registration_challenge_must_be_base64url() {
-        for bad in ["not base64!", "a+b/", "", "a"] {
+        // Padded or non-canonical forms are refused: clientDataJSON.challenge carries the
+        // canonical unpadded form, which would then differ from what the service checks.
+        for bad in [
+            "not base64!",
+            "a+b/",
+            "",
+            "a",
+            "AAECAw==",
+            "AAECAw=",
+            "AAECAwQ=",
+            "AAEC====",
+            "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
+            "=AAEC",
+            "AA=EC",
+            "AAF",
+            "AAECAx",
+        ] {
             let input = RegistrationInput {
                 challenge: Some(bad.into()),
                 ..registration()
             };
             let err = input.validate().unwrap_err();
-            assert_eq!(err.code(), ErrorCode::InvalidInput);
-            assert!(err.message().contains("challenge"), "{err}");
+            assert_eq!(err.code(), ErrorCode::InvalidInput, "{bad}");
+            assert!(err.message().contains("challenge"), "{bad}: {err}");
         }
-        // Padding is tolerated on input.
         let input = RegistrationInput {
             challenge: Some("AAEC".into()),
             ..registration()

@@ -12,7 +12,7 @@ use super::passkey_input::{
 };
 use super::{invalid_input, to_js};
 use crate::encoding::base64url_decode;
-use crate::error::{Error, ErrorCode};
+use crate::error::ErrorCode;
 use crate::passkey::{self, browser};
 
 type JsResult<T> = Result<T, JsValue>;
@@ -95,12 +95,7 @@ pub fn registration_body(
     let challenge = text(&challenge, "challenge")?;
     passkey::validate_account_id(&account_id).map_err(to_js)?;
     passkey::validate_nickname(&nickname).map_err(to_js)?;
-    if base64url_decode(&challenge).is_none_or(|b| b.is_empty()) {
-        return Err(to_js(Error::new(
-            ErrorCode::InvalidInput,
-            "challenge is not base64url",
-        )));
-    }
+    passkey::options::registration_challenge_bytes(&challenge).map_err(to_js)?;
     if !attestation.is_object() {
         return Err(invalid_input(
             "attestation must be the object passkey.register resolved to",

@@ -62,6 +62,10 @@ test('passkey.register / authenticate in Node reject PASSKEY_UNSUPPORTED for val
 test('passkey.register / authenticate: bad options reject INVALID_INPUT naming the field (before any WebAuthn check)', async () => {
   const cases = [
     [registration({ challenge: 'not base64url!' }), 'challenge'],
+    // Padded or non-canonical: clientDataJSON would carry a different challenge string.
+    [registration({ challenge: `${b64u(randomBytes(32))}=` }), 'challenge'],
+    [registration({ challenge: 'AAECAw==' }), 'challenge'],
+    [registration({ challenge: 'AAECAx' }), 'challenge'],
     [registration({ challenge: undefined }), 'challenge'],
     [registration({ user: { id: '', name: 'n' } }), 'user.id'],
     [registration({ user: { id: 'x'.repeat(65), name: 'n' } }), 'user.id'],
@@ -131,6 +135,8 @@ test('passkey.registrationBody: other bad arguments → INVALID_INPUT', () => {
     [['InternalAccount:1', 7, challenge, att], 'nickname'],
     [['InternalAccount:1', 'nick', 'not base64url!', att], 'challenge'],
     [['InternalAccount:1', 'nick', '', att], 'challenge'],
+    [['InternalAccount:1', 'nick', `${challenge}=`, att], 'challenge'],
+    [['InternalAccount:1', 'nick', 'AAECAw==', att], 'challenge'],
     [['InternalAccount:1', 'nick', challenge, null], 'attestation'],
     [['InternalAccount:1', 'nick', challenge, { ...att, credentialId: undefined }], 'attestation.credentialId'],
     [['InternalAccount:1', 'nick', challenge, { ...att, clientDataJson: 'a+b/' }], 'attestation.clientDataJson'],

@@ -201,6 +201,60 @@ test('with an injected IndexedDB: save, reopen, load, sign (stamps verify), spen
   assert.deepEqual(record.signed.map(([id]) => id), [p.requestId]);
 });
 
+test('with an injected IndexedDB: a spent requestId stays spent, whatever expiresAt a replayed 202 claims and in any letter case', async () => {
+  const indexedDB = memoryIndexedDB();
+  const store = await SessionStore.open({ indexedDB, name: 'replay' });
+  const { session } = realSession();
+  const saved = await store.save(session);
+  session.free();
+  const first = pending202({ expiresAt: iso(200) });
+  await saved.signRetry(first);
+  await new Promise((r) => setTimeout(r, 250)); // the first 202's window closes
+  const second = pending202();
+  await saved.signRetry(second); // another retry meanwhile: nothing spent may be forgotten
+  const replay = { ...first, expiresAt: iso(HOUR) };
+  const upper = { ...second, requestId: `Request:${second.requestId.slice('Request:'.length).toUpperCase()}` };
+  // A reload: only the stored record remembers.
+  const loaded = await (await SessionStore.open({ indexedDB, name: 'replay' })).load(saved.id);
+  await assert.rejects(loaded.signRetry(replay), kitError('REQUEST_ALREADY_SIGNED'));
+  await assert.rejects(loaded.signRetry(upper), kitError('REQUEST_ALREADY_SIGNED'));
+  // The same handle.
+  await assert.rejects(saved.signRetry(replay), kitError('REQUEST_ALREADY_SIGNED'));
+  await assert.rejects(saved.signRetry(upper), kitError('REQUEST_ALREADY_SIGNED'));
+  // Upper case signed first, lower case refused after.
+  const third = pending202();
+  await loaded.signRetry({ ...third, requestId: third.requestId.toUpperCase().replace('REQUEST:', 'Request:') });
+  const reloaded = await (await SessionStore.open({ indexedDB, name: 'replay' })).load(saved.id);
+  await assert.rejects(reloaded.signRetry(third), kitError('REQUEST_ALREADY_SIGNED'));
+});
+
+test('with an injected IndexedDB: the stored spent ids are capped; only ids signed an hour ago are forgotten', async () => {
+  const indexedDB = memoryIndexedDB();
+  const store = await SessionStore.open({ indexedDB, name: 'cap' });
+  const stored = await store.save(Session.sandbox(sessionResponse({ expiresAt: iso(3 * HOUR) })));
+  // The stored record (an aborted transaction swaps the row map, so look it up each time).
+  const record = () => indexedDB.databases.get('cap').get('sessions').rows.get(stored.id);
+  const now = Date.now();
+  // 1024 ids this session signed (as other tabs would), the oldest 59 minutes ago.
+  record().signed = Array.from({ length: 1024 }, (_, i) => [
+    `Request:00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`, now - 59 * 60_000 + i,
+  ]);
+  const [oldestId] = record().signed[0];
+  await assert.rejects(stored.signRetry(pending202()), kitError('RATE_LIMITED', (e) => assert.match(e.message, /requestId/)));
+  assert.equal(record().signed.length, 1024);
+  await assert.rejects(stored.signRetry({ ...pending202(), requestId: oldestId }), kitError('REQUEST_ALREADY_SIGNED'));
+  // Signed over an hour ago (by our clock, not any 202's expiresAt): those may go.
+  record().signed[0][1] = now - HOUR - 1;
+  record().signed[1][1] = now - HOUR - 1;
+  const next = pending202();
+  await stored.signRetry(next);
+  const { signed } = record();
+  assert.equal(signed.length, 1023);
+  assert.ok(!signed.some(([id]) => id === oldestId));
+  assert.equal(signed.at(-1)[0], next.requestId);
+  assert.ok(Math.abs(signed.at(-1)[1] - Date.now()) < 60_000, 'the time we signed, not the 202\'s expiresAt');
+});
+
 test('with an injected IndexedDB: expired sessions are purged on open; load and list skip them', async () => {
   const indexedDB = memoryIndexedDB();
   const store = await SessionStore.open({ indexedDB, name: 'purge' });
