@@ -32,8 +32,7 @@ pub mod testing;
 
 #[cfg(all(feature = "flows", not(feature = "testing-module")))]
 pub use flows::{
-    wallet_flow, JsOtpLoginFlow, JsPasskeyChallenge, JsQuoteExecution,
-    JsSignedRetryFlow,
+    wallet_flow, JsOtpLoginFlow, JsPasskeyChallenge, JsQuoteExecution, JsSignedRetryFlow,
 };
 #[cfg(not(any(feature = "passkey-module", feature = "testing-module")))]
 pub use signing::{JsClientKey, JsSession};
