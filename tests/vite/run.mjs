@@ -6,16 +6,16 @@
 // module is a separate chunk loaded by init({ passkeys: true }). Then the isolated signer,
 // init({ isolate: 'worker' }), in the same build (Vite's default worker config): the signer
 // Worker and its .wasm are emitted as assets, the Worker's stamps verify in Node, and the
-// page's own realm never fetches or instantiates the signing .wasm. `vite build` must
-// print no warning. (The plain demo page is driven against the emulator by
-// tests/e2e/run.mjs.) Prints "N passed, N failed"; exits non-zero on failure.
+// page's own realm never fetches or instantiates the signing .wasm; the same isolated page
+// again from Vite's dev server. Neither `vite build` nor the dev server may warn. (The
+// plain demo page is driven against the emulator by tests/e2e/run.mjs.) Prints "N passed, N failed"; exits non-zero on failure.
 //
 // Usage: node tests/vite/run.mjs [path/to/embedded-wallet-kit-x.y.z.tgz]
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, createLogger } from 'vite';
+import { build, createLogger, createServer } from 'vite';
 import { chromium } from 'playwright-core';
 import { serveStatic } from '../../scripts/serve.mjs';
 import { sessionResponse, pending202, randomScalar, compressedPublicKeyHex, sealBundle, checkStamp } from '../support/fixtures.mjs';
@@ -53,26 +53,136 @@ sh('npm', ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund
 const outDir = join(here, 'dist');
 // Vite's defaults, as an app author gets them (no worker or wasm config); the logger only
 // records what `vite build` warns about.
-const buildWarnings = [];
-const logger = createLogger('warn');
-for (const level of ['warn', 'warnOnce', 'error']) {
-  const print = logger[level].bind(logger);
-  logger[level] = (msg, opts) => {
-    buildWarnings.push(`${level}: ${msg}`);
-    print(msg, opts);
-  };
+function recordingLogger(into) {
+  const logger = createLogger('warn');
+  for (const level of ['warn', 'warnOnce', 'error']) {
+    const print = logger[level].bind(logger);
+    logger[level] = (msg, opts) => {
+      into.push(`${level}: ${msg}`);
+      print(msg, opts);
+    };
+  }
+  return logger;
 }
-await build({ root: here, configFile: false, logLevel: 'warn', customLogger: logger, build: { outDir, emptyOutDir: true } });
+const buildWarnings = [];
+await build({ root: here, configFile: false, logLevel: 'warn', customLogger: recordingLogger(buildWarnings), build: { outDir, emptyOutDir: true } });
 const assets = readdirSync(join(outDir, 'assets'));
 console.log(`# vite output: ${assets.join(', ')}`);
 
 const server = await serveStatic({ '/': outDir });
 const base = `http://localhost:${server.port}`;
+
+/**
+ * The isolated signer in a fresh browser context at `pageUrl` (main.js with
+ * ?isolate=worker): the Worker is started from the expected script, a session sealed here
+ * opens in it, its stamp and signRetry verify here, and the page's own realm never fetches,
+ * compiles or instantiates wasm while the Worker fetches the signing .wasm once.
+ */
+async function checkIsolatedPage(label, pageUrl, expected) {
+  const context = await browser.newContext();
+  // Counts, in the page's own realm only, every way to compile or instantiate wasm.
+  await context.addInitScript(() => {
+    window.pageRealmWasm = [];
+    for (const name of ['instantiate', 'instantiateStreaming', 'compile', 'compileStreaming']) {
+      const original = WebAssembly[name];
+      WebAssembly[name] = function (...args) {
+        window.pageRealmWasm.push(name);
+        return Reflect.apply(original, this, args);
+      };
+    }
+  });
+  // The context sees the Worker's requests as well as the page's.
+  const wasmFetches = [];
+  context.on('response', (r) => {
+    const path = new URL(r.url()).pathname;
+    if (path.endsWith('.wasm')) wasmFetches.push({ path, status: r.status(), type: r.headers()['content-type'] });
+  });
+  const page = await context.newPage();
+  page.on('pageerror', (err) => pageErrors.push(`isolated page (${label}): ${err.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') pageErrors.push(`isolated page (${label}) console: ${msg.text()}`);
+  });
+  const workers = [];
+  page.on('worker', (w) => workers.push(new URL(w.url()).pathname));
+  try {
+    await page.goto(pageUrl);
+    await page.waitForFunction(() => window.kitState?.done === true, null, { timeout: 30_000 });
+    const state = await page.evaluate(() => window.kitState);
+
+    await check(`${label}: init({ isolate: 'worker' }) resolves in the Vite page (default Vite config)`, () => {
+      assert(state.isolated === true, 'the page did not take the isolated path');
+      assert(state.error === null, `init({ isolate: 'worker' }) failed: ${state.error}`);
+      assert(state.sameIsolatedKit === true, 'concurrent init({ isolate }) calls resolved to different objects');
+      assert(/^04[0-9a-f]{128}$/.test(state.publicKeyHex ?? ''), `ClientKey.generate in the Worker: ${state.publicKeyHex}`);
+    });
+    await check(`${label}: the signer Worker ran from the kit's worker script`, () =>
+      assert(workers.length === 1 && expected.worker(workers[0]), `workers: ${workers.join(', ') || 'none'}`));
+    if (state.error !== null) return;
+
+    const clientPublicKeyHex = await page.evaluate(async () => {
+      window.__key = await window.kit.isolated.ClientKey.generate();
+      return window.__key.publicKeyHex;
+    });
+    const scalar = randomScalar();
+    const expectedPub = compressedPublicKeyHex(scalar);
+    const response = sessionResponse({ bundle: sealBundle(scalar, clientPublicKeyHex) });
+    const payload = '{"amount":"12.34","memo":"café ☕ — 🚀"}\r\n';
+    const p202 = pending202();
+    const r = await page.evaluate(async ({ response, payload, p202 }) => {
+      const { isolated, KitError } = window.kit;
+      const s = await isolated.Session.open(response, window.__key);
+      const out = { id: s.id, publicKeyHex: s.publicKeyHex, stamp: await s.stamp(payload), retry: await s.signRetry(p202) };
+      try {
+        await isolated.Session.open({ ...response, encryptedSessionSigningKey: '0OIl-not-base58' }, await isolated.ClientKey.generate());
+        out.bad = 'no error';
+      } catch (err) {
+        out.bad = { kit: err instanceof KitError, code: err.code };
+      }
+      await isolated.terminate();
+      out.afterTerminate = await s.stamp(payload).then(() => 'resolved', (err) => (err instanceof KitError ? err.code : String(err)));
+      return out;
+    }, { response, payload, p202 });
+
+    await check(`${label}: isolated Session.open opens the @turnkey/crypto bundle to the expected key`, () => {
+      assert(r.publicKeyHex === expectedPub, `${r.publicKeyHex} != ${expectedPub}`);
+      assert(r.id === response.id, 'id');
+    });
+    await check(`${label}: the isolated stamp verifies in Node (@noble/curves + node:crypto)`, () => {
+      const c = checkStamp(r.stamp, payload, expectedPub);
+      assert(c.ok, JSON.stringify(c));
+      assert(!checkStamp(r.stamp, `${payload}x`, expectedPub).ok, 'a different payload must not verify');
+    });
+    await check(`${label}: isolated signRetry: exact headers, verifying signature`, () => {
+      assert(JSON.stringify(Object.keys(r.retry)) === JSON.stringify(['Service-Wallet-Signature', 'Request-Id']), Object.keys(r.retry).join());
+      assert(r.retry['Request-Id'] === p202.requestId, 'Request-Id');
+      assert(checkStamp(r.retry['Service-Wallet-Signature'], p202.payloadToSign, expectedPub).ok, 'signature');
+    });
+    await check(`${label}: an error from the Worker is the package KitError in the page (INVALID_BUNDLE); after terminate() SESSION_CLOSED`, () => {
+      assert(r.bad.kit && r.bad.code === 'INVALID_BUNDLE', JSON.stringify(r.bad));
+      assert(r.afterTerminate === 'SESSION_CLOSED', r.afterTerminate);
+    });
+    await check(`${label}: the page realm never fetched or instantiated the signing .wasm; the Worker fetched it once`, async () => {
+      const inPage = await page.evaluate(() => ({
+        wasmCalls: window.pageRealmWasm,
+        wasmResources: performance.getEntriesByType('resource').map((e) => e.name).filter((n) => n.includes('.wasm')),
+      }));
+      assert(inPage.wasmCalls.length === 0, `page realm called WebAssembly.${inPage.wasmCalls.join(', WebAssembly.')}`);
+      assert(inPage.wasmResources.length === 0, `page realm fetched ${inPage.wasmResources.join(', ')}`);
+      assert(state.preInitCode === 'NOT_INITIALIZED' && state.sameThreadCodeAfterInit === 'NOT_INITIALIZED',
+        `same-thread ClientKey.generate before/after init({ isolate }): ${state.preInitCode}/${state.sameThreadCodeAfterInit}`);
+      assert(wasmFetches.length === 1 && expected.wasm(wasmFetches[0].path) && wasmFetches[0].status === 200
+        && wasmFetches[0].type === 'application/wasm', `wasm fetches: ${JSON.stringify(wasmFetches)}`);
+    });
+  } finally {
+    await context.close();
+  }
+}
+
 let browser;
+const pageErrors = [];
 try {
   browser = await launchChromium(chromium);
   const page = await browser.newPage();
-  const pageErrors = [];
   page.on('pageerror', (err) => pageErrors.push(err.message));
   page.on('console', (msg) => {
     if (msg.type() === 'error') pageErrors.push(`console: ${msg.text()}`);
@@ -219,94 +329,27 @@ try {
     assert(readFileSync(join(outDir, 'assets', named[0])).equals(pkgWasm), `${named[0]} is not embedded_wallet_kit_bg.wasm`);
   });
 
-  // A fresh context: nothing cached, and this page's requests counted on their own.
-  const isoContext = await browser.newContext();
-  // Counts, in the page's own realm only, every way to compile or instantiate wasm.
-  await isoContext.addInitScript(() => {
-    window.pageRealmWasm = [];
-    for (const name of ['instantiate', 'instantiateStreaming', 'compile', 'compileStreaming']) {
-      const original = WebAssembly[name];
-      WebAssembly[name] = function (...args) {
-        window.pageRealmWasm.push(name);
-        return Reflect.apply(original, this, args);
-      };
-    }
+  await checkIsolatedPage('build', `${base}/?isolate=worker`, {
+    worker: (path) => path === `/assets/${workerAsset}`,
+    wasm: (path) => /^\/assets\/embedded_wallet_kit_bg-.*\.wasm$/.test(path),
   });
-  const iso = await isoContext.newPage();
-  iso.on('pageerror', (err) => pageErrors.push(`isolated page: ${err.message}`));
-  iso.on('console', (msg) => {
-    if (msg.type() === 'error') pageErrors.push(`isolated page console: ${msg.text()}`);
-  });
-  const workers = [];
-  iso.on('worker', (w) => workers.push(new URL(w.url()).pathname));
-  const firstIsoRequest = server.requests.length;
-  await iso.goto(`${base}/?isolate=worker`);
-  await iso.waitForFunction(() => window.kitState?.done === true, null, { timeout: 30_000 });
-  const isoState = await iso.evaluate(() => window.kitState);
 
-  await check('init({ isolate: \'worker\' }) resolves in the Vite-built page (default Vite config)', () => {
-    assert(isoState.isolated === true, 'the page did not take the isolated path');
-    assert(isoState.error === null, `init({ isolate: 'worker' }) failed: ${isoState.error}`);
-    assert(isoState.sameIsolatedKit === true, 'concurrent init({ isolate }) calls resolved to different objects');
-    assert(/^04[0-9a-f]{128}$/.test(isoState.publicKeyHex ?? ''), `ClientKey.generate in the Worker: ${isoState.publicKeyHex}`);
+  // The same page from Vite's dev server (no bundling of the Worker, the kit served from
+  // node_modules): init({ isolate: 'worker' }) must work there too, unconfigured.
+  const devWarnings = [];
+  const dev = await createServer({
+    root: here, configFile: false, logLevel: 'warn', customLogger: recordingLogger(devWarnings), server: { host: 'localhost', port: 0 },
   });
-  await check('the signer Worker ran from the emitted asset', () =>
-    assert(workers.length === 1 && workers[0] === `/assets/${workerAsset}`, `workers: ${workers.join(', ') || 'none'}`));
-
-  const isoKey = await iso.evaluate(async () => {
-    window.__key = await window.kit.isolated.ClientKey.generate();
-    return window.__key.publicKeyHex;
-  });
-  const isoScalar = randomScalar();
-  const isoPub = compressedPublicKeyHex(isoScalar);
-  const isoResponse = sessionResponse({ bundle: sealBundle(isoScalar, isoKey) });
-  const isoP202 = pending202();
-  const ir = await iso.evaluate(async ({ response, payload, p202 }) => {
-    const { isolated, KitError } = window.kit;
-    const s = await isolated.Session.open(response, window.__key);
-    const out = { id: s.id, publicKeyHex: s.publicKeyHex, stamp: await s.stamp(payload), retry: await s.signRetry(p202) };
-    try {
-      await isolated.Session.open({ ...response, encryptedSessionSigningKey: '0OIl-not-base58' }, await isolated.ClientKey.generate());
-      out.bad = 'no error';
-    } catch (err) {
-      out.bad = { kit: err instanceof KitError, code: err.code };
-    }
-    await isolated.terminate();
-    out.afterTerminate = await s.stamp(payload).then(() => 'resolved', (err) => (err instanceof KitError ? err.code : String(err)));
-    return out;
-  }, { response: isoResponse, payload, p202: isoP202 });
-
-  await check('isolated Session.open opens the @turnkey/crypto bundle to the expected key', () => {
-    assert(ir.publicKeyHex === isoPub, `${ir.publicKeyHex} != ${isoPub}`);
-    assert(ir.id === isoResponse.id, 'id');
-  });
-  await check('the isolated stamp verifies in Node (@noble/curves + node:crypto)', () => {
-    assert(checkStamp(ir.stamp, payload, isoPub).ok, JSON.stringify(checkStamp(ir.stamp, payload, isoPub)));
-    assert(!checkStamp(ir.stamp, `${payload}x`, isoPub).ok, 'a different payload must not verify');
-  });
-  await check('isolated signRetry: exact headers, verifying signature', () => {
-    assert(JSON.stringify(Object.keys(ir.retry)) === JSON.stringify(['Service-Wallet-Signature', 'Request-Id']), Object.keys(ir.retry).join());
-    assert(ir.retry['Request-Id'] === isoP202.requestId, 'Request-Id');
-    assert(checkStamp(ir.retry['Service-Wallet-Signature'], isoP202.payloadToSign, isoPub).ok, 'signature');
-  });
-  await check('an error from the Worker is the package KitError in the page (INVALID_BUNDLE); after terminate() SESSION_CLOSED', () => {
-    assert(ir.bad.kit && ir.bad.code === 'INVALID_BUNDLE', JSON.stringify(ir.bad));
-    assert(ir.afterTerminate === 'SESSION_CLOSED', ir.afterTerminate);
-  });
-  await check('isolated: the page realm never fetched or instantiated the signing .wasm; the Worker fetched it once', async () => {
-    const inPage = await iso.evaluate(() => ({
-      wasmCalls: window.pageRealmWasm,
-      wasmResources: performance.getEntriesByType('resource').map((e) => e.name).filter((n) => n.includes('.wasm')),
-    }));
-    assert(inPage.wasmCalls.length === 0, `page realm called WebAssembly.${inPage.wasmCalls.join(', WebAssembly.')}`);
-    assert(inPage.wasmResources.length === 0, `page realm fetched ${inPage.wasmResources.join(', ')}`);
-    assert(isoState.preInitCode === 'NOT_INITIALIZED' && isoState.sameThreadCodeAfterInit === 'NOT_INITIALIZED',
-      `same-thread ClientKey.generate before/after init({ isolate }): ${isoState.preInitCode}/${isoState.sameThreadCodeAfterInit}`);
-    const wasm = server.requests.slice(firstIsoRequest).filter((r) => r.path.endsWith('.wasm'));
-    assert(wasm.length === 1 && /^\/assets\/embedded_wallet_kit_bg-.*\.wasm$/.test(wasm[0].path) && wasm[0].type === 'application/wasm',
-      `wasm requests: ${JSON.stringify(wasm)}`);
-  });
-  await isoContext.close();
+  try {
+    await dev.listen();
+    await checkIsolatedPage('dev server', new URL('?isolate=worker', dev.resolvedUrls.local[0]).href, {
+      worker: (path) => path.endsWith('/embedded-wallet-kit/signer-worker.js'),
+      wasm: (path) => path.endsWith('/embedded-wallet-kit/embedded_wallet_kit_bg.wasm'),
+    });
+  } finally {
+    await dev.close();
+  }
+  await check('vite dev server printed no warnings', () => assert(devWarnings.length === 0, devWarnings.join('\n')));
 
   await check('no page errors and no 404s', () => {
     const missing = server.requests.filter((r) => r.status !== 200).map((r) => `${r.status} ${r.path}`);
