@@ -2,34 +2,55 @@
 // and emits the .wasm as an asset. The driver (run.mjs) reads window.kitState and
 // drives window.kit. The passkey module is a dynamic import: Vite emits it as its own
 // chunk (plus its .wasm), fetched only by init({ passkeys: true }).
+//
+// Opened as `/?isolate=worker`, the page starts the isolated signer instead
+// (init({ isolate: 'worker' })): Vite bundles the kit's signer Worker with its default
+// worker config, and the page's own realm never loads the signing .wasm.
 import { init, ClientKey, Session, KitError, passkey } from 'embedded-wallet-kit';
 
-const state = { done: false, preInitCode: null, sameInitPromise: null, error: null, publicKeyHex: null };
+const isolated = new URLSearchParams(location.search).get('isolate') === 'worker';
+const state = { done: false, isolated, preInitCode: null, sameInitPromise: null, error: null, publicKeyHex: null };
 window.kitState = state;
 
-try {
-  ClientKey.generate();
-  state.preInitCode = 'no error before init';
-} catch (err) {
-  state.preInitCode = err instanceof KitError ? err.code : `${err?.name}: ${err?.message}`;
+function notInitializedCode() {
+  try {
+    ClientKey.generate();
+    return 'no error before init';
+  } catch (err) {
+    return err instanceof KitError ? err.code : `${err?.name}: ${err?.message}`;
+  }
 }
 
-const p1 = init();
-const p2 = init();
+state.preInitCode = notInitializedCode();
+
+const options = isolated ? { isolate: 'worker' } : undefined;
+const p1 = init(options);
+const p2 = init(options);
 state.sameInitPromise = p1 === p2;
 
-p1.then(
-  () => {
-    window.kit = { init, ClientKey, Session, KitError, passkey };
-    const key = ClientKey.generate();
-    state.publicKeyHex = key.publicKeyHex;
-    key.free();
-    document.getElementById('out').textContent = `ready\nclientPublicKey ${state.publicKeyHex}`;
-    state.done = true;
-  },
-  (err) => {
+async function start() {
+  try {
+    const resolved = await p1; // the isolated API, or undefined in same-thread mode
+    if (isolated) {
+      window.kit = { init, KitError, isolated: resolved };
+      // Documented: every init({ isolate }) call resolves to the same object.
+      state.sameIsolatedKit = resolved === (await p2);
+      // The same-thread API stays uninitialized: only the Worker loaded the signing module.
+      state.sameThreadCodeAfterInit = notInitializedCode();
+      const key = await resolved.ClientKey.generate();
+      state.publicKeyHex = key.publicKeyHex;
+      await key.free();
+    } else {
+      window.kit = { init, ClientKey, Session, KitError, passkey };
+      const key = ClientKey.generate();
+      state.publicKeyHex = key.publicKeyHex;
+      key.free();
+    }
+    document.getElementById('out').textContent = `ready${isolated ? ' (isolated)' : ''}\nclientPublicKey ${state.publicKeyHex}`;
+  } catch (err) {
     state.error = `${err?.code ?? err?.name}: ${err?.message}`;
     document.getElementById('out').textContent = `init failed: ${state.error}`;
-    state.done = true;
-  },
-);
+  }
+  state.done = true;
+}
+start();

@@ -3,15 +3,19 @@
 // a local static server and driven in headless Chromium (Debian's, via playwright-core).
 // Node seals a session key to the page's ClientKey with @turnkey/crypto; the page opens
 // it and stamps; Node verifies the stamp with @noble/curves. Also checks that the passkey
-// module is a separate chunk loaded by init({ passkeys: true }). (The plain demo page is
-// driven against the emulator by tests/e2e/run.mjs.) Prints "N passed, N failed"; exits non-zero on failure.
+// module is a separate chunk loaded by init({ passkeys: true }). Then the isolated signer,
+// init({ isolate: 'worker' }), in the same build (Vite's default worker config): the signer
+// Worker and its .wasm are emitted as assets, the Worker's stamps verify in Node, and the
+// page's own realm never fetches or instantiates the signing .wasm; the same isolated page
+// again from Vite's dev server. Neither `vite build` nor the dev server may warn. (The
+// plain demo page is driven against the emulator by tests/e2e/run.mjs.) Prints "N passed, N failed"; exits non-zero on failure.
 //
 // Usage: node tests/vite/run.mjs [path/to/embedded-wallet-kit-x.y.z.tgz]
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'vite';
+import { build, createLogger, createServer } from 'vite';
 import { chromium } from 'playwright-core';
 import { serveStatic } from '../../scripts/serve.mjs';
 import { sessionResponse, pending202, randomScalar, compressedPublicKeyHex, sealBundle, checkStamp } from '../support/fixtures.mjs';
@@ -47,17 +51,138 @@ console.log(`# tarball ${tarball}`);
 rmSync(join(here, 'node_modules'), { recursive: true, force: true });
 sh('npm', ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', tarball], here);
 const outDir = join(here, 'dist');
-await build({ root: here, configFile: false, logLevel: 'warn', build: { outDir, emptyOutDir: true } });
+// Vite's defaults, as an app author gets them (no worker or wasm config); the logger only
+// records what `vite build` warns about.
+function recordingLogger(into) {
+  const logger = createLogger('warn');
+  for (const level of ['warn', 'warnOnce', 'error']) {
+    const print = logger[level].bind(logger);
+    logger[level] = (msg, opts) => {
+      into.push(`${level}: ${msg}`);
+      print(msg, opts);
+    };
+  }
+  return logger;
+}
+const buildWarnings = [];
+await build({ root: here, configFile: false, logLevel: 'warn', customLogger: recordingLogger(buildWarnings), build: { outDir, emptyOutDir: true } });
 const assets = readdirSync(join(outDir, 'assets'));
 console.log(`# vite output: ${assets.join(', ')}`);
 
 const server = await serveStatic({ '/': outDir });
 const base = `http://localhost:${server.port}`;
+
+/**
+ * The isolated signer in a fresh browser context at `pageUrl` (main.js with
+ * ?isolate=worker): the Worker is started from the expected script, a session sealed here
+ * opens in it, its stamp and signRetry verify here, and the page's own realm never fetches,
+ * compiles or instantiates wasm while the Worker fetches the signing .wasm once.
+ */
+async function checkIsolatedPage(label, pageUrl, expected) {
+  const context = await browser.newContext();
+  // Counts, in the page's own realm only, every way to compile or instantiate wasm.
+  await context.addInitScript(() => {
+    window.pageRealmWasm = [];
+    for (const name of ['instantiate', 'instantiateStreaming', 'compile', 'compileStreaming']) {
+      const original = WebAssembly[name];
+      WebAssembly[name] = function (...args) {
+        window.pageRealmWasm.push(name);
+        return Reflect.apply(original, this, args);
+      };
+    }
+  });
+  // The context sees the Worker's requests as well as the page's.
+  const wasmFetches = [];
+  context.on('response', (r) => {
+    const path = new URL(r.url()).pathname;
+    if (path.endsWith('.wasm')) wasmFetches.push({ path, status: r.status(), type: r.headers()['content-type'] });
+  });
+  const page = await context.newPage();
+  page.on('pageerror', (err) => pageErrors.push(`isolated page (${label}): ${err.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') pageErrors.push(`isolated page (${label}) console: ${msg.text()}`);
+  });
+  const workers = [];
+  page.on('worker', (w) => workers.push(new URL(w.url()).pathname));
+  try {
+    await page.goto(pageUrl);
+    await page.waitForFunction(() => window.kitState?.done === true, null, { timeout: 30_000 });
+    const state = await page.evaluate(() => window.kitState);
+
+    await check(`${label}: init({ isolate: 'worker' }) resolves in the Vite page (default Vite config)`, () => {
+      assert(state.isolated === true, 'the page did not take the isolated path');
+      assert(state.error === null, `init({ isolate: 'worker' }) failed: ${state.error}`);
+      assert(state.sameIsolatedKit === true, 'concurrent init({ isolate }) calls resolved to different objects');
+      assert(/^04[0-9a-f]{128}$/.test(state.publicKeyHex ?? ''), `ClientKey.generate in the Worker: ${state.publicKeyHex}`);
+    });
+    await check(`${label}: the signer Worker ran from the kit's worker script`, () =>
+      assert(workers.length === 1 && expected.worker(workers[0]), `workers: ${workers.join(', ') || 'none'}`));
+    if (state.error !== null) return;
+
+    const clientPublicKeyHex = await page.evaluate(async () => {
+      window.__key = await window.kit.isolated.ClientKey.generate();
+      return window.__key.publicKeyHex;
+    });
+    const scalar = randomScalar();
+    const expectedPub = compressedPublicKeyHex(scalar);
+    const response = sessionResponse({ bundle: sealBundle(scalar, clientPublicKeyHex) });
+    const payload = '{"amount":"12.34","memo":"café ☕ — 🚀"}\r\n';
+    const p202 = pending202();
+    const r = await page.evaluate(async ({ response, payload, p202 }) => {
+      const { isolated, KitError } = window.kit;
+      const s = await isolated.Session.open(response, window.__key);
+      const out = { id: s.id, publicKeyHex: s.publicKeyHex, stamp: await s.stamp(payload), retry: await s.signRetry(p202) };
+      try {
+        await isolated.Session.open({ ...response, encryptedSessionSigningKey: '0OIl-not-base58' }, await isolated.ClientKey.generate());
+        out.bad = 'no error';
+      } catch (err) {
+        out.bad = { kit: err instanceof KitError, code: err.code };
+      }
+      await isolated.terminate();
+      out.afterTerminate = await s.stamp(payload).then(() => 'resolved', (err) => (err instanceof KitError ? err.code : String(err)));
+      return out;
+    }, { response, payload, p202 });
+
+    await check(`${label}: isolated Session.open opens the @turnkey/crypto bundle to the expected key`, () => {
+      assert(r.publicKeyHex === expectedPub, `${r.publicKeyHex} != ${expectedPub}`);
+      assert(r.id === response.id, 'id');
+    });
+    await check(`${label}: the isolated stamp verifies in Node (@noble/curves + node:crypto)`, () => {
+      const c = checkStamp(r.stamp, payload, expectedPub);
+      assert(c.ok, JSON.stringify(c));
+      assert(!checkStamp(r.stamp, `${payload}x`, expectedPub).ok, 'a different payload must not verify');
+    });
+    await check(`${label}: isolated signRetry: exact headers, verifying signature`, () => {
+      assert(JSON.stringify(Object.keys(r.retry)) === JSON.stringify(['Service-Wallet-Signature', 'Request-Id']), Object.keys(r.retry).join());
+      assert(r.retry['Request-Id'] === p202.requestId, 'Request-Id');
+      assert(checkStamp(r.retry['Service-Wallet-Signature'], p202.payloadToSign, expectedPub).ok, 'signature');
+    });
+    await check(`${label}: an error from the Worker is the package KitError in the page (INVALID_BUNDLE); after terminate() SESSION_CLOSED`, () => {
+      assert(r.bad.kit && r.bad.code === 'INVALID_BUNDLE', JSON.stringify(r.bad));
+      assert(r.afterTerminate === 'SESSION_CLOSED', r.afterTerminate);
+    });
+    await check(`${label}: the page realm never fetched or instantiated the signing .wasm; the Worker fetched it once`, async () => {
+      const inPage = await page.evaluate(() => ({
+        wasmCalls: window.pageRealmWasm,
+        wasmResources: performance.getEntriesByType('resource').map((e) => e.name).filter((n) => n.includes('.wasm')),
+      }));
+      assert(inPage.wasmCalls.length === 0, `page realm called WebAssembly.${inPage.wasmCalls.join(', WebAssembly.')}`);
+      assert(inPage.wasmResources.length === 0, `page realm fetched ${inPage.wasmResources.join(', ')}`);
+      assert(state.preInitCode === 'NOT_INITIALIZED' && state.sameThreadCodeAfterInit === 'NOT_INITIALIZED',
+        `same-thread ClientKey.generate before/after init({ isolate }): ${state.preInitCode}/${state.sameThreadCodeAfterInit}`);
+      assert(wasmFetches.length === 1 && expected.wasm(wasmFetches[0].path) && wasmFetches[0].status === 200
+        && wasmFetches[0].type === 'application/wasm', `wasm fetches: ${JSON.stringify(wasmFetches)}`);
+    });
+  } finally {
+    await context.close();
+  }
+}
+
 let browser;
+const pageErrors = [];
 try {
   browser = await launchChromium(chromium);
   const page = await browser.newPage();
-  const pageErrors = [];
   page.on('pageerror', (err) => pageErrors.push(err.message));
   page.on('console', (msg) => {
     if (msg.type() === 'error') pageErrors.push(`console: ${msg.text()}`);
@@ -66,6 +191,7 @@ try {
   await check('vite build emitted the .wasm as an asset', () => {
     assert(assets.some((a) => a.endsWith('.wasm')), `no .wasm in ${assets.join(', ')}`);
   });
+  await check('vite build printed no warnings', () => assert(buildWarnings.length === 0, buildWarnings.join('\n')));
   await check('vite build emitted the passkey module as its own chunk plus its .wasm', () => {
     assert(assets.some((a) => /^embedded_wallet_kit_passkey_bg-.*\.wasm$/.test(a)), `no passkey .wasm in ${assets.join(', ')}`);
     assert(assets.some((a) => /^embedded_wallet_kit_passkey-.*\.js$/.test(a)), `no passkey chunk in ${assets.join(', ')}`);
@@ -185,6 +311,45 @@ try {
     const wasm = server.requests.filter((r) => /embedded_wallet_kit_passkey_bg-.*\.wasm$/.test(r.path));
     assert(wasm.length === 1 && wasm[0].type === 'application/wasm', JSON.stringify(wasm));
   });
+
+  // ---- the isolated signer: init({ isolate: 'worker' }) in the same Vite build -------------
+  const pkgWasm = readFileSync(join(here, 'node_modules', 'embedded-wallet-kit', 'embedded_wallet_kit_bg.wasm'));
+  const workerAsset = assets.find((a) => /^signer-worker-.*\.js$/.test(a));
+  await check('vite build emitted the signer Worker as its own asset, started by URL from the page chunk', () => {
+    assert(workerAsset !== undefined, `no signer-worker-*.js in ${assets.join(', ')}`);
+    const startsIt = assets.filter((a) => a.endsWith('.js') && a !== workerAsset)
+      .filter((a) => readFileSync(join(outDir, 'assets', a), 'utf8').includes(`/assets/${workerAsset}`));
+    assert(startsIt.length === 1, `chunks naming /assets/${workerAsset}: ${startsIt.join(', ') || 'none'}`);
+  });
+  await check('the Worker bundle loads an emitted .wasm that is the package\'s signing module', () => {
+    const code = readFileSync(join(outDir, 'assets', workerAsset), 'utf8');
+    const named = [...new Set(code.match(/[\w.-]+\.wasm/g) ?? [])];
+    assert(named.length === 1, `.wasm names in the Worker bundle: ${named.join(', ') || 'none'}`);
+    assert(assets.includes(named[0]), `${named[0]} is not among the emitted assets`);
+    assert(readFileSync(join(outDir, 'assets', named[0])).equals(pkgWasm), `${named[0]} is not embedded_wallet_kit_bg.wasm`);
+  });
+
+  await checkIsolatedPage('build', `${base}/?isolate=worker`, {
+    worker: (path) => path === `/assets/${workerAsset}`,
+    wasm: (path) => /^\/assets\/embedded_wallet_kit_bg-.*\.wasm$/.test(path),
+  });
+
+  // The same page from Vite's dev server (no bundling of the Worker, the kit served from
+  // node_modules): init({ isolate: 'worker' }) must work there too, unconfigured.
+  const devWarnings = [];
+  const dev = await createServer({
+    root: here, configFile: false, logLevel: 'warn', customLogger: recordingLogger(devWarnings), server: { host: 'localhost', port: 0 },
+  });
+  try {
+    await dev.listen();
+    await checkIsolatedPage('dev server', new URL('?isolate=worker', dev.resolvedUrls.local[0]).href, {
+      worker: (path) => path.endsWith('/embedded-wallet-kit/signer-worker.js'),
+      wasm: (path) => path.endsWith('/embedded-wallet-kit/embedded_wallet_kit_bg.wasm'),
+    });
+  } finally {
+    await dev.close();
+  }
+  await check('vite dev server printed no warnings', () => assert(devWarnings.length === 0, devWarnings.join('\n')));
 
   await check('no page errors and no 404s', () => {
     const missing = server.requests.filter((r) => r.status !== 200).map((r) => `${r.status} ${r.path}`);
