@@ -331,7 +331,7 @@ try {
     const plain = JSON.parse(new TextDecoder().decode(hpkeDecrypt({
       ciphertextBuf: fromHex(sealed.ciphertext), encappedKeyBuf: fromHex(sealed.encappedPublic), receiverPriv: target.privateKey,
     })));
-    assert(plain.otp_code === '482913' && plain.public_key === out.publicKeyHex, json(plain));
+    assert(plain.otp_code === '482913' && plain.public_key === out.compressed && /^0[23][0-9a-f]{64}$/.test(plain.public_key), json(plain));
     expectStamp(out.retry['Service-Wallet-Signature'], pending.payloadToSign, out.compressed);
     assert(out.consumed === false, 'encryptOtp and signRetry do not consume the key');
   });
