@@ -38,3 +38,15 @@ test('init({ passkeys: true }) loads the WalletClient implementation before any 
   assert.deepEqual(pkgLoads(), loaded);
   await assert.rejects(client.challenge(''), (err) => err instanceof KitError && err.code === 'INVALID_INPUT');
 });
+
+test('with the implementation loaded, registerPasskey starts the ceremony before it returns (no await first: Safari)', async () => {
+  await init({ module_or_path: readFileSync(WASM_PATH), passkeys: true });
+  let started = false;
+  const client = new WalletClient({
+    transport: () => ({ status: 201, body: '{}' }),
+    passkey: { register: () => { started = true; throw new Error('no authenticator here'); } },
+  });
+  const pending = client.registerPasskey({ accountId: 'InternalAccount:1', nickname: 'Laptop', challenge: 'AAAA' });
+  assert.equal(started, true, 'the ceremony waited for a later task');
+  await assert.rejects(pending, (err) => err instanceof KitError && err.code === 'PASSKEY_FAILED');
+});
