@@ -6,7 +6,9 @@
 // other bundlers copy the .wasm next to the bundle and rewrite the URL.
 //
 // The passkey API (`passkey.*`, js/passkey.js) is a second wasm module, loaded by
-// `init({ passkeys: true })` or lazily on its first asynchronous call.
+// `init({ passkeys: true })` or lazily on its first asynchronous call. WalletClient's
+// implementation (js/wallet-client-impl.js) and SessionStore's load on first use too;
+// `init({ passkeys: true })` preloads WalletClient's with the flow drivers it needs.
 import __wbg_init, {
   ClientKey as RawClientKey,
   Session as RawSession,
@@ -17,7 +19,7 @@ import __wbg_init, {
 import { KitError } from './kit-error.js';
 import { exportClass, guardFunction, isReady, markReady } from './guard.js';
 import { passkey, loadPasskeys } from './passkey.js';
-import { WalletClient } from './wallet-client.js';
+import { WalletClient, loadWalletClient } from './wallet-client.js';
 import { initIsolated, wantsIsolation } from './isolated-boot.js';
 
 export { KitError, passkey };
@@ -100,7 +102,8 @@ function loadSigning(input) {
  * `init({ passkeys: true })` also loads the passkey module (`passkey.*`); do it at page
  * load, so that a later `passkey.register`/`authenticate` in a click handler reaches
  * WebAuthn without waiting for a download. `passkeys: { module_or_path }` says where the
- * passkey module's .wasm is. Those calls share a second promise.
+ * passkey module's .wasm is. It also loads WalletClient's implementation, which drives the
+ * flows in that module. Those calls share a second promise.
  *
  * @param {unknown} [input] where to load the module from: nothing (the .wasm next to this
  *   file), `{ module_or_path?, passkeys? }`, a URL or path, a Response, bytes or a
@@ -115,7 +118,7 @@ export function init(input) {
   if (passkeys === undefined || passkeys === null || passkeys === false) return signing;
   const source = typeof passkeys === 'object' ? passkeys.module_or_path : undefined;
   if (withPasskeys === undefined) {
-    const attempt = Promise.all([signing, loadPasskeys(source)]).then(
+    const attempt = Promise.all([signing, loadPasskeys(source), loadWalletClient()]).then(
       () => undefined,
       (err) => {
         if (withPasskeys === attempt) withPasskeys = undefined;

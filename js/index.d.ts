@@ -94,8 +94,8 @@ export interface InitOptions {
   module_or_path?: InitInput;
   /**
    * Also load the passkey module (`passkey.*` and the flow drivers behind
-   * {@link WalletClient}), or say where its `.wasm` is. Without it, the first passkey or
-   * WalletClient call loads it. Do this at page load: Safari lets WebAuthn run only close to the user's click, and a module
+   * {@link WalletClient}) and WalletClient's implementation, or say where the passkey
+   * module's `.wasm` is. Without it, the first passkey or WalletClient call loads them. Do this at page load: Safari lets WebAuthn run only close to the user's click, and a module
    * still downloading when `passkey.register` is called in a click handler may be too late.
    */
   passkeys?: boolean | { module_or_path: InitInput };
@@ -110,7 +110,8 @@ export interface InitOptions {
  * is loaded synchronously at import and this resolves at once.
  *
  * `init({ passkeys: true })` also loads the second, passkey module (see {@link passkey};
- * it also carries {@link WalletClient}'s flow drivers); its calls share a second promise.
+ * it also carries {@link WalletClient}'s flow drivers) and WalletClient's implementation
+ * (otherwise loaded by its first flow call); its calls share a second promise.
  * `init()` alone never downloads it.
  *
  * Rejects with `KitError` `NOT_INITIALIZED` if a module cannot be loaded; a later call

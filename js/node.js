@@ -1,7 +1,8 @@
 // Node.js entry of embedded-wallet-kit.
 //
 // The browser entry's exports, with its own `init`: both WebAssembly modules (signing and
-// passkey) are read from disk and instantiated synchronously when this file is imported,
+// passkey) are read from disk and instantiated synchronously when this file is imported
+// (WalletClient's implementation, lazy in the browser, is imported with them),
 // so `init()` only exists for code shared with the browser: it resolves at once and
 // never fetches a `file:` URL. Node has no WebAuthn: `passkey.isSupported()` is false and
 // ceremonies reject with PASSKEY_UNSUPPORTED (INVALID_INPUT for bad options), while
@@ -13,11 +14,14 @@ import { markReady } from './guard.js';
 import { wantsIsolation } from './isolated-boot.js';
 import { KitError } from './kit-error.js';
 import { providePasskeyModule } from './passkey.js';
+import { provideWalletClient } from './wallet-client.js';
+import * as walletClientImpl from './wallet-client-impl.js';
 
 initSync({ module: readFileSync(new URL('./embedded_wallet_kit_bg.wasm', import.meta.url)) });
 markReady();
 passkeyGlue.initSync({ module: readFileSync(new URL('./embedded_wallet_kit_passkey_bg.wasm', import.meta.url)) });
 providePasskeyModule(passkeyGlue);
+provideWalletClient(walletClientImpl);
 
 const ready = Promise.resolve();
 

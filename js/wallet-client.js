@@ -1,106 +1,74 @@
-// WalletClient, shared by both entries: the wallet's flows against the service. The flow
-// logic (which request, the 202 → sign → retry loop, 401/429 typing, the restart of an
-// expired request, the refresh key check) is the Rust core's, in the lazily loaded
-// module it shares with the passkey ceremonies (pages that only sign never download it);
-// keys and sessions stay in the signing module, which signs what a flow hands out. This
-// file is the async loop around both: build a request → await the integrator's transport
-// → hand the response to the flow → have the session sign a 202 → repeat. The transport
-// is the integrator's (it adds the API credentials on its backend), so the API secret
-// never enters the page. The key mode (`keys`: the spec's sealed bundle, or client-held
-// keys) is chosen once per client; the core picks each operation's clientPublicKey form.
-import { ClientKey as RawClientKey, Session as RawSession, encryptOtp } from './embedded_wallet_kit.js';
+// The public WalletClient class, shared by both entries. Its implementation
+// (js/wallet-client-impl.js, about 3 KB gzip: the async loop that drives the flows) is
+// loaded by the first flow call of any client, or up front by init({ passkeys: true }),
+// so init() — and every page that never uses a WalletClient — does not download it. This
+// file checks the options (synchronously, as the constructor always did) and answers
+// `keys` and `oidcNonce`; each flow method forwards to the client's implementation object.
+import { ClientKey as RawClientKey } from './embedded_wallet_kit.js';
 import { KitError } from './kit-error.js';
 import { isReady, notInitialized } from './guard.js';
 import { passkey as kitPasskey, loadPasskeys } from './passkey.js';
 
-/** The credential that issued each session this module opened, so a refresh carries it over. */
-const issuedBy = new WeakMap();
-/** Errors raised because the transport failed (it threw, or returned no object). */
-const transportFailures = new WeakSet();
-
 const invalid = (message) => new KitError('INVALID_INPUT', message);
-
-function text(value, name) {
-  if (typeof value !== 'string' || value === '') throw invalid(`${name} must be a non-empty string`);
-  return value;
-}
-
-// `__wbg_ptr` too: an object made from the prototype passes instanceof with no wasm behind it.
-function sessionArg(session) {
-  if (!(session instanceof RawSession) || !session.__wbg_ptr) throw invalid('session must be a Session');
-  return session;
-}
 
 /** The session key modes (DESIGN §3): the spec's sealed bundle, or the client's own key. */
 const KEY_MODES = ['sealed', 'client-held'];
 
-/**
- * A session that can still sign, checked before any request: a freed one is
- * SESSION_CLOSED, an expired one SESSION_EXPIRED (the same codes its signing would
- * throw, but before the transport is called: nothing is sent that could not be signed).
- */
-function liveSession(session) {
-  sessionArg(session);
-  // A freed session has neither a key nor the sandbox's magic signer any more.
-  if (session.publicKeyHex === undefined && !session.sandboxed) {
-    throw new KitError('SESSION_CLOSED', 'this session was freed; its key is gone (nothing was sent)');
-  }
-  if (session.isExpired()) {
-    throw new KitError('SESSION_EXPIRED', "the session's expiresAt has passed; log in again (nothing was sent)");
-  }
-  return session;
-}
-
-function keyArg(key) {
+/** A live ClientKey (also used by the implementation). */
+export function keyArg(key) {
+  // `__wbg_ptr` too: an object made from the prototype passes instanceof with no wasm behind it.
   if (!(key instanceof RawClientKey) || !key.__wbg_ptr) throw invalid('key must be a ClientKey (from ClientKey.generate())');
   // Checked before any request: a consumed key would burn an OTP or a challenge.
   if (key.consumed) throw new KitError('KEY_CONSUMED', 'this ClientKey was already used to open a session; generate a new one');
   return key;
 }
 
-/** The public parts of a key, as the flows take them. */
-function keyParts(key) {
-  return [key.publicKeyHex, key.compressedPublicKeyHex];
-}
+/** The implementation module, once loaded. */
+let impl;
+/** @type {Promise<typeof import('./wallet-client-impl.js')> | undefined} the load in progress (or done) */
+let loading;
 
-/** A JSON body: its text as given, or an object serialised once (retries repeat these bytes). */
-function jsonText(value, name) {
-  if (typeof value === 'string') return value;
-  if (value !== null && typeof value === 'object') return JSON.stringify(value);
-  throw invalid(`${name} must be an object or its JSON text`);
-}
-
-/** A response body for the caller: parsed when it is JSON text, undefined when empty. */
-function bodyOf(response) {
-  const { body } = response;
-  if (typeof body !== 'string') return body ?? undefined;
-  if (body === '') return undefined;
-  try {
-    return JSON.parse(body);
-  } catch {
-    return body;
+/**
+ * Loads the implementation once (concurrent callers share one promise); after a failure
+ * (KitError NOT_INITIALIZED, the loader's error as `cause`) a later call tries again.
+ */
+export function loadWalletClient() {
+  if (loading === undefined) {
+    // A literal specifier, so that bundlers emit the implementation as its own chunk.
+    const attempt = import('./wallet-client-impl.js').then(
+      (mod) => {
+        impl = mod;
+        return mod;
+      },
+      (err) => {
+        if (loading === attempt) loading = undefined;
+        throw new KitError(
+          'NOT_INITIALIZED',
+          `embedded-wallet-kit could not load its WalletClient module: ${err && err.message ? err.message : String(err)}`,
+          err,
+        );
+      },
+    );
+    loading = attempt;
   }
+  return loading;
 }
 
-/** Runs `fn` with a fresh ClientKey unless one was given; frees a key it made. */
-async function withKey(key, fn) {
-  if (key !== undefined) return fn(keyArg(key));
-  const own = RawClientKey.generate();
-  try {
-    return await fn(own);
-  } finally {
-    own.free(); // a no-op once a session consumed it
-  }
+/**
+ * Hands over the implementation module (the Node entry, which loads everything at import).
+ *
+ * @param {typeof import('./wallet-client-impl.js')} mod
+ */
+export function provideWalletClient(mod) {
+  impl = mod;
+  loading = Promise.resolve(mod);
 }
 
 export class WalletClient {
-  #transport;
-  #sandbox;
-  #passkey;
-  #clientHeld;
-  #otpSignerPin;
-  /** credential id → the otpEncryptionTargetBundle of its last challenge (client-held mode). */
-  #otpTargets = new Map();
+  /** The checked options, handed to the implementation. */
+  #settings;
+  /** This client's implementation object (a WalletFlows), made on its first flow call. */
+  #flows;
 
   /**
    * @param {{ transport: Function, sandbox?: boolean, passkey?: object,
@@ -122,16 +90,19 @@ export class WalletClient {
     if (otpSignerPin !== undefined && (typeof otpSignerPin !== 'string' || otpSignerPin === '')) {
       throw invalid("WalletClient: options.otpSignerPin must be 'production', 'sandbox' or a signer public key in hex");
     }
-    this.#transport = transport;
-    this.#sandbox = sandbox === true;
-    this.#passkey = passkey;
-    this.#clientHeld = keys === 'client-held';
-    this.#otpSignerPin = otpSignerPin ?? (this.#sandbox ? 'sandbox' : 'production');
+    const isSandbox = sandbox === true;
+    this.#settings = Object.freeze({
+      transport,
+      sandbox: isSandbox,
+      passkey,
+      clientHeld: keys === 'client-held',
+      otpSignerPin: otpSignerPin ?? (isSandbox ? 'sandbox' : 'production'),
+    });
   }
 
   /** The session key mode: `'sealed'` (the default) or `'client-held'`. */
   get keys() {
-    return this.#clientHeld ? 'client-held' : 'sealed';
+    return this.#settings.clientHeld ? 'client-held' : 'sealed';
   }
 
   /**
@@ -140,273 +111,80 @@ export class WalletClient {
    * mode; over the compressed form in client-held mode).
    */
   oidcNonce(key) {
-    return keyArg(key).oidcNonce({ compressed: this.#clientHeld });
-  }
-
-  /** Remembers the target bundle a challenge (or create) answer carries, per credential. */
-  #rememberOtpTarget(body, credentialId) {
-    const target = body?.otpEncryptionTargetBundle;
-    const id = credentialId ?? body?.id;
-    if (this.#clientHeld && target !== undefined && target !== null && typeof id === 'string') {
-      this.#otpTargets.set(id, target);
-    }
-    return body;
-  }
-
-  async #send(request) {
-    const where = `${request.method} ${request.path}`;
-    let response;
-    try {
-      response = await this.#transport(request);
-    } catch (err) {
-      if (err instanceof KitError) throw err;
-      const failure = new KitError('SERVICE_ERROR', `the transport failed on ${where} (its error is the cause)`, err);
-      transportFailures.add(failure);
-      throw failure;
-    }
-    if (response === null || typeof response !== 'object') {
-      const failure = new KitError('SERVICE_ERROR', `the transport returned no response object for ${where}`);
-      transportFailures.add(failure);
-      throw failure;
-    }
-    return response;
-  }
-
-  /** The flow module (loaded once, shared with the passkey ceremonies). */
-  #flows() {
-    return loadPasskeys();
-  }
-
-  /** Drives a flow to its end; without a session a 202 is an error. Resolves to the last response. */
-  async #run(flow, session) {
-    try {
-      let request = flow.firstRequest();
-      for (;;) {
-        const response = await this.#send(request);
-        if (session === undefined) {
-          flow.onUnsignedResponse(response);
-          return response;
-        }
-        const step = flow.onResponse(response);
-        if (step === undefined || step === null) return response;
-        if (step.send !== undefined) {
-          request = step.send;
-          continue;
-        }
-        // A 202, parsed and checked by the flow: the session signs it (guards: expiry,
-        // single-use request ids); an expired one restarts the request once.
-        let headers;
-        try {
-          headers = session.signRetry(step.sign);
-        } catch (err) {
-          request = flow.signFailed(err);
-          continue;
-        }
-        request = flow.signed(headers['Service-Wallet-Signature'], headers['Request-Id']);
-      }
-    } finally {
-      flow.free();
-    }
+    return keyArg(key).oidcNonce({ compressed: this.#settings.clientHeld });
   }
 
   /**
-   * The session of a verify or refresh response (the flow has checked its status):
-   * client-held when the flow sent the compressed key (the key becomes the session key;
-   * a response carrying a bundle is INVALID_SESSION), else the bundle sealed to `key`.
+   * This client's implementation object, or undefined while the module is not loaded.
+   * Once it is, a flow method calls it with no `await` first: registerPasskey's ceremony
+   * then starts in the caller's task (Safari ties WebAuthn to the user's click).
    */
-  #open(response, key, credentialId, clientHeld) {
-    const body = bodyOf(response);
-    let session;
-    if (this.#sandbox) session = RawSession.sandbox(body);
-    else if (clientHeld) session = RawSession.fromClientKey(body, key);
-    else session = RawSession.open(body, key);
-    if (credentialId !== undefined) issuedBy.set(session, credentialId);
-    return session;
+  #loaded() {
+    if (this.#flows === undefined && impl !== undefined) this.#flows = new impl.WalletFlows(this.#settings);
+    return this.#flows;
   }
 
-  /** A wallet operation's flow; a session and a key are passed by their public parts. */
-  async #flow(name, id, text, session, key) {
-    const { walletFlow } = await this.#flows();
-    const [keyPublic, keyCompressed] = key === undefined ? [] : keyParts(key);
-    return walletFlow(
-      name, id, text, session?.id, session === undefined ? undefined : issuedBy.get(session), keyPublic, keyCompressed, this.#clientHeld,
-    );
-  }
-
-  async #ceremony(name, options) {
-    const fn = this.#passkey[name];
-    if (typeof fn !== 'function') throw invalid(`WalletClient: options.passkey.${name} must be a function`);
-    try {
-      return await fn.call(this.#passkey, options);
-    } catch (err) {
-      if (err instanceof KitError) throw err;
-      throw new KitError('PASSKEY_FAILED', `passkey.${name} failed (its error is the cause)`, err);
-    }
+  /** Loads the implementation; the flow module, which every flow needs next, loads alongside. */
+  async #load() {
+    // Its failure is not this call's: the flow that needs it loads it again and reports that.
+    loadPasskeys().catch(() => {});
+    await loadWalletClient();
+    return this.#loaded();
   }
 
   async createEmailOtp(accountId, session) {
-    if (session !== undefined) liveSession(session);
-    const flow = await this.#flow('createEmailOtp', text(accountId, 'accountId'));
-    return this.#rememberOtpTarget(bodyOf(await this.#run(flow, session)));
+    return (this.#loaded() ?? await this.#load()).createEmailOtp(accountId, session);
   }
 
   async addCredential(session, body) {
-    liveSession(session);
-    return bodyOf(await this.#run(await this.#flow('addCredential', '', jsonText(body, 'body')), session));
+    return (this.#loaded() ?? await this.#load()).addCredential(session, body);
   }
 
   async registerPasskey(options, session) {
-    if (options === null || typeof options !== 'object') throw invalid('registerPasskey: options must be an object');
-    const { accountId, nickname, ...ceremony } = options;
-    text(accountId, 'accountId');
-    text(nickname, 'nickname');
-    if (session !== undefined) liveSession(session);
-    const attestation = await this.#ceremony('register', ceremony);
-    // From the flow module itself: with an injected `passkey` driver nothing may have
-    // loaded it yet (the kit's passkey.registrationBody would then be NOT_INITIALIZED).
-    const { passkeyRegistrationBody } = await this.#flows();
-    const body = passkeyRegistrationBody(accountId, nickname, ceremony.challenge, attestation);
-    // Checked again: the ceremony may have outlasted the session.
-    if (session !== undefined) liveSession(session);
-    return bodyOf(await this.#run(await this.#flow('addCredential', '', JSON.stringify(body)), session));
+    return (this.#loaded() ?? await this.#load()).registerPasskey(options, session);
   }
 
   async challenge(credentialId) {
-    const body = bodyOf(await this.#run(await this.#flow('challenge', text(credentialId, 'credentialId'))));
-    return this.#rememberOtpTarget(body, credentialId);
+    return (this.#loaded() ?? await this.#load()).challenge(credentialId);
   }
 
-  /**
-   * In client-held mode with a target bundle (given, or remembered from this
-   * credential's last `challenge()`/`createEmailOtp()`): the encrypted OTP login, whose
-   * TEK (`key`) signs the 202 and becomes the session key. Otherwise the plaintext
-   * verify, whose session comes sealed to `key`.
-   */
   async verifyEmailOtp(credentialId, otp, key, options) {
-    text(credentialId, 'credentialId');
-    text(otp, 'otp');
-    if (options !== undefined && (options === null || typeof options !== 'object')) {
-      throw invalid('verifyEmailOtp: options must be an object');
-    }
-    const given = options?.otpEncryptionTargetBundle;
-    if (given !== undefined && !this.#clientHeld) {
-      throw invalid("verifyEmailOtp: otpEncryptionTargetBundle needs keys: 'client-held' (the encrypted OTP login makes the key the session key)");
-    }
-    const target = given ?? (this.#clientHeld ? this.#otpTargets.get(credentialId) : undefined);
-    return withKey(key, async (k) => {
-      if (target === undefined) {
-        const flow = await this.#flow('verifyEmailOtp', credentialId, otp, undefined, k);
-        const clientHeld = flow.clientHeld;
-        return this.#open(await this.#run(flow), k, credentialId, clientHeld);
-      }
-      const { OtpLoginFlow } = await this.#flows();
-      const sealed = encryptOtp(target, otp, k, { pin: this.#otpSignerPin });
-      // The TEK signs the 202 (ClientKey.signRetry); an expired one is REQUEST_EXPIRED.
-      const session = this.#open(await this.#run(new OtpLoginFlow(credentialId, 'EMAIL_OTP', sealed), k), k, credentialId, true);
-      if (given === undefined) this.#otpTargets.delete(credentialId);
-      return session;
-    });
+    return (this.#loaded() ?? await this.#load()).verifyEmailOtp(credentialId, otp, key, options);
   }
 
   async verifyOauth(credentialId, oidcToken, key) {
-    text(credentialId, 'credentialId');
-    text(oidcToken, 'oidcToken');
-    // The token's nonce is this.oidcNonce(key): only the caller's key can match it.
-    const k = keyArg(key);
-    const flow = await this.#flow('verifyOauth', credentialId, oidcToken, undefined, k);
-    const clientHeld = flow.clientHeld;
-    return this.#open(await this.#run(flow), k, credentialId, clientHeld);
+    return (this.#loaded() ?? await this.#load()).verifyOauth(credentialId, oidcToken, key);
   }
 
   async loginWithPasskey(credentialId, options = {}) {
-    text(credentialId, 'credentialId');
-    if (options === null || typeof options !== 'object') throw invalid('loginWithPasskey: options must be an object');
-    const { rpId, key, ...ceremony } = options;
-    if (rpId !== undefined) text(rpId, 'rpId');
-    return withKey(key, async (k) => {
-      const { PasskeyChallenge } = await this.#flows();
-      // The challenge binds the key (in the client's form): it decides the session's kind.
-      const flow = await this.#flow('challenge', credentialId, undefined, undefined, k);
-      const clientHeld = flow.clientHeld;
-      const challenged = await this.#run(flow);
-      const challenge = new PasskeyChallenge(credentialId, challenged);
-      try {
-        const assertion = await this.#ceremony('authenticate', { ...ceremony, ...challenge.authenticationInput(rpId) });
-        return this.#open(await this.#run(challenge.verify(assertion)), k, credentialId, clientHeld);
-      } finally {
-        challenge.free();
-      }
-    });
+    return (this.#loaded() ?? await this.#load()).loginWithPasskey(credentialId, options);
   }
 
   async refresh(session) {
-    liveSession(session);
-    return withKey(undefined, async (k) => {
-      const flow = await this.#flow('refresh', '', undefined, session, k);
-      const clientHeld = flow.clientHeld;
-      return this.#open(await this.#run(flow, session), k, issuedBy.get(session), clientHeld);
-    });
+    return (this.#loaded() ?? await this.#load()).refresh(session);
   }
 
-  /** Revokes `session` at the service; frees it whatever the answer (or failure). */
   async revokeSession(session) {
-    sessionArg(session);
-    try {
-      liveSession(session);
-      await this.#run(await this.#flow('revokeSession', '', undefined, session), session);
-    } finally {
-      session.free(); // revoked, or to be abandoned: its key is zeroized either way
-    }
+    return (this.#loaded() ?? await this.#load()).revokeSession(session);
   }
 
   async revokeCredential(session, credentialId) {
-    liveSession(session);
-    const flow = await this.#flow('revokeCredential', text(credentialId, 'credentialId'), undefined, session);
-    await this.#run(flow, session);
+    return (this.#loaded() ?? await this.#load()).revokeCredential(session, credentialId);
   }
 
   async exportWallet(session, accountId, key) {
-    liveSession(session);
-    // The export's clientPublicKey is the uncompressed form in both key modes.
-    const flow = await this.#flow('exportWallet', text(accountId, 'accountId'), undefined, undefined, keyArg(key));
-    return bodyOf(await this.#run(flow, session));
+    return (this.#loaded() ?? await this.#load()).exportWallet(session, accountId, key);
   }
 
   async updateAccount(session, accountId, patch) {
-    liveSession(session);
-    const flow = await this.#flow('updateAccount', text(accountId, 'accountId'), jsonText(patch, 'patch'));
-    return bodyOf(await this.#run(flow, session));
+    return (this.#loaded() ?? await this.#load()).updateAccount(session, accountId, patch);
   }
 
-  async executeQuote(session, quote, { attempts = 3 } = {}) {
-    liveSession(session);
-    if (!Number.isInteger(attempts) || attempts < 1 || attempts > 10) throw invalid('attempts must be an integer from 1 to 10');
-    const { QuoteExecution } = await this.#flows();
-    const execution = new QuoteExecution(quote);
-    try {
-      for (let attempt = 1; ; attempt++) {
-        // Signed at each attempt (QUOTE_EXPIRED, SESSION_EXPIRED are checked then), with
-        // the one Idempotency-Key: a retry after a lost response cannot pay twice.
-        const signature = session.signQuote(execution.toSign())['Service-Wallet-Signature'];
-        const request = execution.request(signature);
-        let response;
-        try {
-          response = await this.#send(request);
-        } catch (err) {
-          if (attempt < attempts && transportFailures.has(err)) continue;
-          throw err;
-        }
-        execution.onResponse(response);
-        return bodyOf(response);
-      }
-    } finally {
-      execution.free();
-    }
+  async executeQuote(session, quote, options = undefined) {
+    return (this.#loaded() ?? await this.#load()).executeQuote(session, quote, options);
   }
 
   async request(request, session) {
-    if (session !== undefined) liveSession(session);
-    const { SignedRetryFlow } = await this.#flows();
-    return this.#run(new SignedRetryFlow(request), session);
+    return (this.#loaded() ?? await this.#load()).request(request, session);
   }
 }

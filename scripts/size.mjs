@@ -4,8 +4,9 @@
 //
 //   1. what `init()` loads: the browser entry and everything it imports statically
 //      (guard.js, kit-error.js, passkey.js — the small `passkey` namespace is part of the
-//      entry — wallet-client.js, session-store.js, the SessionStore class without its
-//      implementation, and isolated-boot.js, the isolated signer's bootstrap), the signing module's wasm-bindgen glue, the KitError snippet and
+//      entry — wallet-client.js and session-store.js, the WalletClient and SessionStore
+//      classes without their implementations, and isolated-boot.js, the isolated signer's
+//      bootstrap), the signing module's wasm-bindgen glue, the KitError snippet and
 //      its .wasm. Budget 92 KB gzip: 80 KB until the newer-deployment exports (encryptOtp,
 //      openWalletExport, ClientKey.signRetry: +10.3 KB) joined the signing module; they
 //      need the ClientKey's secret, so they cannot move to a lazy module as they are.
@@ -13,8 +14,10 @@
 //      call loads on top: the passkey module's glue and .wasm, which carry the WebAuthn
 //      ceremonies and the flow drivers behind WalletClient. Budget 70 KB gzip (45 KB
 //      before the flow drivers moved here out of what init() loads).
-//   3. for information only, no budget: what the first `SessionStore.open()` loads on top
-//      (session-store-impl.js); and what the `embedded-wallet-kit/testing` entry (the
+//   3. for information only, no budget: what the first WalletClient flow call or
+//      `init({ passkeys: true })` loads on top of the passkey module (wallet-client-impl.js,
+//      WalletClient's implementation: the async loop around the flow drivers); what the
+//      first `SessionStore.open()` loads on top (session-store-impl.js); and what the `embedded-wallet-kit/testing` entry (the
 //      software authenticator, for tests) loads — testing.js, its glue and .wasm, which
 //      apps never load.
 //
@@ -110,6 +113,10 @@ const passkeyOk = table('passkey module: loaded by init({ passkeys: true }) or t
   'embedded_wallet_kit_passkey.js',
   'embedded_wallet_kit_passkey_bg.wasm',
 ], passkeyBudget);
+
+table('WalletClient implementation (informational, in no budget): loaded with the passkey module by init({ passkeys: true }) or the first WalletClient flow call', [
+  'wallet-client-impl.js',
+]);
 
 table('session store (informational, in no budget): loaded by the first SessionStore.open()', [
   'session-store-impl.js',

@@ -1,12 +1,13 @@
 // Imports the package by name, exactly as an app would; Vite resolves the browser entry
 // and emits the .wasm as an asset. The driver (run.mjs) reads window.kitState and
 // drives window.kit. The passkey module is a dynamic import: Vite emits it as its own
-// chunk (plus its .wasm), fetched only by init({ passkeys: true }).
+// chunk (plus its .wasm), fetched only by init({ passkeys: true }); so is WalletClient's
+// implementation (wallet-client-impl.js), which init({ passkeys: true }) preloads.
 //
 // Opened as `/?isolate=worker`, the page starts the isolated signer instead
 // (init({ isolate: 'worker' })): Vite bundles the kit's signer Worker with its default
 // worker config, and the page's own realm never loads the signing .wasm.
-import { init, ClientKey, Session, KitError, passkey } from 'embedded-wallet-kit';
+import { init, ClientKey, Session, KitError, passkey, WalletClient } from 'embedded-wallet-kit';
 
 const isolated = new URLSearchParams(location.search).get('isolate') === 'worker';
 const state = { done: false, isolated, preInitCode: null, sameInitPromise: null, error: null, publicKeyHex: null };
@@ -41,7 +42,7 @@ async function start() {
       state.publicKeyHex = key.publicKeyHex;
       await key.free();
     } else {
-      window.kit = { init, ClientKey, Session, KitError, passkey };
+      window.kit = { init, ClientKey, Session, KitError, passkey, WalletClient };
       const key = ClientKey.generate();
       state.publicKeyHex = key.publicKeyHex;
       key.free();

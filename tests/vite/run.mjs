@@ -3,7 +3,8 @@
 // a local static server and driven in headless Chromium (Debian's, via playwright-core).
 // Node seals a session key to the page's ClientKey with @turnkey/crypto; the page opens
 // it and stamps; Node verifies the stamp with @noble/curves. Also checks that the passkey
-// module is a separate chunk loaded by init({ passkeys: true }). Then the isolated signer,
+// module and WalletClient's implementation are separate chunks loaded by
+// init({ passkeys: true }), not by init(). Then the isolated signer,
 // init({ isolate: 'worker' }), in the same build (Vite's default worker config): the signer
 // Worker and its .wasm are emitted as assets, the Worker's stamps verify in Node, and the
 // page's own realm never fetches or instantiates the signing .wasm; the same isolated page
@@ -196,6 +197,9 @@ try {
     assert(assets.some((a) => /^embedded_wallet_kit_passkey_bg-.*\.wasm$/.test(a)), `no passkey .wasm in ${assets.join(', ')}`);
     assert(assets.some((a) => /^embedded_wallet_kit_passkey-.*\.js$/.test(a)), `no passkey chunk in ${assets.join(', ')}`);
   });
+  await check("vite build emitted WalletClient's implementation as its own chunk", () => {
+    assert(assets.some((a) => /^wallet-client-impl-.*\.js$/.test(a)), `no wallet-client-impl chunk in ${assets.join(', ')}`);
+  });
 
   await page.goto(`${base}/`);
   await page.waitForFunction(() => window.kitState?.done === true, null, { timeout: 30_000 });
@@ -213,6 +217,10 @@ try {
   await check('init() alone did not fetch the passkey module', () => {
     const passkeyFiles = server.requests.filter((r) => r.path.includes('embedded_wallet_kit_passkey'));
     assert(passkeyFiles.length === 0, `fetched: ${passkeyFiles.map((r) => r.path).join(', ')}`);
+  });
+  await check("init() alone did not fetch WalletClient's implementation chunk", () => {
+    const implFiles = server.requests.filter((r) => r.path.includes('wallet-client-impl'));
+    assert(implFiles.length === 0, `fetched: ${implFiles.map((r) => r.path).join(', ')}`);
   });
   await check('ClientKey.generate in the page', () => assert(/^04[0-9a-f]{128}$/.test(state.publicKeyHex ?? ''), state.publicKeyHex));
 
@@ -286,7 +294,7 @@ try {
     assert(e.closed.kit && e.closed.code === 'SESSION_CLOSED', JSON.stringify(e.closed)));
 
   const pk = await page.evaluate(async () => {
-    const { init, passkey, KitError } = window.kit;
+    const { init, passkey, KitError, WalletClient } = window.kit;
     let before;
     try {
       passkey.isSupported();
@@ -298,7 +306,10 @@ try {
       await init({ passkeys: true });
       // An error from the passkey chunk is the same KitError class as the main chunk's.
       const bad = await passkey.register({}).then(() => 'resolved', (err) => (err instanceof KitError ? err.code : String(err)));
-      return { before, supported: passkey.isSupported(), bad };
+      // WalletClient's implementation chunk came with it: a flow runs in the page.
+      const client = new WalletClient({ transport: () => ({ status: 200, body: '{"id":"AuthMethod:1"}' }) });
+      const flow = { isClient: client instanceof WalletClient, created: await client.createEmailOtp('InternalAccount:1') };
+      return { before, supported: passkey.isSupported(), bad, flow };
     } catch (err) {
       return { before, error: `${err?.code ?? err?.name}: ${err?.message}` };
     }
@@ -310,6 +321,11 @@ try {
     assert(pk.bad === 'INVALID_INPUT', `passkey.register({}) in the Vite page: ${pk.bad}`);
     const wasm = server.requests.filter((r) => /embedded_wallet_kit_passkey_bg-.*\.wasm$/.test(r.path));
     assert(wasm.length === 1 && wasm[0].type === 'application/wasm', JSON.stringify(wasm));
+  });
+  await check("init({ passkeys: true }) in the Vite page also loads WalletClient's implementation chunk, once; a flow runs", () => {
+    const impl = server.requests.filter((r) => /\/wallet-client-impl-.*\.js$/.test(r.path));
+    assert(impl.length === 1 && impl[0].status === 200, JSON.stringify(impl));
+    assert(pk.flow?.isClient === true && pk.flow.created?.id === 'AuthMethod:1', JSON.stringify(pk.flow));
   });
 
   // ---- the isolated signer: init({ isolate: 'worker' }) in the same Vite build -------------
