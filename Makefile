@@ -7,8 +7,8 @@
 #                ESR and WebKitGTK), the built package through both entries, interop with
 #                the npm peers, size budgets, npm pack smoke, a fuzz smoke, passkeys end
 #                to end (virtual authenticator in Chromium and Firefox, the unsupported
-#                path in WebKitGTK), the session store across a reload and the isolated
-#                signer (headless Chromium), the demo against the emulator (both modes),
+#                path in WebKitGTK), the isolated signer (all three engines), the session
+#                store across a reload (headless Chromium), the demo against the emulator (both modes),
 #                Vite end to end
 #   make fuzz    long fuzz runs (FUZZ_SECONDS per target, default 300)
 #   make bench   speed and size against the peers -> bench/results.md, bench/latency.png
@@ -87,7 +87,7 @@ e2e-store: build
 	node tests/store/run.mjs
 
 # The isolated signer, init({ isolate: 'worker' }), through pkg/browser.js in headless
-# Chromium: stamps byte-identical to same-thread ones and verified in Node, the same
+# Chromium, Firefox ESR and WebKitGTK: stamps byte-identical to same-thread ones and verified in Node, the same
 # errors, no session scalar in any wasm memory page script can reach, the channel not
 # interceptable by later script; prints the extra latency per stamp.
 e2e-isolate: build

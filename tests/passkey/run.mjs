@@ -16,8 +16,7 @@
 // unknown credentials, bad input), detection, and the lazy loading of the passkey module.
 //
 // The page is served from http://localhost:<port> (WebAuthn rejects IP origins).
-// Every scenario gets a fresh browser context (Chromium) or session (Firefox) and
-// authenticator. Prints "N passed, N failed" over all engines; exits non-zero on failure.
+// Every scenario gets a fresh page and authenticator (in Chromium a fresh context too). Prints "N passed, N failed" over all engines; exits non-zero on failure.
 //
 // Usage: node tests/passkey/run.mjs [--engine chromium|firefox|webkit|all] (default all)
 import { createHash, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
@@ -30,7 +29,9 @@ import {
   authenticationResponseJSON, coseP256PublicKey, flipByte, registrationResponseJSON,
 } from '../support/webauthn.mjs';
 import { serveStatic } from '../../scripts/serve.mjs';
-import { FIREFOX_WAIT_FOR_USB_PREFS, enginesFromArgs, launchEngine } from '../support/engines.mjs';
+import {
+  FIREFOX_WAIT_FOR_USB_PREFS, collectPageErrors, enginesFromArgs, launchEngine,
+} from '../support/engines.mjs';
 import { createChecks } from '../support/checks.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -69,6 +70,8 @@ console.log(`# serving ${origin}`);
 
 let browser;
 let engine;
+/** The WebDriver session the scenarios of one engine share (Firefox, WebKitGTK). */
+let sharedSession;
 const { check: checkIn, assert, fail, finish } = createChecks();
 /** Every check is named after the engine it ran in. */
 const check = (name, fn) => checkIn(`[${engine}] ${name}`, fn);
@@ -123,25 +126,34 @@ async function scenario({ presence = true, residentKeys = true, withAuthenticato
     };
     return { page, authenticator, pageErrors, requests, close: () => context.close() };
   }
-  // Firefox and WebKitGTK: a new WebDriver session (a fresh browser and profile, as a
-  // fresh context does in Chromium). Firefox's W3C authenticator cannot leave a ceremony
-  // waiting for the user (isUserConsenting: false refuses at once): without presence, the
-  // session gets no soft token and waits for a USB token instead.
-  const page = await browser.newPage(presence ? {} : { firefoxPrefs: FIREFOX_WAIT_FOR_USB_PREFS });
+  // Firefox and WebKitGTK: one WebDriver session per engine, its window loading the page
+  // afresh for each scenario with a new authenticator (removed at the end). Firefox's W3C
+  // authenticator cannot leave a ceremony waiting for the user (isUserConsenting: false
+  // refuses at once): without presence, a session of its own gets no soft token and
+  // waits for a USB token instead.
+  let page;
+  if (presence) {
+    sharedSession ??= await browser.newPage();
+    page = Object.create(sharedSession);
+  } else {
+    // geckodriver runs one session at a time.
+    await sharedSession?.close();
+    sharedSession = undefined;
+    page = await browser.newPage({ firefoxPrefs: FIREFOX_WAIT_FOR_USB_PREFS });
+  }
+  let authenticatorId;
+  const close = async () => {
+    if (authenticatorId !== undefined) await page.removeVirtualAuthenticator(authenticatorId);
+    if (presence) await page.goto('about:blank');
+    else await page.close();
+  };
   try {
     await page.goto(`${origin}/`);
     await page.waitForFunction(() => window.kitLoaded === true, null, { timeout: 10_000 });
     // The page records its own errors (index.html); collect them after every evaluate.
-    const evaluate = page.evaluate.bind(page);
-    page.evaluate = async (fn, arg) => {
-      try {
-        return await evaluate(fn, arg);
-      } finally {
-        pageErrors.push(...await evaluate(() => window.takePageErrors()));
-      }
-    };
-    if (!withAuthenticator) return { page, pageErrors, requests, close: () => page.close() };
-    const authenticatorId = await page.addVirtualAuthenticator({
+    collectPageErrors(page, pageErrors);
+    if (!withAuthenticator) return { page, pageErrors, requests, close };
+    authenticatorId = await page.addVirtualAuthenticator({
       protocol: 'ctap2', transport: 'internal', hasResidentKey: residentKeys, hasUserVerification: true,
       isUserVerified: true, isUserConsenting: presence,
     });
@@ -158,9 +170,9 @@ async function scenario({ presence = true, residentKeys = true, withAuthenticato
         signCount: 0,
       }),
     };
-    return { page, authenticator, pageErrors, requests, close: () => page.close() };
+    return { page, authenticator, pageErrors, requests, close };
   } catch (e) {
-    await page.close();
+    await close();
     throw e;
   }
 }
@@ -1022,6 +1034,7 @@ for (engine of engines) {
   } finally {
     await browser?.close();
     browser = undefined;
+    sharedSession = undefined;
   }
   console.log(`# ${engine}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }

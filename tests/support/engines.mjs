@@ -179,16 +179,33 @@ async function waitForDriver(base, child, name, timeoutMs = 20_000) {
 
 /**
  * The in-page runner of `evaluate`: the function's source and one JSON argument; resolves
- * the async-script callback with { ok, value } or { ok: false, error } (a rejection must
- * not become a WebDriver "javascript error" that loses the message).
+ * the async-script callback with { ok, json } or { ok: false, error } (a rejection must
+ * not become a WebDriver "javascript error" that loses the message). The result travels
+ * as a JSON string, because WebDriver's own serialisation reorders object keys (Firefox
+ * sorts them) and turns undefined into null; undefined and non-finite numbers are tagged
+ * so that they come back as they were, as with Playwright.
  */
 const EVALUATE = `
 const [source, arg, done] = arguments;
+const TAG = '\u0000wd:';
+const tag = (k, v) => v === undefined ? TAG + 'undefined'
+  : typeof v === 'number' && !Number.isFinite(v) ? TAG + String(v) : v;
 Promise.resolve()
   .then(() => (0, eval)('(' + source + ')')(arg))
-  .then((value) => done({ ok: true, value: value === undefined ? null : value }),
+  .then((value) => done({ ok: true, json: JSON.stringify(value, tag) }),
         (e) => done({ ok: false, error: String(e) + (e && e.stack ? ' | ' + e.stack : '') }));
 `;
+const TAG = '\u0000wd:';
+const UNTAG = { undefined, NaN: NaN, Infinity: Infinity, '-Infinity': -Infinity };
+
+function untag(v) {
+  if (typeof v === 'string' && v.startsWith(TAG)) return UNTAG[v.slice(TAG.length)];
+  if (Array.isArray(v)) return v.map(untag);
+  if (v && typeof v === 'object') {
+    for (const k of Object.keys(v)) v[k] = untag(v[k]);
+  }
+  return v;
+}
 
 /**
  * One browser session, with the subset of Playwright's Page the suites use (goto,
@@ -213,7 +230,7 @@ export class WebDriverPage {
   async evaluate(fn, arg = null, { timeoutMs = 60_000 } = {}) {
     const r = await this.cmd('POST', '/execute/async', { script: EVALUATE, args: [String(fn), arg ?? null] }, timeoutMs + 5_000);
     if (!r?.ok) throw new Error(`evaluate in ${this.engine}: ${r?.error ?? JSON.stringify(r)}`);
-    return r.value;
+    return untag(JSON.parse(r.json));
   }
 
   async waitForFunction(fn, arg = null, { timeout = 10_000 } = {}) {
@@ -251,6 +268,23 @@ export class WebDriverPage {
   setUserVerified(authenticatorId, isUserVerified) {
     return this.cmd('POST', `/webauthn/authenticator/${authenticatorId}/uv`, { isUserVerified });
   }
+}
+
+/**
+ * WebDriver has no page-error events: a page that records its own (window.takePageErrors()
+ * returns and clears them) gets them collected into `sink` after every evaluate.
+ */
+export function collectPageErrors(page, sink) {
+  const evaluate = page.evaluate.bind(page);
+  page.evaluate = async (fn, arg, options) => {
+    try {
+      return await evaluate(fn, arg, options);
+    } finally {
+      // eslint-disable-next-line no-undef -- runs in the page
+      sink.push(...await evaluate(() => window.takePageErrors?.() ?? ['the page has no takePageErrors()']));
+    }
+  };
+  return page;
 }
 
 /** A running WebDriver server (and its display, for WebKitGTK) with session creation. */
