@@ -8,8 +8,8 @@
 #                the npm peers, size budgets, npm pack smoke, a fuzz smoke, passkeys end
 #                to end (virtual authenticator in Chromium and Firefox, the unsupported
 #                path in WebKitGTK), the isolated signer (all three engines), the session
-#                store across a reload (headless Chromium), the demo against the emulator (both modes),
-#                Vite end to end
+#                store across a reload (headless Chromium), the demo against the emulator
+#                (both modes), Vite end to end
 #   make fuzz    long fuzz runs (FUZZ_SECONDS per target, default 300)
 #   make bench   speed and size against the peers -> bench/results.md, bench/latency.png
 #   make build   the npm package in pkg/ (then `npm pack ./pkg`)
