@@ -1000,8 +1000,8 @@ async function unsupportedSuite() {
       assert(detected.platform.ok && detected.platform.value === false, json(detected.platform));
       assert(detected.conditional.ok && detected.conditional.value === false, json(detected.conditional));
     });
-    await check('clientCapabilities() resolves (no capabilities known)', () =>
-      assert(detected.capabilities.ok, json(detected.capabilities)));
+    await check('clientCapabilities() resolves to undefined (nothing known)', () =>
+      assert(detected.capabilities.ok && detected.capabilities.value === undefined, json(detected.capabilities)));
     await check('register and authenticate (timeoutMs 20000) → PASSKEY_UNSUPPORTED at once, nothing hangs', () => {
       for (const r of [detected.register, detected.authenticate]) {
         expectKitError(r, 'PASSKEY_UNSUPPORTED');

@@ -13,7 +13,7 @@ import { launchChromium } from './chromium.mjs';
 
 export const ENGINES = ['chromium', 'firefox', 'webkit'];
 export const FIREFOX = '/usr/bin/firefox-esr';
-export const GECKODRIVER = 'geckodriver';
+export const GECKODRIVER = process.env.GECKODRIVER ?? 'geckodriver';
 export const WEBKIT_DRIVER = '/usr/bin/WebKitWebDriver';
 export const MINIBROWSER = '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
 /**
@@ -65,15 +65,24 @@ export function enginesFromArgs(argv = process.argv.slice(2)) {
 
 const live = new Set();
 process.on('exit', () => {
-  for (const child of live) killGroup(child);
+  for (const child of live) signalGroup(child.pid, 'SIGKILL');
 });
 
-function killGroup(child, signal = 'SIGKILL') {
-  if (child.exitCode !== null || child.signalCode !== null) return;
+/** Signals a whole process group (the driver, the browser it started, their helpers). */
+function signalGroup(pid, signal) {
   try {
-    process.kill(-child.pid, signal);
+    process.kill(-pid, signal);
   } catch {
-    // already gone
+    // the group is gone
+  }
+}
+
+function groupAlive(pid) {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -82,19 +91,33 @@ function start(command, args, options = {}) {
   const child = spawn(command, args, { detached: true, stdio: ['ignore', 'ignore', 'pipe'], ...options });
   child.log = '';
   child.stderr?.on('data', (d) => { child.log = (child.log + d).slice(-8192); });
+  // A missing binary: recorded (waitForDriver reports it) instead of crashing the run.
+  child.on('error', (e) => { child.spawnError = e; });
   live.add(child);
-  child.on('exit', () => live.delete(child));
   return child;
 }
 
-/** Ends a process group: SIGTERM, then SIGKILL after `graceMs`. */
+/**
+ * Ends a process group: SIGTERM, SIGKILL after `graceMs`; throws if anything in it
+ * survives, so that a suite leaving browsers behind fails instead of piling them up.
+ */
 async function stop(child, graceMs = 3_000) {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  killGroup(child, 'SIGTERM');
-  const timer = setTimeout(() => killGroup(child, 'SIGKILL'), graceMs);
-  await exited;
-  clearTimeout(timer);
+  if (!child?.pid) {
+    if (child) live.delete(child);
+    return;
+  }
+  const { pid } = child;
+  const waitGone = async (ms) => {
+    const deadline = Date.now() + ms;
+    while (groupAlive(pid) && Date.now() < deadline) await sleep(50);
+    return !groupAlive(pid);
+  };
+  signalGroup(pid, 'SIGTERM');
+  if (!await waitGone(graceMs)) {
+    signalGroup(pid, 'SIGKILL');
+    if (!await waitGone(5_000)) throw new Error(`process group ${pid} (${child.spawnfile}) survived SIGKILL`);
+  }
+  live.delete(child);
 }
 
 async function freePort() {
@@ -114,22 +137,27 @@ async function startXvfb(timeoutMs = 10_000) {
   child.log = '';
   child.stderr.on('data', (d) => { child.log = (child.log + d).slice(-8192); });
   live.add(child);
-  child.on('exit', () => live.delete(child));
-  const display = await new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`Xvfb gave no display within ${timeoutMs} ms: ${child.log}`)), timeoutMs);
-    child.stdio[3].on('data', (d) => {
-      out += d;
-      if (out.includes('\n')) {
+  let display;
+  try {
+    display = await new Promise((resolve, reject) => {
+      let out = '';
+      const timer = setTimeout(() => reject(new Error(`Xvfb gave no display within ${timeoutMs} ms: ${child.log}`)), timeoutMs);
+      child.stdio[3].on('data', (d) => {
+        out += d;
+        if (out.includes('\n')) {
+          clearTimeout(timer);
+          resolve(out.trim());
+        }
+      });
+      child.once('exit', (code) => {
         clearTimeout(timer);
-        resolve(out.trim());
-      }
+        reject(new Error(`Xvfb exited (${code}): ${child.log}`));
+      });
     });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`Xvfb exited (${code}): ${child.log}`));
-    });
-  });
+  } catch (e) {
+    await stop(child);
+    throw e;
+  }
   return { child, display: `:${display}` };
 }
 
@@ -165,6 +193,7 @@ async function request(base, method, path, body, timeoutMs = 30_000) {
 async function waitForDriver(base, child, name, timeoutMs = 20_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    if (child.spawnError) throw new Error(`${name} did not start: ${child.spawnError.message} (run scripts/setup.sh)`);
     if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}): ${child.log}`);
     try {
       const status = await request(base, 'GET', '/status', undefined, 2_000);
@@ -324,8 +353,11 @@ class WebDriverBrowser {
 
   async close() {
     await Promise.allSettled([...this.sessions].map((p) => p.close()));
-    await stop(this.driver);
-    await stop(this.xvfb?.child);
+    try {
+      await stop(this.driver);
+    } finally {
+      await stop(this.xvfb?.child);
+    }
   }
 }
 
