@@ -78,11 +78,12 @@ const check = (name, fn) => checkIn(`[${engine}] ${name}`, fn);
 const fromB64 = (s) => Buffer.from(s, 'base64');
 
 /**
- * A fresh browser context (Chromium) or session (Firefox) with the page loaded and a
- * virtual authenticator attached (ctap2, internal, user verification), behind one
- * interface: `authenticator.credentials()` lists what it holds ({credentialId,
- * isResidentCredential, userHandle}, base64url) and `authenticator.add(...)` injects a
- * credential. `presence: false`: the authenticator never gets the user's consent.
+ * A fresh page (in Chromium a fresh context too) with a virtual authenticator attached
+ * (ctap2, internal, user verification), behind one interface:
+ * `authenticator.credentials()` lists what it holds ({credentialId, isResidentCredential,
+ * userHandle}, base64url), `authenticator.add(...)` injects a credential and
+ * `authenticator.setUserVerified(bool)` sets what its UV answers. `presence: false`: the
+ * ceremony waits for a user who never comes. `withAuthenticator: false`: none attached.
  */
 async function scenario({ presence = true, residentKeys = true, withAuthenticator = true } = {}) {
   const firstRequest = server.requests.length;
@@ -114,6 +115,7 @@ async function scenario({ presence = true, residentKeys = true, withAuthenticato
           userHandle: c.userHandle === undefined ? undefined : b64u(fromB64(c.userHandle)),
         }));
       },
+      setUserVerified: (isUserVerified) => cdp.send('WebAuthn.setUserVerified', { authenticatorId, isUserVerified }),
       add: ({ credentialId, isResidentCredential, privateKey, userHandle }) => cdp.send('WebAuthn.addCredential', {
         authenticatorId,
         credential: {
@@ -163,6 +165,7 @@ async function scenario({ presence = true, residentKeys = true, withAuthenticato
           credentialId: c.credentialId, isResidentCredential: c.isResidentCredential, userHandle: c.userHandle ?? undefined,
         }));
       },
+      setUserVerified: (isUserVerified) => page.setUserVerified(authenticatorId, isUserVerified),
       add: ({ credentialId, isResidentCredential, privateKey, userHandle }) => page.addCredential(authenticatorId, {
         credentialId: b64u(credentialId), isResidentCredential, rpId: RP_ID,
         privateKey: b64u(privateKey.export({ format: 'der', type: 'pkcs8' })),
@@ -657,6 +660,21 @@ async function webauthnSuite() {
         for (const [name, field] of Object.entries(fields)) {
           const e = expectKitError(badInput[name], 'INVALID_INPUT');
           assert(e.message.includes(field), `${name}: message does not name ${field}: ${e.message}`);
+        }
+      });
+
+      // User verification that fails (the authenticator's UV says no): the browser refuses
+      // with NotAllowedError, at once, in both engines; the kit calls that a cancellation.
+      await s.authenticator.setUserVerified(false);
+      const unverified = await register(s.page, registrationOptions());
+      const unverifiedAuth = await authenticate(s.page, {
+        challenge: loginChallenge(), credentialId: registered?.credentialId ?? 'AAAA', rpId: RP_ID, timeoutMs: 20_000,
+      });
+      await s.authenticator.setUserVerified(true);
+      await check('(d) user verification fails → PASSKEY_CANCELLED, cause NotAllowedError, at once (register and authenticate)', () => {
+        for (const r of [unverified, unverifiedAuth]) {
+          expectKitError(r, 'PASSKEY_CANCELLED', 'NotAllowedError');
+          assert(r.ms < 5_000, `took ${Math.round(r.ms)} ms`);
         }
       });
 
