@@ -3,11 +3,13 @@
 #
 #   make demo    build, then serve the demo wallet page with the local emulator on
 #                http://localhost:8787 (MODE=sandbox for the spec's sandbox)
-#   make test    every test: lint, native, wasm32 (Node + headless Chromium), the built
-#                package through both entries, interop with the npm peers, size budgets,
-#                npm pack smoke, a fuzz smoke, passkeys end to end (virtual authenticator),
-#                the session store across a reload and the isolated signer (headless
-#                Chromium), the demo against the emulator (both modes), Vite end to end
+#   make test    every test: lint, native, wasm32 (Node, then headless Chromium, Firefox
+#                ESR and WebKitGTK), the built package through both entries, interop with
+#                the npm peers, size budgets, npm pack smoke, a fuzz smoke, passkeys end
+#                to end (virtual authenticator in Chromium and Firefox, the unsupported
+#                path in WebKitGTK), the isolated signer (all three engines), the session
+#                store across a reload (headless Chromium), the demo against the emulator
+#                (both modes), Vite end to end
 #   make fuzz    long fuzz runs (FUZZ_SECONDS per target, default 300)
 #   make bench   speed and size against the peers -> bench/results.md, bench/latency.png
 #   make build   the npm package in pkg/ (then `npm pack ./pkg`)
@@ -49,16 +51,20 @@ test-native: setup
 	cargo test --workspace
 
 # No -q here: the wasm-bindgen test runner rejects the --quiet that cargo passes on.
-# Run twice: as configured (tests without a configure macro run in Node), then with
-# WASM_BINDGEN_USE_BROWSER=1, which runs the same tests in headless Chromium
-# (ChromeDriver, capabilities from webdriver.json).
-WASM_TEST_ENV := CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-	CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_TIMEOUT=120
+# Node first (tests without a configure macro), then every test forced into a browser
+# with WASM_BINDGEN_USE_BROWSER=1, once per engine. The runner takes the first driver
+# env var set (GECKODRIVER, SAFARIDRIVER, CHROMEDRIVER), so each line sets exactly one:
+# headless Chromium (ChromeDriver) and Firefox ESR (geckodriver), both with capabilities
+# from webdriver.json; WebKitGTK through WebKitWebDriver as "safaridriver" (it sends no
+# capabilities; WebKitWebDriver's default browser is MiniBrowser) on an Xvfb display.
+WASM_TEST_ENV := CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner WASM_BINDGEN_TEST_TIMEOUT=120
+WASM_TEST := cargo test --target wasm32-unknown-unknown --features $(WASM_TEST_FEATURES)
 
-# Node first (tests without run_in_browser), then every test forced into headless Chromium.
 test-wasm: setup
-	$(WASM_TEST_ENV) cargo test --target wasm32-unknown-unknown --features $(WASM_TEST_FEATURES)
-	$(WASM_TEST_ENV) WASM_BINDGEN_USE_BROWSER=1 cargo test --target wasm32-unknown-unknown --features $(WASM_TEST_FEATURES)
+	$(WASM_TEST_ENV) CHROMEDRIVER=/usr/bin/chromedriver $(WASM_TEST)
+	$(WASM_TEST_ENV) WASM_BINDGEN_USE_BROWSER=1 CHROMEDRIVER=/usr/bin/chromedriver $(WASM_TEST)
+	$(WASM_TEST_ENV) WASM_BINDGEN_USE_BROWSER=1 GECKODRIVER=$(HOME)/.cargo/bin/geckodriver $(WASM_TEST)
+	$(WASM_TEST_ENV) WASM_BINDGEN_USE_BROWSER=1 SAFARIDRIVER=/usr/bin/WebKitWebDriver xvfb-run -a $(WASM_TEST)
 
 test-js: build
 	node --test --test-reporter=spec $(NODE_TESTS)
@@ -69,8 +75,9 @@ size: build
 pack: build
 	node scripts/pack-smoke.mjs
 
-# Passkeys through pkg/browser.js in headless Chromium with a CDP virtual authenticator,
-# verified by @simplewebauthn/server.
+# Passkeys through pkg/browser.js, verified by @simplewebauthn/server: headless Chromium
+# (CDP virtual authenticator) and Firefox ESR (WebDriver virtual authenticator); in
+# WebKitGTK (no WebAuthn) the unsupported path.
 e2e-passkey: build
 	node tests/passkey/run.mjs
 
@@ -80,7 +87,7 @@ e2e-store: build
 	node tests/store/run.mjs
 
 # The isolated signer, init({ isolate: 'worker' }), through pkg/browser.js in headless
-# Chromium: stamps byte-identical to same-thread ones and verified in Node, the same
+# Chromium, Firefox ESR and WebKitGTK: stamps byte-identical to same-thread ones and verified in Node, the same
 # errors, no session scalar in any wasm memory page script can reach, the channel not
 # interceptable by later script; prints the extra latency per stamp.
 e2e-isolate: build

@@ -1,4 +1,6 @@
-//! The passkey driver in headless Chromium, on the paths that need no authenticator.
+//! The passkey driver in a headless browser (Chromium, Firefox, WebKitGTK: `make
+//! test-wasm` runs every engine), on the paths that need no authenticator. WebKitGTK has
+//! no WebAuthn, so there every ceremony must be PASSKEY_UNSUPPORTED instead.
 //! wasm-bindgen-test serves the page from http://127.0.0.1, an origin WebAuthn refuses
 //! as a relying party, which is exactly what the invalid-domain path needs. Ceremonies
 //! that succeed run under Playwright with a virtual authenticator (tests/passkey/).
@@ -27,9 +29,34 @@ fn code(err: &JsValue) -> String {
 
 const REGISTER: &str = r#"{"challenge":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8","rpId":"localhost","rpName":"Wallet","user":{"id":"InternalAccount:1","name":"alice"},"timeoutMs":5000}"#;
 
+/// The engine the tests run in, from the user agent: WebKitGTK's has neither "Chrome/"
+/// nor "Firefox/".
+#[derive(Debug, PartialEq)]
+enum Engine {
+    Chromium,
+    Firefox,
+    WebKit,
+}
+
+fn engine() -> Engine {
+    let ua = get(&get(&js_sys::global(), "navigator"), "userAgent")
+        .as_string()
+        .unwrap();
+    if ua.contains("Firefox/") {
+        Engine::Firefox
+    } else if ua.contains("Chrome/") {
+        Engine::Chromium
+    } else {
+        assert!(ua.contains("AppleWebKit/"), "unknown engine: {ua}");
+        Engine::WebKit
+    }
+}
+
 #[wasm_bindgen_test]
-fn chromium_has_webauthn() {
-    assert!(passkey::is_supported());
+fn webauthn_is_supported_except_in_webkitgtk() {
+    let has_pkc = get(&js_sys::global(), "PublicKeyCredential").is_function();
+    assert_eq!(has_pkc, engine() != Engine::WebKit, "{:?}", engine());
+    assert_eq!(passkey::is_supported(), has_pkc);
 }
 
 #[wasm_bindgen_test]
@@ -45,14 +72,30 @@ async fn detection_promises_resolve_to_booleans() {
     let capabilities = JsFuture::from(passkey::client_capabilities())
         .await
         .unwrap();
-    assert!(
-        capabilities.is_object(),
-        "Chromium has getClientCapabilities"
-    );
+    // Chromium and Firefox have getClientCapabilities; without WebAuthn it is unknown.
+    if engine() == Engine::WebKit {
+        assert!(capabilities.is_undefined());
+    } else {
+        assert!(capabilities.is_object(), "{:?}", engine());
+    }
 }
 
 #[wasm_bindgen_test]
 async fn an_ip_origin_is_an_invalid_domain_with_the_browser_error_as_cause() {
+    if engine() == Engine::WebKit {
+        // No WebAuthn: every ceremony is unsupported, at once, whatever the origin.
+        let started = js_sys::Date::now();
+        let err = passkey::register(options(REGISTER)).await.unwrap_err();
+        assert_eq!(code(&err), "PASSKEY_UNSUPPORTED");
+        let auth = options(
+            r#"{"challenge":"abc","credentialId":"AQID","rpId":"localhost","timeoutMs":5000}"#,
+        );
+        let err = passkey::authenticate(auth).await.unwrap_err();
+        assert_eq!(code(&err), "PASSKEY_UNSUPPORTED");
+        let elapsed = js_sys::Date::now() - started;
+        assert!(elapsed < 1000.0, "took {elapsed} ms");
+        return;
+    }
     let err = passkey::register(options(REGISTER)).await.unwrap_err();
     assert_eq!(code(&err), "PASSKEY_INVALID_DOMAIN");
     let cause = get(&err, "cause");
@@ -118,7 +161,12 @@ async fn an_aborted_signal_cancels_at_once() {
     let opts = options(REGISTER);
     Reflect::set(&opts, &"signal".into(), &controller.signal()).unwrap();
     let err = passkey::register(opts).await.unwrap_err();
-    assert_eq!(code(&err), "PASSKEY_CANCELLED");
+    // Without WebAuthn there is nothing to cancel: unsupported comes first.
+    let expected = match engine() {
+        Engine::WebKit => "PASSKEY_UNSUPPORTED",
+        _ => "PASSKEY_CANCELLED",
+    };
+    assert_eq!(code(&err), expected);
     // Nothing in flight: cancel is a no-op.
     passkey::cancel();
 }
@@ -168,6 +216,14 @@ async fn with_hanging_create<F: std::future::Future<Output = ()>>(f: impl FnOnce
 
 #[wasm_bindgen_test]
 async fn the_watchdog_and_cancel_end_a_ceremony_the_browser_never_settles() {
+    if engine() == Engine::WebKit {
+        // WebKitGTK has not even navigator.credentials: nothing can hang, it is unsupported.
+        let navigator = get(&js_sys::global(), "navigator");
+        assert!(get(&navigator, "credentials").is_undefined());
+        let err = passkey::register(options(REGISTER)).await.unwrap_err();
+        assert_eq!(code(&err), "PASSKEY_UNSUPPORTED");
+        return;
+    }
     with_hanging_create(|| async {
         let opts = REGISTER.replace("\"timeoutMs\":5000", "\"timeoutMs\":300");
         let started = js_sys::Date::now();

@@ -1,7 +1,10 @@
 #!/usr/bin/env node
-// Passkeys end to end, through the built package (pkg/browser.js) in headless Chromium
-// (Debian's, via playwright-core) with a DevTools-protocol virtual authenticator (ctap2,
-// internal, resident key, user verification). Registration and authentication run
+// Passkeys end to end, through the built package (pkg/browser.js), in every engine
+// (tests/support/engines.mjs): headless Chromium (Debian's, via playwright-core) with a
+// DevTools-protocol virtual authenticator, and Firefox ESR (geckodriver) with the W3C
+// WebDriver virtual authenticator — both ctap2, internal, resident key, user
+// verification — run the same checks. WebKitGTK has no WebAuthn: there the unsupported
+// path is checked (isSupported() false, ceremonies PASSKEY_UNSUPPORTED at once). Registration and authentication run
 // through the Rust code and are checked by an independent verifier,
 // @simplewebauthn/server: every assertion passkey.authenticate returns is verified there,
 // and tampered copies (signature, authenticatorData, clientDataJSON, challenge) must be
@@ -13,10 +16,9 @@
 // unknown credentials, bad input), detection, and the lazy loading of the passkey module.
 //
 // The page is served from http://localhost:<port> (WebAuthn rejects IP origins).
-// Every scenario gets a fresh browser context, CDP session and authenticator.
-// Prints "N passed, N failed"; exits non-zero on failure.
+// Every scenario gets a fresh page and authenticator (in Chromium a fresh context too). Prints "N passed, N failed" over all engines; exits non-zero on failure.
 //
-// Usage: node tests/passkey/run.mjs
+// Usage: node tests/passkey/run.mjs [--engine chromium|firefox|webkit|all] (default all)
 import { createHash, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -27,7 +29,9 @@ import {
   authenticationResponseJSON, coseP256PublicKey, flipByte, registrationResponseJSON,
 } from '../support/webauthn.mjs';
 import { serveStatic } from '../../scripts/serve.mjs';
-import { launchChromium } from '../support/chromium.mjs';
+import {
+  FIREFOX_WAIT_FOR_USB_PREFS, collectPageErrors, enginesFromArgs, launchEngine,
+} from '../support/engines.mjs';
 import { createChecks } from '../support/checks.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -36,7 +40,6 @@ const pkgDir = join(root, 'pkg');
 const PASSKEY_WASM = '/pkg/embedded_wallet_kit_passkey_bg.wasm';
 const SIGNING_WASM = '/pkg/embedded_wallet_kit_bg.wasm';
 
-const { check, assert, fail, finish } = createChecks();
 const json = (v) => JSON.stringify(v);
 const b64u = (bytes) => Buffer.from(bytes).toString('base64url');
 const utf8b64u = (text) => b64u(Buffer.from(text, 'utf8'));
@@ -66,32 +69,115 @@ const RP_ID = 'localhost';
 console.log(`# serving ${origin}`);
 
 let browser;
-/** Fresh context + page + CDP session with a virtual authenticator. */
-async function scenario({ presence = true, residentKeys = true } = {}) {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  const pageErrors = [];
-  page.on('pageerror', (err) => pageErrors.push(err.message));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') pageErrors.push(`console: ${msg.text()}`);
-  });
+let engine;
+/** The WebDriver session the scenarios of one engine share (Firefox, WebKitGTK). */
+let sharedSession;
+const { check: checkIn, assert, fail, finish } = createChecks();
+/** Every check is named after the engine it ran in. */
+const check = (name, fn) => checkIn(`[${engine}] ${name}`, fn);
+const fromB64 = (s) => Buffer.from(s, 'base64');
+
+/**
+ * A fresh page (in Chromium a fresh context too) with a virtual authenticator attached
+ * (ctap2, internal, user verification), behind one interface:
+ * `authenticator.credentials()` lists what it holds ({credentialId, isResidentCredential,
+ * userHandle}, base64url), `authenticator.add(...)` injects a credential and
+ * `authenticator.setUserVerified(bool)` sets what its UV answers. `presence: false`: the
+ * ceremony waits for a user who never comes. `withAuthenticator: false`: none attached.
+ */
+async function scenario({ presence = true, residentKeys = true, withAuthenticator = true } = {}) {
   const firstRequest = server.requests.length;
-  await page.goto(`${origin}/`);
-  await page.waitForFunction(() => window.kitLoaded === true, null, { timeout: 10_000 });
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('WebAuthn.enable', { enableUI: false });
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2', transport: 'internal', hasResidentKey: residentKeys, hasUserVerification: true,
-      isUserVerified: true, automaticPresenceSimulation: presence,
-    },
-  });
-  return {
-    page, cdp, authenticatorId, pageErrors,
-    /** Requests the server answered since this scenario's page load. */
-    requests: () => server.requests.slice(firstRequest),
-    close: () => context.close(),
+  const requests = () => server.requests.slice(firstRequest);
+  const pageErrors = [];
+  if (engine === 'chromium') {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') pageErrors.push(`console: ${msg.text()}`);
+    });
+    await page.goto(`${origin}/`);
+    await page.waitForFunction(() => window.kitLoaded === true, null, { timeout: 10_000 });
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('WebAuthn.enable', { enableUI: false });
+    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: {
+        protocol: 'ctap2', transport: 'internal', hasResidentKey: residentKeys, hasUserVerification: true,
+        isUserVerified: true, automaticPresenceSimulation: presence,
+      },
+    });
+    const authenticator = {
+      async credentials() {
+        const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+        return credentials.map((c) => ({
+          credentialId: b64u(fromB64(c.credentialId)),
+          isResidentCredential: c.isResidentCredential,
+          userHandle: c.userHandle === undefined ? undefined : b64u(fromB64(c.userHandle)),
+        }));
+      },
+      setUserVerified: (isUserVerified) => cdp.send('WebAuthn.setUserVerified', { authenticatorId, isUserVerified }),
+      add: ({ credentialId, isResidentCredential, privateKey, userHandle }) => cdp.send('WebAuthn.addCredential', {
+        authenticatorId,
+        credential: {
+          credentialId: credentialId.toString('base64'), isResidentCredential, rpId: RP_ID,
+          privateKey: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
+          ...(userHandle ? { userHandle: userHandle.toString('base64') } : {}),
+          signCount: 0,
+        },
+      }),
+    };
+    return { page, authenticator, pageErrors, requests, close: () => context.close() };
+  }
+  // Firefox and WebKitGTK: one WebDriver session per engine, its window loading the page
+  // afresh for each scenario with a new authenticator (removed at the end). Firefox's W3C
+  // authenticator cannot leave a ceremony waiting for the user (isUserConsenting: false
+  // refuses at once): without presence, a session of its own gets no soft token and
+  // waits for a USB token instead.
+  let page;
+  if (presence) {
+    sharedSession ??= await browser.newPage();
+    page = Object.create(sharedSession);
+  } else {
+    // geckodriver runs one session at a time.
+    await sharedSession?.close();
+    sharedSession = undefined;
+    page = await browser.newPage({ firefoxPrefs: FIREFOX_WAIT_FOR_USB_PREFS });
+  }
+  let authenticatorId;
+  const close = async () => {
+    if (authenticatorId !== undefined) await page.removeVirtualAuthenticator(authenticatorId);
+    if (presence) await page.goto('about:blank');
+    else await page.close();
   };
+  try {
+    await page.goto(`${origin}/`);
+    await page.waitForFunction(() => window.kitLoaded === true, null, { timeout: 10_000 });
+    // The page records its own errors (index.html); collect them after every evaluate.
+    collectPageErrors(page, pageErrors);
+    if (!withAuthenticator) return { page, pageErrors, requests, close };
+    authenticatorId = await page.addVirtualAuthenticator({
+      protocol: 'ctap2', transport: 'internal', hasResidentKey: residentKeys, hasUserVerification: true,
+      isUserVerified: true, isUserConsenting: presence,
+    });
+    const authenticator = {
+      async credentials() {
+        return (await page.getCredentials(authenticatorId)).map((c) => ({
+          credentialId: c.credentialId, isResidentCredential: c.isResidentCredential, userHandle: c.userHandle ?? undefined,
+        }));
+      },
+      setUserVerified: (isUserVerified) => page.setUserVerified(authenticatorId, isUserVerified),
+      add: ({ credentialId, isResidentCredential, privateKey, userHandle }) => page.addCredential(authenticatorId, {
+        credentialId: b64u(credentialId), isResidentCredential, rpId: RP_ID,
+        privateKey: b64u(privateKey.export({ format: 'der', type: 'pkcs8' })),
+        ...(userHandle ? { userHandle: b64u(userHandle) } : {}),
+        signCount: 0,
+      }),
+    };
+    return { page, authenticator, pageErrors, requests, close };
+  } catch (e) {
+    await close();
+    throw e;
+  }
 }
 
 const registrationOptions = (overrides = {}) => ({
@@ -210,8 +296,10 @@ const initPasskeys = (page) => page.evaluate(() => window.attempt(() => window.k
 const ATTESTATION_KEYS = ['credentialId', 'clientDataJson', 'attestationObject', 'transports'];
 const ASSERTION_KEYS = ['credentialId', 'clientDataJson', 'authenticatorData', 'signature', 'userHandle'];
 
-try {
-  browser = await launchChromium(chromium);
+/** Every ceremony, error path and detection probe, where the browser has WebAuthn. */
+async function webauthnSuite() {
+  producedAssertions.length = 0;
+  verifiedAssertions.clear();
 
   // ---- (e) detection, and what init() / init({ passkeys: true }) load -------------------
   {
@@ -346,14 +434,14 @@ try {
         registered = { credential: info.credential, credentialId: att.credentialId };
       });
 
-      const stored = await s.cdp.send('WebAuthn.getCredentials', { authenticatorId: s.authenticatorId });
+      const stored = await s.authenticator.credentials();
       await check('(a) the authenticator holds it as a discoverable (resident) credential, user handle = UTF-8 of user.id', () => {
-        assert(stored.credentials.length === 1, json(stored));
-        const [c] = stored.credentials;
-        assert(Buffer.from(c.credentialId, 'base64').equals(Buffer.from(registered?.credentialId ?? '', 'base64url')),
+        assert(stored.length === 1, json(stored));
+        const [c] = stored;
+        assert(Buffer.from(c.credentialId, 'base64url').equals(Buffer.from(registered?.credentialId ?? '', 'base64url')),
           `${c.credentialId} is not the registered id`);
         assert(c.isResidentCredential === true, 'not resident');
-        assert(Buffer.from(c.userHandle ?? '', 'base64').toString('utf8') === regOptions.user.id, `user handle ${c.userHandle}`);
+        assert(Buffer.from(c.userHandle ?? '', 'base64url').toString('utf8') === regOptions.user.id, `user handle ${c.userHandle}`);
       });
 
       // (b) authentication, twice: the counter must go up each time.
@@ -491,9 +579,11 @@ try {
       }
 
       // (c) the POST /auth/credentials body.
+      // The body's JSON is taken in the page: WebDriver's serialisation (Firefox) does not
+      // keep the key order, which is part of what is checked.
       const body = await s.page.evaluate(({ att, challenge }) => {
         const { passkey } = window.kit;
-        const out = { body: passkey.registrationBody('InternalAccount:4f1c', 'My laptop', challenge, att), errors: {} };
+        const out = { body: JSON.stringify(passkey.registrationBody('InternalAccount:4f1c', 'My laptop', challenge, att)), errors: {} };
         const cases = {
           empty: ['InternalAccount:4f1c', '', challenge, att],
           tooLong: ['InternalAccount:4f1c', 'n'.repeat(101), challenge, att],
@@ -522,7 +612,7 @@ try {
             transports: reg.value.transports,
           },
         };
-        assert(json(body.body) === json(expected), `${json(body.body)}\n  !== ${json(expected)}`);
+        assert(body.body === json(expected), `${body.body}\n  !== ${json(expected)}`);
         assert(body.hundred === 100, 'a 100-character nickname is accepted');
       });
       await check('(c) registrationBody: empty / 101-character nickname, bad challenge, bad attestation → INVALID_INPUT', () => {
@@ -573,6 +663,21 @@ try {
         }
       });
 
+      // User verification that fails (the authenticator's UV says no): the browser refuses
+      // with NotAllowedError, at once, in both engines; the kit calls that a cancellation.
+      await s.authenticator.setUserVerified(false);
+      const unverified = await register(s.page, registrationOptions());
+      const unverifiedAuth = await authenticate(s.page, {
+        challenge: loginChallenge(), credentialId: registered?.credentialId ?? 'AAAA', rpId: RP_ID, timeoutMs: 20_000,
+      });
+      await s.authenticator.setUserVerified(true);
+      await check('(d) user verification fails → PASSKEY_CANCELLED, cause NotAllowedError, at once (register and authenticate)', () => {
+        for (const r of [unverified, unverifiedAuth]) {
+          expectKitError(r, 'PASSKEY_CANCELLED', 'NotAllowedError');
+          assert(r.ms < 5_000, `took ${Math.round(r.ms)} ms`);
+        }
+      });
+
       await check('(a–d) no page errors', () => assert(s.pageErrors.length === 0, s.pageErrors.join('\n')));
     } finally {
       await s.close();
@@ -603,22 +708,51 @@ try {
         assert(v.verified === true, json(v));
         registered = { credential: v.registrationInfo.credential, credentialId: reg.value.credentialId };
       });
-      const stored = await s.cdp.send('WebAuthn.getCredentials', { authenticatorId: s.authenticatorId });
+      const stored = await s.authenticator.credentials();
       await check('(u) the authenticator holds it as a non-discoverable credential', () => {
-        assert(stored.credentials.length === 1, json(stored));
-        assert(stored.credentials[0].isResidentCredential === false, json(stored.credentials[0]));
+        assert(stored.length === 1, json(stored));
+        assert(stored[0].isResidentCredential === false, json(stored[0]));
       });
 
+      // What the browser itself hands back as response.userHandle differs by engine:
+      // Chromium's authenticator gives none (null) for a non-discoverable credential;
+      // Firefox's soft token keeps the handle of non-resident credentials too and returns
+      // it. The kit must carry exactly what the browser gave: no key for none, the same
+      // bytes otherwise.
+      const browserUserHandle = engine === 'firefox' ? utf8b64u(regOptions.user.id) : null;
       for (const round of [1, 2]) {
         const challenge = loginChallenge();
+        await s.page.evaluate(() => {
+          const creds = navigator.credentials;
+          const original = creds.get;
+          window.restoreCredentials = () => { creds.get = original; };
+          creds.get = async function recorded(...args) {
+            const c = await original.apply(this, args);
+            const h = c.response.userHandle;
+            window.browserUserHandle = h ? btoa(String.fromCharCode(...new Uint8Array(h)))
+              .replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '') : h;
+            return c;
+          };
+        });
         const auth = registered
           ? await authenticate(s.page, { challenge, credentialId: registered.credentialId, rpId: RP_ID, timeoutMs: 20_000 })
           : { ok: false, error: { message: 'no registered credential' } };
-        await check(`(u${round}) the assertion of a non-discoverable credential OMITS userHandle (no key, not null, not "")`, () => {
+        const raw = await s.page.evaluate(() => {
+          window.restoreCredentials();
+          return window.browserUserHandle;
+        });
+        await check(`(u${round}) the browser's own userHandle for a non-discoverable credential is ${json(browserUserHandle)} in ${engine}`, () =>
+          assert(raw === browserUserHandle, `response.userHandle ${json(raw)}`));
+        await check(`(u${round}) the assertion carries exactly the browser's userHandle: ${browserUserHandle === null ? 'OMITTED (no key, not null, not "")' : 'the same bytes'}`, () => {
           assert(auth.ok, `authenticate failed: ${json(auth.error)}`);
-          assert(!auth.shape.hasUserHandle, `userHandle is a key: ${auth.shape.json}`);
-          assert(json(auth.shape.keys.sort()) === json(ASSERTION_KEYS.filter((k) => k !== 'userHandle').sort()), json(auth.shape.keys));
-          assert(!auth.shape.json.includes('userHandle'), auth.shape.json);
+          if (browserUserHandle === null) {
+            assert(!auth.shape.hasUserHandle, `userHandle is a key: ${auth.shape.json}`);
+            assert(json(auth.shape.keys.sort()) === json(ASSERTION_KEYS.filter((k) => k !== 'userHandle').sort()), json(auth.shape.keys));
+            assert(!auth.shape.json.includes('userHandle'), auth.shape.json);
+          } else {
+            assert(auth.value.userHandle === browserUserHandle, `userHandle ${auth.value.userHandle}`);
+            assert(sameKeys(auth.value, ASSERTION_KEYS), json(auth.shape.keys));
+          }
           assert(auth.value.credentialId === registered.credentialId, auth.value.credentialId);
         });
         await check(`(u${round}) @simplewebauthn/server verifies it (key from the registration, counter); a flipped signature byte does not`, async () => {
@@ -632,20 +766,11 @@ try {
         });
       }
 
-      // A credential made outside the kit and the browser (injected over CDP: no user
+      // A credential made outside the kit and the browser (injected through the driver: no user
       // handle, not resident), whose public key the test itself encodes for the verifier.
       const injectedId = randomBytes(16);
       const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-      await s.cdp.send('WebAuthn.addCredential', {
-        authenticatorId: s.authenticatorId,
-        credential: {
-          credentialId: injectedId.toString('base64'),
-          isResidentCredential: false,
-          rpId: RP_ID,
-          privateKey: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
-          signCount: 0,
-        },
-      });
+      await s.authenticator.add({ credentialId: injectedId, isResidentCredential: false, privateKey });
       const challenge = loginChallenge();
       const injected = await authenticate(s.page, { challenge, credentialId: b64u(injectedId), rpId: RP_ID, timeoutMs: 20_000 });
       await check('(u) an injected non-resident credential without a user handle: no userHandle key; @simplewebauthn/server verifies it', async () => {
@@ -676,20 +801,12 @@ try {
         expectKitError(timedOut, 'PASSKEY_TIMEOUT');
         assert(timedOut.ms >= 1_000 && timedOut.ms < 4_000, `settled after ${Math.round(timedOut.ms)} ms`);
       });
-      // A credential the authenticator holds (injected over CDP), so that the assertion
+      // A credential the authenticator holds (injected through the driver), so that the assertion
       // really waits for user presence instead of failing on an unknown id.
       const injectedId = randomBytes(16);
       const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-      await s.cdp.send('WebAuthn.addCredential', {
-        authenticatorId: s.authenticatorId,
-        credential: {
-          credentialId: injectedId.toString('base64'),
-          isResidentCredential: true,
-          rpId: RP_ID,
-          privateKey: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
-          userHandle: Buffer.from('user:injected').toString('base64'),
-          signCount: 0,
-        },
+      await s.authenticator.add({
+        credentialId: injectedId, isResidentCredential: true, privateKey, userHandle: Buffer.from('user:injected'),
       });
       const authTimedOut = await authenticate(s.page, {
         challenge: loginChallenge(), credentialId: b64u(injectedId), rpId: RP_ID, timeoutMs: 1_000,
@@ -699,6 +816,14 @@ try {
         assert(authTimedOut.ms >= 1_000 && authTimedOut.ms < 4_000, `settled after ${Math.round(authTimedOut.ms)} ms`);
       });
       console.log(`# timeouts settled after ${Math.round(timedOut.ms)} ms (register), ${Math.round(authTimedOut.ms)} ms (authenticate); causes ${timedOut.error?.causeName}, ${authTimedOut.error?.causeName}`);
+      // Chromium ends the ceremony itself at timeoutMs (NotAllowedError); Firefox waiting
+      // for a token does not honour a 1 s timeout, and the kit's watchdog (timeoutMs + its
+      // grace) aborts it (AbortError): either way PASSKEY_TIMEOUT, bounded.
+      const timeoutCause = engine === 'firefox' ? 'AbortError' : 'NotAllowedError';
+      await check(`(d) in ${engine} the timeout is ended by ${engine === 'firefox' ? "the kit's watchdog (AbortError)" : 'the browser (NotAllowedError)'}`, () => {
+        assert(timedOut.error?.causeName === timeoutCause && authTimedOut.error?.causeName === timeoutCause,
+          `causes ${timedOut.error?.causeName}, ${authTimedOut.error?.causeName}`);
+      });
 
       const abortedRun = await s.page.evaluate((o) => {
         const { passkey } = window.kit;
@@ -830,11 +955,107 @@ try {
     assert(producedAssertions.length === 9, `${producedAssertions.length} assertions, expected 9`);
   });
   console.log(`# ${producedAssertions.length} assertions, all verified by @simplewebauthn/server`);
-} catch (err) {
-  fail(`passkey e2e driver: ${err?.stack ?? err}`);
-} finally {
-  await browser?.close();
-  await server.close();
 }
+
+/**
+ * WebKitGTK has no WebAuthn (no PublicKeyCredential): the kit must say so and never hang.
+ * isSupported() is false; both ceremonies reject PASSKEY_UNSUPPORTED at once, with init
+ * and lazily; the detection probes resolve to their "no" values; the signing module is
+ * unaffected.
+ */
+async function unsupportedSuite() {
+  const s = await scenario({ withAuthenticator: false });
+  try {
+    const probe = await s.page.evaluate(() => ({
+      publicKeyCredential: typeof window.PublicKeyCredential,
+      secure: window.isSecureContext,
+      credentials: typeof navigator.credentials,
+    }));
+    console.log(`# ${engine}: ${json(probe)}`);
+    await check('the engine has no PublicKeyCredential, in a secure context (what the checks below rely on)', () => {
+      assert(probe.publicKeyCredential === 'undefined', json(probe));
+      assert(probe.secure === true, json(probe));
+    });
+
+    // Lazily (no init): the first ceremony loads the passkey module and still refuses.
+    const lazy = await s.page.evaluate((o) => window.attempt(() => window.kit.passkey.register(o)), registrationOptions());
+    await check('without init: passkey.register → PASSKEY_UNSUPPORTED, promptly', () => {
+      const e = expectKitError(lazy, 'PASSKEY_UNSUPPORTED');
+      assert(/WebAuthn/.test(e.message), e.message);
+      assert(lazy.ms < 5_000, `took ${Math.round(lazy.ms)} ms`);
+    });
+
+    const init = await initPasskeys(s.page);
+    await check('init({ passkeys: true }) resolves; it loads the passkey module once', () => {
+      assert(init.ok, json(init.error));
+      const wasm = s.requests().filter((r) => r.path === PASSKEY_WASM);
+      assert(wasm.length === 1 && wasm[0].status === 200, json(wasm));
+    });
+    const detected = await s.page.evaluate(async (o) => {
+      const { passkey } = window.kit;
+      return {
+        supported: passkey.isSupported(),
+        platform: await window.attempt(() => passkey.platformAuthenticatorAvailable()),
+        conditional: await window.attempt(() => passkey.conditionalMediationAvailable()),
+        capabilities: await window.attempt(() => passkey.clientCapabilities()),
+        register: await window.attempt(() => passkey.register(o.reg)),
+        authenticate: await window.attempt(() => passkey.authenticate(o.auth)),
+        cancel: (() => {
+          try {
+            passkey.cancel();
+            return 'no-op';
+          } catch (e) {
+            return window.errorInfo(e);
+          }
+        })(),
+      };
+    }, {
+      reg: registrationOptions(),
+      auth: { challenge: loginChallenge(), credentialId: b64u(randomBytes(16)), rpId: RP_ID, timeoutMs: 20_000 },
+    });
+    await check('passkey.isSupported() === false', () => assert(detected.supported === false, json(detected.supported)));
+    await check('platformAuthenticatorAvailable() and conditionalMediationAvailable() resolve to false', () => {
+      assert(detected.platform.ok && detected.platform.value === false, json(detected.platform));
+      assert(detected.conditional.ok && detected.conditional.value === false, json(detected.conditional));
+    });
+    await check('clientCapabilities() resolves to undefined (nothing known)', () =>
+      assert(detected.capabilities.ok && detected.capabilities.value === undefined, json(detected.capabilities)));
+    await check('register and authenticate (timeoutMs 20000) → PASSKEY_UNSUPPORTED at once, nothing hangs', () => {
+      for (const r of [detected.register, detected.authenticate]) {
+        expectKitError(r, 'PASSKEY_UNSUPPORTED');
+        assert(r.ms < 1_000, `took ${Math.round(r.ms)} ms`);
+      }
+    });
+    await check('cancel() with nothing in flight is a no-op', () => assert(detected.cancel === 'no-op', json(detected.cancel)));
+    const badInput = await s.page.evaluate(() =>
+      window.attempt(() => window.kit.passkey.register({ challenge: 'not base64url!', rpId: 'localhost' })));
+    await check('bad options are still INVALID_INPUT, not PASSKEY_UNSUPPORTED', () =>
+      expectKitError(badInput, 'INVALID_INPUT'));
+    await check('no page errors, no 404s', () => {
+      const missing = s.requests().filter((r) => r.status !== 200).map((r) => `${r.status} ${r.path}`);
+      assert(s.pageErrors.length === 0 && missing.length === 0, [...s.pageErrors, ...missing].join('\n'));
+    });
+  } finally {
+    await s.close();
+  }
+}
+
+const engines = enginesFromArgs();
+for (engine of engines) {
+  const t0 = Date.now();
+  try {
+    browser = await launchEngine(engine, { chromium });
+    if (engine === 'webkit') await unsupportedSuite();
+    else await webauthnSuite();
+  } catch (err) {
+    fail(`[${engine}] passkey e2e driver: ${err?.stack ?? err}`);
+  } finally {
+    await browser?.close();
+    browser = undefined;
+    sharedSession = undefined;
+  }
+  console.log(`# ${engine}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+}
+await server.close();
 
 finish();
