@@ -690,6 +690,26 @@ describe('WalletClient against the strict emulator', () => {
         },
       });
       const quote = JSON.parse(created.body);
+      // A second quote, then the platform token loses TRANSACT: creation and execution
+      // are 403 → FORBIDDEN with the service's reason, and no money moves.
+      const quoteBody = {
+        source: { sourceType: 'ACCOUNT', accountId }, destination: { destinationType: 'ACCOUNT', accountId: config.merchantAccountId },
+        lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 100,
+      };
+      const later = JSON.parse((await client.request({
+        method: 'POST', path: '/quotes', headers: { 'Idempotency-Key': randomUUID() }, body: quoteBody,
+      })).body);
+      assert.equal((await call('POST', '/emulator/permissions', { transact: false })).status, 200);
+      try {
+        const refused = await rejectsKit(client.executeQuote(refreshed, later), 'FORBIDDEN');
+        assert.match(refused.reason, /TRANSACT/);
+        assert.equal(refused.status, 403);
+        await rejectsKit(client.request({
+          method: 'POST', path: '/quotes', headers: { 'Idempotency-Key': randomUUID() }, body: quoteBody,
+        }, refreshed), 'FORBIDDEN');
+      } finally {
+        assert.equal((await call('POST', '/emulator/permissions', { transact: true })).status, 200);
+      }
       const tx = await client.executeQuote(refreshed, quote);
       assert.equal(tx.status, 'COMPLETED');
       const accounts = (await call('GET', `/internal-accounts?customerId=${encodeURIComponent(account.customerId)}`)).body.data;
