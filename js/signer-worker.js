@@ -63,7 +63,13 @@ function release(handle) {
 const ops = {
   generate() {
     const raw = ClientKey.generate();
-    return { handle: add('key', raw), publicKeyHex: raw.publicKeyHex, compressedPublicKeyHex: raw.compressedPublicKeyHex, oidcNonce: raw.oidcNonce() };
+    return {
+      handle: add('key', raw),
+      publicKeyHex: raw.publicKeyHex,
+      compressedPublicKeyHex: raw.compressedPublicKeyHex,
+      oidcNonce: raw.oidcNonce(),
+      compressedOidcNonce: raw.oidcNonce({ compressed: true }),
+    };
   },
   keySignRetry: [0, (h, pending) => key(h).signRetry(pending)],
   open: [1, (response, h) => sessionInfo(Session.open(response, key(h)))],
