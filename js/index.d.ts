@@ -100,7 +100,7 @@ export interface InitOptions {
    */
   passkeys?: boolean | { module_or_path: InitInput };
   /** `false` (the default): sign in this thread. `'worker'` is the other overload of {@link init}. */
-  isolate?: false;
+  isolate?: false | null;
 }
 
 /**
@@ -900,7 +900,8 @@ export interface IsolatedClientKeyClass extends Function {
 export interface IsolatedClientKey {
   readonly publicKeyHex: string;
   readonly compressedPublicKeyHex: string;
-  oidcNonce(): string;
+  /** {@link ClientKey.oidcNonce}: the same nonces and the same INVALID_INPUT for bad options. */
+  oidcNonce(options?: { compressed?: boolean }): string;
   /** Whether the key was used to open a session, consumed by `openWalletExport`, or freed. */
   readonly consumed: boolean;
   /** {@link ClientKey.signRetry}, in the Worker. */

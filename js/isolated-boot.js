@@ -12,6 +12,43 @@ const g = globalThis;
 const apply = Reflect.apply;
 const describe = Object.getOwnPropertyDescriptor;
 const create = Object.create;
+const freeze = Object.freeze;
+const define = Reflect.defineProperty;
+const NativePromise = g.Promise;
+const { then: promiseThen, catch: promiseCatch, finally: promiseFinally } = NativePromise.prototype;
+
+/**
+ * The promises the isolated signer hands out. Later script can replace
+ * `Promise.prototype.then`/`constructor` or `Promise[Symbol.species]`, which an `await` or a
+ * `.then()` on an ordinary promise would call with the value (a stamp, the mnemonic); this
+ * subclass's methods and species are fixed at load, so awaiting one reaches none of them.
+ */
+class KitPromise extends NativePromise {
+  static get [Symbol.species]() {
+    return KitPromise;
+  }
+}
+for (const [name, value] of [['then', promiseThen], ['catch', promiseCatch], ['finally', promiseFinally], ['constructor', KitPromise]]) {
+  define(KitPromise.prototype, name, { value });
+}
+freeze(KitPromise.prototype);
+freeze(KitPromise);
+
+/**
+ * Calls `onFulfilled`/`onRejected` when the promise `p` settles, without looking up
+ * anything later script can replace (its `then`, its `constructor`'s species).
+ */
+function settle(p, onFulfilled, onRejected) {
+  if (!(p instanceof KitPromise)) define(p, 'constructor', { value: KitPromise, configurable: true });
+  apply(promiseThen, p, [onFulfilled, onRejected]);
+}
+
+/**
+ * The prototype of what the isolated signer resolves with: an ordinary object whose `then`
+ * is found here, undefined, so resolving with it never asks Object.prototype (where later
+ * script could have put a `then` that sees it).
+ */
+const Result = freeze(create(Object.prototype, { then: { value: undefined } }));
 const NativeURL = g.URL;
 const Worker = g.Worker;
 const MessageChannel = g.MessageChannel;
@@ -22,9 +59,28 @@ const PortProto = g.MessagePort?.prototype;
 const WorkerProto = Worker?.prototype;
 
 /** The captured functions, called as `apply(fn, receiver, args)`. */
-export const platform = Object.freeze({
+export const platform = freeze({
   apply,
   create,
+  freeze,
+  setPrototypeOf: Object.setPrototypeOf,
+  KitPromise,
+  settle,
+  Result,
+  isArray: Array.isArray,
+  entries: Object.entries,
+  describe,
+  get: Reflect.get,
+  stringify: JSON.stringify,
+  isFinite: Number.isFinite,
+  trunc: Math.trunc,
+  FinalizationRegistry: g.FinalizationRegistry,
+  register: g.FinalizationRegistry?.prototype.register,
+  fetch: g.fetch,
+  Request: g.Request,
+  Response: g.Response,
+  arrayBuffer: g.Response?.prototype.arrayBuffer,
+  hrefOf,
   NativeURL,
   Date: g.Date,
   dateTime: g.Date.prototype.getTime,
@@ -73,7 +129,9 @@ export function startSignerWorker() {
 
 /** Whether `init(input)` asks for the isolated signer. */
 export function wantsIsolation(input) {
-  return input !== null && typeof input === 'object' && 'isolate' in input && input.isolate !== undefined && input.isolate !== false;
+  if (input === null || typeof input !== 'object' || !('isolate' in input)) return false;
+  const isolate = input.isolate;
+  return isolate !== undefined && isolate !== null && isolate !== false;
 }
 
 /** @type {Promise<{ initIsolated: Function }> | undefined} */
@@ -85,10 +143,23 @@ let loading;
  */
 export function initIsolated(options, loadPasskeys) {
   if (loading === undefined) {
-    loading = import('./isolated.js').catch((err) => {
-      loading = undefined;
-      throw new KitError('NOT_INITIALIZED', `embedded-wallet-kit could not load its isolated signer: ${err && err.message ? err.message : String(err)}`, err);
+    loading = new KitPromise((resolve, reject) => {
+      settle(import('./isolated.js'), resolve, (err) => {
+        loading = undefined;
+        reject(new KitError('NOT_INITIALIZED', `embedded-wallet-kit could not load its isolated signer: ${err && err.message ? err.message : String(err)}`, err));
+      });
     });
   }
-  return loading.then((m) => m.initIsolated(options, loadPasskeys));
+  const loaded = loading;
+  return new KitPromise((resolve, reject) => settle(
+      loaded,
+      (m) => {
+        try {
+          resolve(m.initIsolated(options, loadPasskeys));
+        } catch (err) {
+          reject(err);
+        }
+      },
+      reject,
+    ));
 }

@@ -6,20 +6,23 @@
 // handles and ask the Worker, over a private MessageChannel, for public keys and
 // signatures. No key byte ever reaches the page's realm, so page script (even script
 // loaded after the kit) that finds the kit's wasm memory finds no key in it. The platform
-// functions the channel uses were captured when the kit loaded (isolated-boot.js).
+// functions the channel uses were captured when the kit loaded (isolated-boot.js), and so
+// is everything this file calls per message (this file itself may load after such script):
+// no reply passes through a global, a prototype method or a thenable lookup that later
+// script could replace (replies are null-prototype; values resolve as `Result`s or strings,
+// in `KitPromise`s).
 import { KitError } from './kit-error.js';
 import { platform, startSignerWorker } from './isolated-boot.js';
 
 const {
-  apply, create, NativeURL, Date, dateTime, dateNow, WeakMap, weakGet, weakSet, portPost, portClose, setPortOnMessage,
+  apply, create, freeze, setPrototypeOf, KitPromise, settle, Result, isArray, entries, describe, get, stringify,
+  isFinite: isFiniteNumber, trunc, FinalizationRegistry, register, fetch, Request, Response, arrayBuffer, hrefOf,
+  NativeURL, Date, dateTime, dateNow, WeakMap, weakGet, weakSet, portPost, portClose, setPortOnMessage,
   workerPost, workerTerminate, setWorkerOnError, eventData, ErrorEvent, errorMessage,
 } = platform;
-const freeze = Object.freeze;
-const isFiniteNumber = Number.isFinite;
-const trunc = Math.trunc;
 const g = globalThis;
 
-const TOKEN = Symbol('isolated');
+const TOKEN = create(null);
 /** proxy -> { gen, handle, ...public fields }: what a proxy is, invisible to page script. */
 const records = new WeakMap();
 const record = (obj) => (obj !== null && typeof obj === 'object' ? apply(weakGet, records, [obj]) : undefined);
@@ -49,6 +52,7 @@ function stopped(what) {
 
 /** An error that crossed the channel as `{ kit, code, name, message }`, rethrown here. */
 function revive(error) {
+  if (error !== null && typeof error === 'object') setPrototypeOf(error, null);
   if (error && error.kit) return new KitError(error.code, error.message);
   const err = new Error(error && error.message ? error.message : 'the isolated signer failed');
   if (error && typeof error.name === 'string') err.name = error.name;
@@ -65,61 +69,119 @@ function disconnect(reason) {
   port = null;
   worker = null;
   connecting = undefined;
-  for (const id in waiting) waiting[id].reject(reason);
+  for (const id in waiting) waiting[id].fail(reason);
 }
 
 function onReply(event) {
   const reply = apply(eventData, event, []);
+  // Nothing is read from the reply's prototype (where later script could sit).
+  setPrototypeOf(reply, null);
   const waiting = pending[reply.id];
   if (waiting === undefined) return;
   delete pending[reply.id];
-  if (reply.ok) waiting.resolve(reply);
-  else waiting.reject(reply);
+  waiting.done(reply);
 }
 
 /**
- * Sends one request; resolves to the reply `{ ok, value, consumed? }` or rejects with it.
- * A value that cannot be copied to the Worker (a function, a Proxy, ...) is INVALID_INPUT.
+ * Sends one request: `done(reply)` gets the Worker's null-prototype reply
+ * `{ ok, value | error, consumed? }`, `fail(error)` an error of the page side (the signer
+ * is not running or stopped; a value that cannot be copied to the Worker, a function or
+ * a Proxy, is INVALID_INPUT).
  */
-function call(what, op, args) {
-  if (port === null) return Promise.reject(stopped(what));
+function send(what, op, args, done, fail) {
+  if (port === null) {
+    fail(stopped(what));
+    return;
+  }
   const id = nextCall++;
-  return new Promise((resolve, reject) => {
-    try {
-      apply(portPost, port, [{ id, op, args }]);
-    } catch (err) {
-      reject({ error: { kit: true, code: 'INVALID_INPUT', message: `${what}: an argument cannot be passed to the isolated signer (${err && err.message})` } });
-      return;
-    }
-    pending[id] = { resolve, reject };
+  try {
+    apply(portPost, port, [{ __proto__: null, id, op, args }]);
+  } catch (err) {
+    fail(new KitError('INVALID_INPUT', `${what}: an argument cannot be passed to the isolated signer (${err && err.message})`));
+    return;
+  }
+  pending[id] = { __proto__: null, done, fail };
+}
+
+/** What a value from the Worker resolves as: a primitive, or a `Result`. */
+function result(value) {
+  if (value !== null && typeof value === 'object') setPrototypeOf(value, Result);
+  return value;
+}
+
+/**
+ * One request as a promise: resolves to `map(value)` (default: the value as a `Result`),
+ * or rejects with the rethrown error; `onConsumed` gets the key's state either way.
+ */
+function request(what, op, args, onConsumed, map = result) {
+  return new KitPromise((resolve, reject) => {
+    send(what, op, args, (reply) => {
+      if (onConsumed && reply.consumed !== undefined) onConsumed(reply.consumed);
+      if (reply.ok) resolve(map(reply.value));
+      else reject(revive(reply.error));
+    }, reject);
   });
 }
 
-/** `call` for a result: the value, or the rethrown error. */
-async function request(what, op, args, onConsumed) {
+/** `body()`'s promise, or a rejected one if it throws (as an async function would). */
+function attempt(body) {
   try {
-    const reply = await call(what, op, args);
-    if (onConsumed && reply.consumed !== undefined) onConsumed(reply.consumed);
-    return reply.value;
-  } catch (reply) {
-    if (reply instanceof Error) throw reply;
-    if (onConsumed && reply.consumed !== undefined) onConsumed(reply.consumed);
-    throw revive(reply.error);
+    return body();
+  } catch (err) {
+    return new KitPromise((_, reject) => reject(err));
   }
 }
 
+const resolved = (value) => new KitPromise((resolve) => resolve(value));
+const nothing = () => undefined;
+const internal = (value) => setPrototypeOf(value, null);
+
 // Handles whose proxy was garbage-collected are released in the Worker (as wasm-bindgen
 // does for same-thread objects).
-const released = g.FinalizationRegistry
-  ? new g.FinalizationRegistry(({ gen, handle }) => {
-      if (gen === generation && port !== null) call('release', 'release', [handle]).catch(() => {});
+const released = FinalizationRegistry
+  ? new FinalizationRegistry((held) => {
+      if (held.gen === generation && port !== null) send('release', 'release', [held.handle], nothing, nothing);
     })
   : null;
 
 function track(obj, fields) {
   apply(weakSet, records, [obj, fields]);
-  if (released) released.register(obj, { gen: fields.gen, handle: fields.handle });
+  if (released) apply(register, released, [obj, { __proto__: null, gen: fields.gen, handle: fields.handle }]);
   return obj;
+}
+
+/**
+ * `oidcNonce`'s options, by the same rules and messages as the core's (src/wasm/signing.rs
+ * `key_form`): whether the nonce is over the compressed key.
+ */
+function wantsCompressed(options) {
+  const shape = 'oidcNonce options must be an object like { compressed: true }';
+  if (options === undefined || options === null) return false;
+  let array = false;
+  try {
+    array = isArray(options);
+  } catch {
+    // As the core's is_array: a revoked Proxy is not an array (Object.entries then fails).
+  }
+  if (typeof options !== 'object' || array) throw new KitError('INVALID_INPUT', shape);
+  let members;
+  try {
+    members = entries(options);
+  } catch {
+    throw new KitError('INVALID_INPUT', shape);
+  }
+  for (let i = 0; i < members.length; i++) {
+    if (members[i][0] !== 'compressed') throw new KitError('INVALID_INPUT', 'oidcNonce options take only `compressed` (a boolean)');
+  }
+  let compressed;
+  try {
+    compressed = describe(options, 'compressed') === undefined ? undefined : get(options, 'compressed');
+  } catch {
+    compressed = undefined; // the core's own(): an unreadable member is absent
+  }
+  if (compressed === undefined || compressed === false) return false;
+  if (compressed === true) return true;
+  throw new KitError('INVALID_INPUT', 'options.compressed must be a boolean');
 }
 
 /** The record of a live key argument, or INVALID_INPUT as in same-thread mode. */
@@ -141,11 +203,16 @@ class ClientKey {
     track(this, fields);
   }
 
-  /** Generates a key in the Worker; the page gets its public half. */
-  static async generate() {
+  /** Generates a key in the Worker; the page gets its public half (and both nonces). */
+  static generate() {
     const gen = generation;
-    const v = await request('ClientKey.generate', 'generate', []);
-    return new ClientKey(TOKEN, { gen, handle: v.handle, publicKeyHex: v.publicKeyHex, compressedPublicKeyHex: v.compressedPublicKeyHex, oidcNonce: v.oidcNonce, consumed: false });
+    return request('ClientKey.generate', 'generate', [], null, (v) => {
+      internal(v);
+      return new ClientKey(TOKEN, {
+        __proto__: null, gen, handle: v.handle, publicKeyHex: v.publicKeyHex, compressedPublicKeyHex: v.compressedPublicKeyHex,
+        oidcNonce: v.oidcNonce, compressedOidcNonce: v.compressedOidcNonce, consumed: false,
+      });
+    });
   }
 
   get publicKeyHex() {
@@ -156,8 +223,10 @@ class ClientKey {
     return record(this).compressedPublicKeyHex;
   }
 
-  oidcNonce() {
-    return record(this).oidcNonce;
+  oidcNonce(options) {
+    const compressed = wantsCompressed(options);
+    const r = record(this);
+    return compressed ? r.compressedOidcNonce : r.oidcNonce;
   }
 
   get consumed() {
@@ -165,17 +234,21 @@ class ClientKey {
     return r.consumed || r.gen !== generation;
   }
 
-  async signRetry(pending202) {
-    const r = record(this);
-    return request('ClientKey.signRetry', 'keySignRetry', [liveKey(r), pending202], (c) => (r.consumed = c));
+  signRetry(pending202) {
+    return attempt(() => {
+      const r = record(this);
+      return request('ClientKey.signRetry', 'keySignRetry', [liveKey(r), pending202], (c) => (r.consumed = c));
+    });
   }
 
   /** Zeroizes the private key in the Worker; resolves once it is gone. */
-  async free() {
-    const r = record(this);
-    r.consumed = true;
-    if (r.gen !== generation || port === null) return;
-    await request('ClientKey.free', 'close', [r.handle]);
+  free() {
+    return attempt(() => {
+      const r = record(this);
+      r.consumed = true;
+      if (r.gen !== generation || port === null) return resolved(undefined);
+      return request('ClientKey.free', 'close', [r.handle], null, nothing);
+    });
   }
 
   close() {
@@ -185,7 +258,8 @@ class ClientKey {
 
 /** Turns what the Worker says about a new session into its proxy. */
 function newSession(gen, v) {
-  return new Session(TOKEN, { gen, handle: v.handle, id: v.id, accountId: v.accountId, type: v.type, expiresAtMs: v.expiresAtMs, publicKeyHex: v.publicKeyHex, sandboxed: v.sandboxed, closed: false });
+  internal(v);
+  return new Session(TOKEN, { __proto__: null, gen, handle: v.handle, id: v.id, accountId: v.accountId, type: v.type, expiresAtMs: v.expiresAtMs, publicKeyHex: v.publicKeyHex, sandboxed: v.sandboxed, closed: false });
 }
 
 class Session {
@@ -196,21 +270,25 @@ class Session {
     track(this, fields);
   }
 
-  static async open(response, key) {
-    const k = keyRecord(key, 'Session.open');
-    const gen = generation;
-    return newSession(gen, await request('Session.open', 'open', [response, liveKey(k)], (c) => (k.consumed = c)));
+  static open(response, key) {
+    return attempt(() => {
+      const k = keyRecord(key, 'Session.open');
+      const gen = generation;
+      return request('Session.open', 'open', [response, liveKey(k)], (c) => (k.consumed = c), (v) => newSession(gen, v));
+    });
   }
 
-  static async sandbox(response) {
+  static sandbox(response) {
     const gen = generation;
-    return newSession(gen, await request('Session.sandbox', 'sandbox', [response]));
+    return request('Session.sandbox', 'sandbox', [response], null, (v) => newSession(gen, v));
   }
 
-  static async fromClientKey(response, key) {
-    const k = keyRecord(key, 'Session.fromClientKey');
-    const gen = generation;
-    return newSession(gen, await request('Session.fromClientKey', 'fromClientKey', [response, liveKey(k)], (c) => (k.consumed = c)));
+  static fromClientKey(response, key) {
+    return attempt(() => {
+      const k = keyRecord(key, 'Session.fromClientKey');
+      const gen = generation;
+      return request('Session.fromClientKey', 'fromClientKey', [response, liveKey(k)], (c) => (k.consumed = c), (v) => newSession(gen, v));
+    });
   }
 
   get id() {
@@ -234,8 +312,10 @@ class Session {
     return r.closed || r.gen !== generation ? undefined : r.publicKeyHex;
   }
 
+  /** False once freed, as in same-thread mode (a freed session's signer is closed). */
   get sandboxed() {
-    return record(this).sandboxed;
+    const r = record(this);
+    return !r.closed && r.gen === generation && r.sandboxed;
   }
 
   /**
@@ -270,18 +350,22 @@ class Session {
     return this.#sign('Session.signQuote', 'signQuote', quote);
   }
 
-  async #sign(what, op, arg) {
-    const r = record(this);
-    if (r.gen !== generation || port === null) throw sessionClosed();
-    return request(what, op, [r.handle, arg]);
+  #sign(what, op, arg) {
+    return attempt(() => {
+      const r = record(this);
+      if (r.gen !== generation || port === null) throw sessionClosed();
+      return request(what, op, [r.handle, arg]);
+    });
   }
 
   /** Zeroizes the session key in the Worker; resolves once it is gone. */
-  async free() {
-    const r = record(this);
-    r.closed = true;
-    if (r.gen !== generation || port === null) return;
-    await request('Session.free', 'close', [r.handle]);
+  free() {
+    return attempt(() => {
+      const r = record(this);
+      r.closed = true;
+      if (r.gen !== generation || port === null) return resolved(undefined);
+      return request('Session.free', 'close', [r.handle], null, nothing);
+    });
   }
 
   close() {
@@ -289,87 +373,117 @@ class Session {
   }
 }
 
-async function encryptOtp(targetBundle, otpCode, key, options) {
-  const k = keyRecord(key, 'encryptOtp');
-  return request('encryptOtp', 'encryptOtp', [targetBundle, otpCode, liveKey(k), options], (c) => (k.consumed = c));
+function encryptOtp(targetBundle, otpCode, key, options) {
+  return attempt(() => {
+    const k = keyRecord(key, 'encryptOtp');
+    return request('encryptOtp', 'encryptOtp', [targetBundle, otpCode, liveKey(k), options], (c) => (k.consumed = c));
+  });
 }
 
-async function openWalletExport(response, key, options) {
-  const k = keyRecord(key, 'openWalletExport');
-  return request('openWalletExport', 'openWalletExport', [response, liveKey(k), options], (c) => (k.consumed = c));
+function openWalletExport(response, key, options) {
+  return attempt(() => {
+    const k = keyRecord(key, 'openWalletExport');
+    return request('openWalletExport', 'openWalletExport', [response, liveKey(k), options], (c) => (k.consumed = c));
+  });
 }
 
-async function inspectPayload(payloadToSign) {
+function inspectPayload(payloadToSign) {
   return request('inspectPayload', 'inspectPayload', [payloadToSign]);
 }
 
 /** Zeroizes every key and session in the Worker and stops it; a later init starts anew. */
-async function terminate() {
-  if (port === null) return;
-  try {
-    await request('terminate', 'terminate', []);
-  } finally {
-    disconnect(stopped('the isolated signer'));
-  }
+function terminate() {
+  if (port === null) return resolved(undefined);
+  return new KitPromise((resolve, reject) => {
+    send('terminate', 'terminate', [], (reply) => {
+      disconnect(stopped('the isolated signer'));
+      if (reply.ok) resolve(undefined);
+      else reject(revive(reply.error));
+    }, (err) => {
+      disconnect(stopped('the isolated signer'));
+      reject(err);
+    });
+  });
 }
 
-for (const cls of [ClientKey, Session]) {
-  freeze(cls.prototype);
-  freeze(cls);
-}
-const kit = freeze({ ClientKey, Session, encryptOtp, openWalletExport, inspectPayload, terminate });
+// Keys, sessions and the kit are `Result`s too: resolving with one asks no `then` of
+// Object.prototype.
+setPrototypeOf(ClientKey.prototype, Result);
+setPrototypeOf(Session.prototype, Result);
+freeze(ClientKey.prototype);
+freeze(ClientKey);
+freeze(Session.prototype);
+freeze(Session);
+const kit = freeze({ __proto__: Result, ClientKey, Session, encryptOtp, openWalletExport, inspectPayload, terminate });
 
-/** What the Worker gets as `module_or_path`: something it can fetch or instantiate. */
-async function workerSource(input) {
-  let source = await input;
-  if (source === undefined || source === null) return undefined;
-  if (typeof source === 'string') return new NativeURL(source, g.document?.baseURI ?? g.location?.href).href;
-  if (source instanceof NativeURL) return source.href;
-  if (g.Request && source instanceof g.Request) source = await fetch(source);
-  if (g.Response && source instanceof g.Response) return source.arrayBuffer();
-  return source;
+/**
+ * What the Worker gets as `module_or_path`: something it can fetch or instantiate; passed
+ * to `done` (or an error to `fail`), through no method later script could replace.
+ */
+function workerSource(input, done, fail) {
+  const use = (source) => {
+    try {
+      if (source === undefined || source === null) done(undefined);
+      else if (typeof source === 'string') done(apply(hrefOf, new NativeURL(source, g.document?.baseURI ?? g.location?.href), []));
+      else if (source instanceof NativeURL) done(apply(hrefOf, source, []));
+      else if (Request && source instanceof Request) settle(fetch(source), use, fail);
+      else if (Response && source instanceof Response) settle(apply(arrayBuffer, source, []), done, fail);
+      else done(source);
+    } catch (err) {
+      fail(err);
+    }
+  };
+  settle(resolved(input), use, fail);
 }
 
-async function connect(options) {
-  if (!platform.available) {
-    throw new KitError('NOT_INITIALIZED', "init({ isolate: 'worker' }) needs module Workers, which this environment lacks");
-  }
-  const source = await workerSource(options.module_or_path);
+function connect(options) {
+  return new KitPromise((resolve, reject) => {
+    if (!platform.available) {
+      throw new KitError('NOT_INITIALIZED', "init({ isolate: 'worker' }) needs module Workers, which this environment lacks");
+    }
+    workerSource(options.module_or_path, (source) => start(source, resolve, reject), reject);
+  });
+}
+
+/** Starts the Worker with the wasm `source`; `resolve(kit)` once it is ready. */
+function start(source, resolveKit, rejectKit) {
   let w, mine, theirs;
   try {
-    [w, mine, theirs] = startSignerWorker();
+    const started = startSignerWorker();
+    w = started[0];
+    mine = started[1];
+    theirs = started[2];
   } catch (err) {
-    throw new KitError('NOT_INITIALIZED', `the isolated signer's Worker could not start: ${err && err.message}`, err);
+    rejectKit(new KitError('NOT_INITIALIZED', `the isolated signer's Worker could not start: ${err && err.message}`, err));
+    return;
   }
   const gen = ++generation;
   worker = w;
-  await new Promise((resolve, reject) => {
-    const fail = (message, cause) => {
-      if (generation === gen) disconnect(stopped('the isolated signer'));
-      reject(new KitError('NOT_INITIALIZED', `embedded-wallet-kit could not start its isolated signer: ${message}`, cause));
-    };
-    apply(setWorkerOnError, w, [(event) => {
-      const message = errorMessage && event instanceof ErrorEvent ? apply(errorMessage, event, []) : '';
-      if (port === null) fail(message || 'the Worker script failed to load');
-      else disconnect(new KitError('NOT_INITIALIZED', `the isolated signer stopped: ${message || 'Worker error'}`));
-    }]);
-    apply(setPortOnMessage, mine, [(event) => {
-      const hello = apply(eventData, event, []);
-      if (!hello.ready) {
-        fail(hello.error ? hello.error.message : 'unknown failure');
-        return;
-      }
-      port = mine;
-      apply(setPortOnMessage, mine, [onReply]);
-      resolve();
-    }]);
-    try {
-      apply(workerPost, w, [{ module_or_path: source }, [theirs]]);
-    } catch (err) {
-      fail(`module_or_path cannot be passed to a Worker (${err && err.message})`, err);
+  const fail = (message, cause) => {
+    if (generation === gen) disconnect(stopped('the isolated signer'));
+    rejectKit(new KitError('NOT_INITIALIZED', `embedded-wallet-kit could not start its isolated signer: ${message}`, cause));
+  };
+  apply(setWorkerOnError, w, [(event) => {
+    const message = errorMessage && event instanceof ErrorEvent ? apply(errorMessage, event, []) : '';
+    if (port === null) fail(message || 'the Worker script failed to load');
+    else disconnect(new KitError('NOT_INITIALIZED', `the isolated signer stopped: ${message || 'Worker error'}`));
+  }]);
+  apply(setPortOnMessage, mine, [(event) => {
+    const hello = apply(eventData, event, []);
+    setPrototypeOf(hello, null);
+    if (!hello.ready) {
+      fail(hello.error ? revive(hello.error).message : 'unknown failure');
+      return;
     }
-  });
-  return kit;
+    port = mine;
+    apply(setPortOnMessage, mine, [onReply]);
+    resolveKit(kit);
+  }]);
+  try {
+    apply(workerPost, w, [{ __proto__: null, module_or_path: source }, [theirs]]);
+  } catch (err) {
+    fail(`module_or_path cannot be passed to a Worker (${err && err.message})`, err);
+  }
 }
 
 /**
@@ -383,17 +497,27 @@ async function connect(options) {
  */
 export function initIsolated(options, loadPasskeys) {
   if (options.isolate !== 'worker') {
-    return Promise.reject(new KitError('INVALID_INPUT', `init: isolate must be 'worker' or false, not ${JSON.stringify(String(options.isolate))}`));
+    return new KitPromise((_, reject) => reject(new KitError('INVALID_INPUT', `init: isolate must be 'worker' or false, not ${stringify(String(options.isolate))}`)));
   }
   if (connecting === undefined) {
-    const attempt = connect(options).catch((err) => {
-      if (connecting === attempt) connecting = undefined;
-      throw err;
+    const attempt = new KitPromise((resolve, reject) => {
+      settle(connect(options), resolve, (err) => {
+        if (connecting === attempt) connecting = undefined;
+        reject(err);
+      });
     });
     connecting = attempt;
   }
   const passkeys = options.passkeys;
   if (passkeys === undefined || passkeys === null || passkeys === false) return connecting;
   const source = typeof passkeys === 'object' ? passkeys.module_or_path : undefined;
-  return Promise.all([connecting, loadPasskeys(source)]).then(([isolated]) => isolated);
+  const both = connecting;
+  return new KitPromise((resolve, reject) => {
+    let waiting = 2;
+    const one = () => {
+      if (--waiting === 0) resolve(kit);
+    };
+    settle(both, one, reject);
+    settle(loadPasskeys(source), one, reject);
+  });
 }

@@ -48,13 +48,16 @@ function sessionInfo(raw) {
   };
 }
 
-/** Zeroizes, then releases the wasm allocation. */
+/**
+ * Zeroizes the key and drops the Worker's only reference: the hardened glue's `free()` is
+ * `close()`, and its FinalizationRegistry releases the wasm allocation once `raw` is
+ * unreachable.
+ */
 function release(handle) {
   const o = objects.get(handle);
   if (o === undefined) return;
   objects.delete(handle);
   o.raw.close();
-  o.raw.free();
 }
 
 // Each op: (args) => value. `keyArg` names the argument that is a key handle, whose
@@ -63,7 +66,13 @@ function release(handle) {
 const ops = {
   generate() {
     const raw = ClientKey.generate();
-    return { handle: add('key', raw), publicKeyHex: raw.publicKeyHex, compressedPublicKeyHex: raw.compressedPublicKeyHex, oidcNonce: raw.oidcNonce() };
+    return {
+      handle: add('key', raw),
+      publicKeyHex: raw.publicKeyHex,
+      compressedPublicKeyHex: raw.compressedPublicKeyHex,
+      oidcNonce: raw.oidcNonce(),
+      compressedOidcNonce: raw.oidcNonce({ compressed: true }),
+    };
   },
   keySignRetry: [0, (h, pending) => key(h).signRetry(pending)],
   open: [1, (response, h) => sessionInfo(Session.open(response, key(h)))],

@@ -261,6 +261,32 @@ async function suite() {
       await run('sandbox', async () => [sb.sandboxed, sb.publicKeyHex, sb.type, await sb.stamp('x'), await sb.signQuote(fx.quote)], true);
       await run('sandbox: not JSON', () => api.Session.sandbox('{'));
       await run('sandbox: no id', () => api.Session.sandbox({ ...fx.sandbox, id: 7 }));
+      await run('sandbox: free', () => sb.free());
+      await run('sandbox: after free', () => [sb.sandboxed, sb.publicKeyHex, sb.type], true);
+      // oidcNonce: the nonce over the hex that is sent (uncompressed, or compressed with
+      // { compressed: true }), checked against SHA-256 here; bad options, the same errors.
+      const k4 = await api.ClientKey.generate();
+      const sha256Hex = async (text) => Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text))), (b) => b.toString(16).padStart(2, '0')).join('');
+      const [plainNonce, compressedNonce] = [await sha256Hex(k4.publicKeyHex), await sha256Hex(k4.compressedPublicKeyHex)];
+      await run('oidcNonce forms', () => [
+        k4.oidcNonce() === plainNonce, k4.oidcNonce(undefined) === plainNonce, k4.oidcNonce(null) === plainNonce, k4.oidcNonce({}) === plainNonce,
+        k4.oidcNonce({ compressed: false }) === plainNonce, k4.oidcNonce({ compressed: undefined }) === plainNonce,
+        k4.oidcNonce({ compressed: true }) === compressedNonce, k4.oidcNonce({ [Symbol('x')]: 1 }) === plainNonce,
+        k4.oidcNonce(Object.defineProperty({}, 'compressed', { value: true })) === compressedNonce,
+      ], true);
+      const revoked = Proxy.revocable({}, {});
+      revoked.revoke();
+      for (const [label, options] of [['string', 'compressed'], ['true', true], ['1', 1], ['array', []], ['function', () => {}],
+        ['unknown member', { compress: true }], ['extra member', { compressed: true, x: 1 }], ['compressed: 1', { compressed: 1 }],
+        ['compressed: "true"', { compressed: 'true' }], ['compressed: null', { compressed: null }],
+        ['compressed: Boolean', { compressed: Object(true) }],
+        ['throwing Proxy', new Proxy({}, { ownKeys() { throw new Error('trap'); } })], ['revoked Proxy', revoked.proxy],
+        ['throwing getter', { get compressed() { throw new Error('getter'); } }]]) {
+        await run(`oidcNonce(${label})`, () => k4.oidcNonce(options) === compressedNonce, true);
+      }
+      await k4.free();
+      await run('oidcNonce: freed key', () => [k4.oidcNonce() === plainNonce, k4.oidcNonce({ compressed: true }) === compressedNonce], true);
+      await run('oidcNonce: freed key, bad options', () => k4.oidcNonce({ compressed: 'yes' }), true);
       await run('inspectPayload', () => api.inspectPayload('{"type":"ACTIVITY_TYPE_X","parameters":{"amount":12}}'), true);
       await run('inspectPayload: duplicate member', () => api.inspectPayload('{"a":1,"a":2}'));
       await run('inspectPayload: opaque', () => api.inspectPayload('dG9rZW4='), true);
@@ -290,6 +316,11 @@ async function suite() {
       'signRetry after free': 'SESSION_CLOSED', 'signQuote after free': 'SESSION_CLOSED', 'expired: stamp': 'SESSION_EXPIRED',
       'expired: signRetry': 'SESSION_EXPIRED', 'expired: signQuote': 'SESSION_EXPIRED', 'open: freed key': 'KEY_CONSUMED',
       'key signRetry: freed': 'KEY_CONSUMED', 'inspectPayload: duplicate member': 'INVALID_INPUT',
+      'oidcNonce(string)': 'INVALID_INPUT', 'oidcNonce(true)': 'INVALID_INPUT', 'oidcNonce(1)': 'INVALID_INPUT', 'oidcNonce(array)': 'INVALID_INPUT',
+      'oidcNonce(function)': 'INVALID_INPUT', 'oidcNonce(unknown member)': 'INVALID_INPUT', 'oidcNonce(extra member)': 'INVALID_INPUT',
+      'oidcNonce(compressed: 1)': 'INVALID_INPUT', 'oidcNonce(compressed: "true")': 'INVALID_INPUT', 'oidcNonce(compressed: null)': 'INVALID_INPUT',
+      'oidcNonce(compressed: Boolean)': 'INVALID_INPUT', 'oidcNonce(throwing Proxy)': 'INVALID_INPUT', 'oidcNonce(revoked Proxy)': 'INVALID_INPUT',
+      'oidcNonce(throwing getter)': 'INVALID_INPUT', 'oidcNonce: freed key, bad options': 'INVALID_INPUT',
     };
     for (const [name, code] of Object.entries(expected)) assert(codes[name] === code, `${name}: expected ${code}, got ${codes[name]}`);
     const value = (name) => isolated.find(([n]) => n === name)[1].value;
@@ -298,6 +329,11 @@ async function suite() {
       && value('isExpired(expires + 0.5)') === true,
       'isExpired boundary');
     assert(value('fromClientKey key') === true && value('expired: isExpired') === true, 'fromClientKey / expiry');
+    assert(json(value('sandbox: after free')) === json([false, null, 'OAUTH']), `sandbox after free ${json(value('sandbox: after free'))}`);
+    assert(json(value('oidcNonce forms')) === json(Array(9).fill(true)) && json(value('oidcNonce: freed key')) === '[true,true]', 'oidcNonce forms');
+    for (const [name, r] of isolated.filter(([n, r]) => n.startsWith('oidcNonce') && !r.ok)) {
+      assert(/compressed|oidcNonce options/.test(r.error.message), `${name}: ${r.error.message}`);
+    }
   });
 
   await check('an isolated Session or ClientKey is refused by the same-thread API, WalletClient and SessionStore; an argument a Worker cannot receive is INVALID_INPUT', async () => {
@@ -427,6 +463,12 @@ async function suite() {
     ]), 'bad isolate');
     assert(json(out) === json(['INVALID_INPUT', 'INVALID_INPUT']), json(out));
   });
+  await check('init({ isolate: null }) is same-thread init, as isolate: false or undefined', async () => {
+    const out = expectOk(await attempt(both, async () => [
+      await window.kit.init({ isolate: null }), await window.kit.init({ isolate: null, passkeys: false }), window.kit.ClientKey.generate().consumed,
+    ]), 'isolate: null');
+    assert(json(out) === json([null, null, false]), json(out));
+  });
   await both.close();
 
   // ---- custody: what page script finds in the wasm memory it can reach ----------------
@@ -505,6 +547,133 @@ async function suite() {
     assert(!requests().some((r) => r.path === '/evil-worker.js'), 'the substitute Worker script was loaded');
     const secret = randomScalar();
     await openReal(page, 'isolated', secret);
+    await page.close();
+  });
+
+  await check('isolated: script that runs after init and patches Object.prototype.then, Promise (global, prototype, species) and common builtins sees no reply: no stamp, header or mnemonic; the results stay right', async () => {
+    const page = await open('?mode=isolated');
+    const by = signer();
+    const exportPub = await page.evaluate(async () => {
+      window.watchedExportKey = await window.ikit.ClientKey.generate();
+      return window.watchedExportKey.publicKeyHex;
+    });
+    const fx = { live: sessionResponse({ omitBundle: true }), pending: pending202(), keyPending: pending202(), q: quote(), env: exportFor(exportPub, by), pin: by.hex };
+    const out = expectOk(await attempt(page, async (fx) => {
+      // After one turn: the harness's own await on this function has read its promise's
+      // constructor before anything is patched.
+      await 0;
+      const seen = [];
+      const { defineProperty, getOwnPropertyDescriptor } = Object;
+      const { apply } = Reflect;
+      const stringify = JSON.stringify;
+      let busy = false;
+      const note = (what, x) => {
+        if (busy) return;
+        busy = true;
+        let text;
+        try {
+          text = stringify(x);
+        } catch {
+          text = '(unserialisable)';
+        }
+        seen[seen.length] = `${what}: ${text}`;
+        busy = false;
+      };
+      const saved = [];
+      const put = (obj, name, descriptor) => {
+        saved[saved.length] = [obj, name, getOwnPropertyDescriptor(obj, name)];
+        defineProperty(obj, name, { configurable: true, ...descriptor });
+      };
+      const construct = Reflect.construct;
+      const wrap = (obj, name, label) => {
+        const original = obj[name];
+        put(obj, name, {
+          writable: true,
+          value: function () {
+            note(label, { receiver: this, first: arguments[0] });
+            return new.target ? construct(original, arguments, new.target) : apply(original, this, arguments);
+          },
+        });
+      };
+      const NP = Promise;
+      const nativeThen = NP.prototype.then;
+      // A watcher would see what a promise resolves with through any of these.
+      put(Object.prototype, 'then', { get() { note('Object.prototype.then', this); return undefined; } });
+      put(NP.prototype, 'then', {
+        writable: true,
+        value: function then(onFulfilled, onRejected) {
+          return apply(nativeThen, this, [(v) => (note('Promise.prototype.then', v), typeof onFulfilled === 'function' ? onFulfilled(v) : v), onRejected]);
+        },
+      });
+      class Spy extends NP {
+        constructor(executor) {
+          super((resolve, reject) => executor((v) => (note('species', v), resolve(v)), reject));
+        }
+      }
+      put(NP.prototype, 'constructor', { writable: true, value: Spy });
+      put(NP, Symbol.species, { get: () => Spy });
+      put(globalThis, 'Promise', { writable: true, value: Spy });
+      // Patched with index loops: this code must not itself use what it patches.
+      const targets = [
+        Array.prototype, ['push', 'pop', 'map', 'forEach', 'includes', 'indexOf', 'slice', 'join', 'concat', 'filter', Symbol.iterator], 'Array.prototype',
+        Array, ['isArray', 'from', 'of'], 'Array',
+        Object, ['setPrototypeOf', 'getPrototypeOf', 'create', 'freeze', 'keys', 'entries', 'assign', 'defineProperty', 'hasOwn', 'getOwnPropertyDescriptor'], 'Object',
+        Object.prototype, ['hasOwnProperty', 'toString', 'valueOf'], 'Object.prototype',
+        Reflect, ['apply', 'get', 'set', 'ownKeys', 'defineProperty', 'getOwnPropertyDescriptor', 'construct'], 'Reflect',
+        JSON, ['parse', 'stringify'], 'JSON',
+        Map.prototype, ['get', 'set', 'has', 'delete'], 'Map.prototype',
+        WeakMap.prototype, ['get', 'set', 'has'], 'WeakMap.prototype',
+        FinalizationRegistry.prototype, ['register', 'unregister'], 'FinalizationRegistry.prototype',
+        Function.prototype, ['call', 'apply', 'bind'], 'Function.prototype',
+        Number, ['isFinite'], 'Number', Math, ['trunc'], 'Math', Date, ['now'], 'Date',
+        String.prototype, ['toString', 'slice', 'indexOf'], 'String.prototype',
+        globalThis, ['Symbol', 'WeakMap', 'FinalizationRegistry', 'Date', 'Error'], 'globalThis',
+      ];
+      for (let i = 0; i < targets.length; i += 3) {
+        const names = targets[i + 1];
+        for (let j = 0; j < names.length; j++) wrap(targets[i], names[j], `${targets[i + 2]}.${String(names[j])}`);
+      }
+      const results = {};
+      try {
+        const key = await window.ikit.ClientKey.generate();
+        const s = await window.ikit.Session.fromClientKey(fx.live, key);
+        results.pub = s.publicKeyHex;
+        results.stamp = await s.stamp('watched?');
+        results.retry = await s.signRetry(fx.pending);
+        results.quote = await s.signQuote(fx.q);
+        const key2 = await window.ikit.ClientKey.generate();
+        results.key2 = key2.compressedPublicKeyHex;
+        results.keyRetry = await key2.signRetry(fx.keyPending);
+        results.mnemonic = await window.ikit.openWalletExport(fx.env, window.watchedExportKey, { pin: fx.pin });
+        results.inspected = await window.ikit.inspectPayload('{"type":"ACTIVITY_TYPE_X"}');
+        await s.free();
+        try {
+          await s.stamp('after free');
+        } catch (e) {
+          results.afterFree = e.code;
+        }
+        // The watcher works: an ordinary promise resolved with an ordinary object reaches it.
+        results.seenByKitCalls = seen.length;
+        new NP((resolve) => resolve({ control: 'seen' }));
+      } finally {
+        for (let i = saved.length - 1; i >= 0; i--) {
+          const entry = saved[i];
+          if (entry[2] === undefined) delete entry[0][entry[1]];
+          else defineProperty(entry[0], entry[1], entry[2]);
+        }
+      }
+      return { seen, results };
+    }, fx), 'watched');
+    const { seen, results } = out;
+    assert(!json(seen).includes(MNEMONIC), 'a watcher saw the mnemonic');
+    assert(results.seenByKitCalls === 0, `a watcher saw ${results.seenByKitCalls} things, e.g. ${json(seen.slice(0, 6))}`);
+    assert(json(seen) === json(['Object.prototype.then: {"control":"seen"}']), `the watcher did not work: ${json(seen)}`);
+    expectStamp(results.stamp, 'watched?', results.pub);
+    expectStamp(results.retry['Service-Wallet-Signature'], fx.pending.payloadToSign, results.pub);
+    expectStamp(results.quote['Service-Wallet-Signature'], fx.q.payloadToSign, results.pub);
+    expectStamp(results.keyRetry['Service-Wallet-Signature'], fx.keyPending.payloadToSign, results.key2);
+    assert(results.mnemonic === MNEMONIC && results.afterFree === 'SESSION_CLOSED', json(results));
+    assert(typeof results.inspected === 'object' && json(results.inspected).includes('ACTIVITY_TYPE_X'), json(results.inspected));
     await page.close();
   });
 

@@ -20,3 +20,8 @@ test('init({ isolate: false }) and init() still resolve; the in-process API work
   assert.equal(await init(), undefined);
   assert.match(ClientKey.generate().publicKeyHex, /^04[0-9a-f]{128}$/);
 });
+
+test('init({ isolate: null }) is the in-process init, as isolate: false or undefined', async () => {
+  assert.equal(await init({ isolate: null }), undefined);
+  assert.equal(await init({ isolate: null, passkeys: true }), undefined);
+});

@@ -229,6 +229,12 @@ export async function isolatedDemo(response: SessionResponse, pending: PendingSi
   const key: IsolatedClientKey = await kit.ClientKey.generate();
   const pub: string = key.publicKeyHex;
   const nonce: string = key.oidcNonce();
+  const heldNonce: string = key.oidcNonce({ compressed: true });
+  void heldNonce;
+  // @ts-expect-error: as same-thread, the form is chosen with an options object
+  void key.oidcNonce('compressed');
+  const nullIsolate: void = await init({ isolate: null });
+  void nullIsolate;
   const consumed: boolean = key.consumed;
   const s: IsolatedSession = await kit.Session.open(response, key);
   const sb: IsolatedSession = await kit.Session.sandbox(JSON.stringify(response));
