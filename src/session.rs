@@ -84,7 +84,8 @@ enum Signer {
 pub struct Session {
     info: SessionInfo,
     signer: Signer,
-    /// requestIds this session's key signed, so none is signed twice.
+    /// requestIds this session's key signed, so none is signed twice (with those its
+    /// client key signed before it became this session's key).
     signed_requests: SignedRequestIds,
     clock: Box<dyn Clock + Send + Sync>,
     /// The AuthMethod this session was issued for, when the flow that opened it knows.
@@ -324,10 +325,13 @@ impl Session {
             ));
         }
         let secret = key.take_secret()?;
-        Ok(Self::new(
+        let mut session = Self::new(
             info,
             Signer::Key(SigningKey::from(secret.to_nonzero_scalar())),
-        ))
+        );
+        // The same key: what it signed as the OTP login's TEK stays signed.
+        session.signed_requests = key.take_signed_requests();
+        Ok(session)
     }
 
     /// Replaces the clock the expiry guards read (tests, replay).
