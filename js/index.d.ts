@@ -15,7 +15,7 @@
  * - `SESSION_CLOSED` — the session was freed; its key is gone.
  * - `INVALID_PENDING_SIGNATURE` — a 202 body lacks or has malformed `payloadToSign`, `requestId` or `expiresAt`.
  * - `REQUEST_EXPIRED` — the 202's `expiresAt` has passed.
- * - `REQUEST_ALREADY_SIGNED` — this `requestId` was already signed by this session.
+ * - `REQUEST_ALREADY_SIGNED` — this `requestId` was already signed by this session (or by the TEK that became its key).
  * - `QUOTE_EXPIRED` — the quote's `expiresAt` has passed.
  * - `INVALID_TIMESTAMP` — a timestamp is not RFC 3339.
  * - `PASSKEY_UNSUPPORTED`, `PASSKEY_CANCELLED`, `PASSKEY_TIMEOUT`, `PASSKEY_INVALID_DOMAIN`,
@@ -833,7 +833,9 @@ export interface ClientKey {
   /**
    * Both retry headers for a 202, stamped with this key: the second leg of the encrypted
    * OTP login, which the TEK signs before any session exists. Does not consume the key.
-   * Throws `INVALID_PENDING_SIGNATURE`, `REQUEST_EXPIRED`, `KEY_CONSUMED`.
+   * Signs each requestId once (compared case-insensitively); the ids it signed stay
+   * signed in the session {@link Session.fromClientKey} makes of it.
+   * Throws `INVALID_PENDING_SIGNATURE`, `REQUEST_EXPIRED`, `REQUEST_ALREADY_SIGNED`, `KEY_CONSUMED`.
    */
   signRetry(pending202: PendingSignature | string): SignedRetryHeaders;
 }

@@ -10,6 +10,8 @@ use p256::{PublicKey, SecretKey};
 
 use crate::encoding::{hex_decode, hex_encode, sha256_hex};
 use crate::error::{Error, ErrorCode, Result};
+use crate::session::SignedRequestIds;
+use crate::timestamp::UnixMillis;
 
 /// Which SEC1 form of the public key is sent as `clientPublicKey`: uncompressed (130 hex,
 /// a sealed session bundle) or compressed (66 hex, the client-held session key of newer
@@ -27,6 +29,10 @@ pub enum KeyForm {
 pub struct ClientKey {
     secret: Option<SecretKey>,
     public: PublicKey,
+    /// The requestIds this key signed as the OTP login's TEK
+    /// ([`crate::otp::sign_with_tek`]); its session inherits them
+    /// ([`ClientKey::take_signed_requests`]), so one key signs each id once.
+    signed_requests: SignedRequestIds,
 }
 
 impl core::fmt::Debug for ClientKey {
@@ -56,6 +62,7 @@ impl ClientKey {
         Self {
             secret: Some(secret),
             public,
+            signed_requests: SignedRequestIds::default(),
         }
     }
 
@@ -117,6 +124,20 @@ impl ClientKey {
     /// Drops (and so zeroizes) the secret: the key has done its one job.
     pub(crate) fn consume(&mut self) {
         self.secret = None;
+    }
+
+    /// Records `request_id` as signed by this key at `now` (see [`SignedRequestIds::record`]).
+    pub(crate) fn record_signed_request(
+        &mut self,
+        request_id: &str,
+        now: UnixMillis,
+    ) -> Result<()> {
+        self.signed_requests.record(request_id, now)
+    }
+
+    /// Hands the requestIds this key signed to the session it becomes.
+    pub(crate) fn take_signed_requests(&mut self) -> SignedRequestIds {
+        core::mem::take(&mut self.signed_requests)
     }
 
     /// Takes the secret out, consuming the key (client-held session keys). A copy, then

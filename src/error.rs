@@ -29,7 +29,8 @@ pub enum ErrorCode {
     InvalidPendingSignature,
     /// The signed-retry window (`expiresAt` of the 202) has passed.
     RequestExpired,
-    /// This session already signed this `requestId`; request ids are single-use.
+    /// This key (a session's, or the TEK that becomes it) already signed this
+    /// `requestId`; request ids are single-use.
     RequestAlreadySigned,
     /// The quote's `expiresAt` has passed.
     QuoteExpired,

@@ -134,19 +134,23 @@ impl JsonPart<'_> {
 
 /// Signs the OTP login's 202 (the second leg of verify) with the TEK, whose public half
 /// went in `public_key`: there is no session yet, so the TEK stamps it directly. Refuses
-/// an expired 202 (`REQUEST_EXPIRED`); the TEK stays usable, it becomes the session key.
+/// an expired 202 (`REQUEST_EXPIRED`) and a requestId it signed before
+/// (`REQUEST_ALREADY_SIGNED`, remembered into its session); the TEK stays usable, it
+/// becomes the session key.
 pub fn sign_with_tek(
-    tek: &ClientKey,
+    tek: &mut ClientKey,
     pending: &PendingSignature,
     now: UnixMillis,
 ) -> Result<SignedRetryHeaders> {
-    let secret = tek.secret()?;
+    tek.secret()?;
     if now >= pending.expires_at_ms {
         return Err(Error::new(
             ErrorCode::RequestExpired,
             "the 202's expiresAt has passed; request a new OTP and verify again",
         ));
     }
+    tek.record_signed_request(&pending.request_id, now)?;
+    let secret = tek.secret()?;
     // SigningKey zeroizes its copy of the scalar when dropped.
     let key = p256::ecdsa::SigningKey::from(secret.to_nonzero_scalar());
     Ok(SignedRetryHeaders {
@@ -313,6 +317,59 @@ mod tests {
         let mut out = String::new();
         JsonPart::Raw("{\"k\":").write(&mut out);
         assert_eq!(out, "{\"k\":");
+    }
+
+    #[test]
+    fn the_tek_signs_a_request_id_once_and_its_session_remembers_it() {
+        use crate::fields::test_support::TestFields;
+        use crate::session::Session;
+        const NOW: UnixMillis = 1_760_357_000_000;
+        let id = "Request:123e4567-e89b-12d3-a456-426614174000";
+        let pending = |request_id: &str| PendingSignature {
+            payload_to_sign: "{\"a\":1}".into(),
+            request_id: request_id.into(),
+            expires_at_ms: NOW + 300_000,
+        };
+        let mut tek = ClientKey::generate().unwrap();
+        sign_with_tek(&mut tek, &pending(id), NOW).unwrap();
+        for again in [
+            id.to_owned(),
+            id.to_ascii_uppercase().replace("REQUEST:", "Request:"),
+        ] {
+            let err = sign_with_tek(&mut tek, &pending(&again), NOW + 1).unwrap_err();
+            assert_eq!(
+                err.code(),
+                ErrorCode::RequestAlreadySigned,
+                "{again}: {err}"
+            );
+        }
+        // A refused id leaves the TEK usable for another.
+        let other = "Request:00000000-0000-4000-8000-000000000001";
+        sign_with_tek(&mut tek, &pending(other), NOW + 2).unwrap();
+        // In client-held mode the TEK becomes the session key: the session refuses what
+        // the TEK signed and signs the rest.
+        let response = TestFields::default()
+            .with("id", "Session:0b9a4a2e-5f7e-4d7e-9a57-2f0f8c1d3e4b")
+            .with(
+                "accountId",
+                "InternalAccount:7f3e9b1c-2a4d-4c8e-b6f1-9d0e2a3b4c5d",
+            )
+            .with("type", "EMAIL_OTP")
+            .with("expiresAt", "2025-10-13T12:15:00Z");
+        let mut session = Session::from_client_key(&response, &mut tek)
+            .unwrap()
+            .with_clock(crate::timestamp::FixedClock(NOW + 3));
+        for spent in [id, other] {
+            let err = session.sign_retry(&pending(spent)).unwrap_err();
+            assert_eq!(
+                err.code(),
+                ErrorCode::RequestAlreadySigned,
+                "{spent}: {err}"
+            );
+        }
+        session
+            .sign_retry(&pending("Request:00000000-0000-4000-8000-000000000002"))
+            .unwrap();
     }
 
     #[test]

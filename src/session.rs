@@ -84,12 +84,9 @@ enum Signer {
 pub struct Session {
     info: SessionInfo,
     signer: Signer,
-    /// requestIds this session signed (canonical form, see [`canonical_request_id`]),
-    /// with when this session signed them, so none is signed twice. Kept for the
-    /// session's life, never forgotten because of what a 202 claims; bounded by
-    /// [`MAX_SIGNED_REQUEST_IDS`]. A handful in real use, so a Vec beats a map (and is
-    /// smaller in wasm).
-    signed_requests: Vec<(String, UnixMillis)>,
+    /// requestIds this session's key signed, so none is signed twice (with those its
+    /// client key signed before it became this session's key).
+    signed_requests: SignedRequestIds,
     clock: Box<dyn Clock + Send + Sync>,
     /// The AuthMethod this session was issued for, when the flow that opened it knows.
     credential_id: Option<String>,
@@ -127,6 +124,54 @@ pub fn canonical_request_id(request_id: &str) -> String {
     format!("Request:{}", uuid.to_ascii_lowercase())
 }
 
+/// The requestIds one key signed (canonical form, see [`canonical_request_id`]), with
+/// when it signed them, so none is signed twice. Kept for the key's life, never
+/// forgotten because of what a 202 claims; bounded by [`MAX_SIGNED_REQUEST_IDS`]. A
+/// handful in real use, so a Vec beats a map (and is smaller in wasm).
+#[derive(Debug, Default)]
+pub struct SignedRequestIds(Vec<(String, UnixMillis)>);
+
+impl SignedRequestIds {
+    /// Records `request_id` as signed at `now`, or refuses: `REQUEST_ALREADY_SIGNED` for
+    /// an id recorded before (in any letter case), `RATE_LIMITED` for more than
+    /// [`MAX_SIGNED_REQUEST_IDS`] within [`SIGNED_REQUEST_ID_HORIZON_MS`].
+    pub fn record(&mut self, request_id: &str, now: UnixMillis) -> Result<()> {
+        let id = canonical_request_id(request_id);
+        if self.0.iter().any(|(signed, _)| *signed == id) {
+            return Err(Error::new(
+                ErrorCode::RequestAlreadySigned,
+                "this key already signed this requestId; request ids are single-use",
+            ));
+        }
+        if self.0.len() >= MAX_SIGNED_REQUEST_IDS {
+            // A clock set back keeps ids longer, never shorter.
+            self.0.retain(|(_, signed_at)| {
+                now.saturating_sub(*signed_at) < SIGNED_REQUEST_ID_HORIZON_MS
+            });
+            if self.0.len() >= MAX_SIGNED_REQUEST_IDS {
+                return Err(Error::new(
+                    ErrorCode::RateLimited,
+                    format!(
+                        "this key signed {MAX_SIGNED_REQUEST_IDS} requestIds within the last hour, more than any real use; refusing more"
+                    ),
+                ));
+            }
+        }
+        self.0.push((id, now));
+        Ok(())
+    }
+
+    /// How many ids are remembered.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether no id is remembered.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 /// `SESSION_CLOSED`: every use of a freed session.
 fn closed() -> Error {
     Error::new(
@@ -140,7 +185,7 @@ impl Session {
         Self {
             info,
             signer,
-            signed_requests: Vec::new(),
+            signed_requests: SignedRequestIds::default(),
             clock: Box::new(SystemClock),
             credential_id: None,
         }
@@ -280,10 +325,13 @@ impl Session {
             ));
         }
         let secret = key.take_secret()?;
-        Ok(Self::new(
+        let mut session = Self::new(
             info,
             Signer::Key(SigningKey::from(secret.to_nonzero_scalar())),
-        ))
+        );
+        // The same key: what it signed as the OTP login's TEK stays signed.
+        session.signed_requests = key.take_signed_requests();
+        Ok(session)
     }
 
     /// Replaces the clock the expiry guards read (tests, replay).
@@ -340,7 +388,7 @@ impl Session {
     /// Zeroizes the key; every later signing call is `SESSION_CLOSED`.
     pub fn close(&mut self) {
         self.signer = Signer::Closed;
-        self.signed_requests.clear();
+        self.signed_requests = SignedRequestIds::default();
     }
 
     /// A session whose key was imported into WebCrypto (the session store), restored
@@ -404,29 +452,7 @@ impl Session {
                 "the 202's expiresAt has passed; send the request again for a new requestId",
             ));
         }
-        let id = canonical_request_id(&pending.request_id);
-        if self.signed_requests.iter().any(|(signed, _)| *signed == id) {
-            return Err(Error::new(
-                ErrorCode::RequestAlreadySigned,
-                "this session already signed this requestId; request ids are single-use",
-            ));
-        }
-        if self.signed_requests.len() >= MAX_SIGNED_REQUEST_IDS {
-            // A clock set back keeps ids longer, never shorter.
-            self.signed_requests.retain(|(_, signed_at)| {
-                now.saturating_sub(*signed_at) < SIGNED_REQUEST_ID_HORIZON_MS
-            });
-            if self.signed_requests.len() >= MAX_SIGNED_REQUEST_IDS {
-                return Err(Error::new(
-                    ErrorCode::RateLimited,
-                    format!(
-                        "this session signed {MAX_SIGNED_REQUEST_IDS} requestIds within the last hour, more than any real use; refusing more"
-                    ),
-                ));
-            }
-        }
-        self.signed_requests.push((id, now));
-        Ok(())
+        self.signed_requests.record(&pending.request_id, now)
     }
 
     /// Signs a 202: both retry headers, after [`Session::authorize_retry`].

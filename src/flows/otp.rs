@@ -265,7 +265,7 @@ mod tests {
 
     #[test]
     fn the_signing_can_happen_elsewhere_and_an_expired_202_is_never_restarted() {
-        let tek = ClientKey::generate().unwrap();
+        let mut tek = ClientKey::generate().unwrap();
         let mut login = OtpLogin::new(CRED, "EMAIL_OTP", SEALED)
             .unwrap()
             .with_clock(BEFORE);
@@ -276,7 +276,7 @@ mod tests {
             panic!("expected a 202 to sign")
         };
         assert_eq!(pending202.request_id, REQ);
-        let headers = sign_with_tek(&tek, &pending202, BEFORE.0).unwrap();
+        let headers = sign_with_tek(&mut tek, &pending202, BEFORE.0).unwrap();
         let retry = login.after_signing(Ok(headers)).unwrap();
         assert_eq!(retry.body, first.body);
         assert_eq!(retry.header("Request-Id"), Some(REQ));

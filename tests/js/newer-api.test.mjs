@@ -176,6 +176,27 @@ test('ClientKey.signRetry: the TEK stamps the OTP 202, then becomes the session 
   throwsKit(() => tek.signRetry(pending202()), 'KEY_CONSUMED');
 });
 
+test('ClientKey.signRetry: the TEK signs a requestId once, in any letter case; its session refuses that id too', () => {
+  const tek = ClientKey.generate();
+  const p = pending202();
+  tek.signRetry(p);
+  throwsKit(() => tek.signRetry(p), 'REQUEST_ALREADY_SIGNED');
+  const upper = { ...p, requestId: `Request:${p.requestId.slice('Request:'.length).toUpperCase()}` };
+  assert.notEqual(upper.requestId, p.requestId);
+  throwsKit(() => tek.signRetry(upper), 'REQUEST_ALREADY_SIGNED');
+  assert.equal(tek.consumed, false, 'a refused id leaves the TEK usable');
+  const other = pending202();
+  tek.signRetry(other);
+  // Client-held: the TEK becomes the session key, and the session keeps what it signed.
+  const s = Session.fromClientKey(sessionResponse({ omitBundle: true }), tek);
+  throwsKit(() => s.signRetry(p), 'REQUEST_ALREADY_SIGNED');
+  throwsKit(() => s.signRetry(upper), 'REQUEST_ALREADY_SIGNED');
+  throwsKit(() => s.signRetry(other), 'REQUEST_ALREADY_SIGNED');
+  const fresh = pending202();
+  const headers = s.signRetry(fresh);
+  assert.ok(checkStamp(headers['Service-Wallet-Signature'], fresh.payloadToSign, s.publicKeyHex).ok);
+});
+
 /** An export envelope sealed (by the peer) to `key`, signed by `by`. */
 function exportFor(key, by, { organizationId = 'org-1', sandbox = false } = {}) {
   const sealed = hpkeEncrypt({ plainTextBuf: utf8(MNEMONIC), targetKeyBuf: fromHex(key.publicKeyHex) });

@@ -281,9 +281,9 @@ fn sandbox_runs_the_encrypted_otp_with_the_magic_code_and_either_key_form() {
         assert_eq!(first.json()["type"], "EMAIL_OTP");
         let pending = PendingSignature::from_json(&first.body).unwrap();
         // The kit signs the second leg with the TEK: a real stamp by it is accepted...
-        let client_key = ClientKey::from_secret(tek.secret.clone());
+        let mut client_key = ClientKey::from_secret(tek.secret.clone());
         let headers = embedded_wallet_kit::otp::sign_with_tek(
-            &client_key,
+            &mut client_key,
             &pending,
             emulator::util::now_ms(),
         )
