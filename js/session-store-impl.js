@@ -20,6 +20,8 @@ import {
   storeImportClientKey,
   storeImportSessionKey,
   storeOpenWithDh,
+  storeRecordRequestId,
+  storeSignedRequestIds,
   storeStampFromP1363,
 } from './embedded_wallet_kit.js';
 import { KitError } from './kit-error.js';
@@ -159,19 +161,6 @@ class Deletions {
   }
 }
 
-/**
- * Spent requestIds kept per stored session (the core's MAX_SIGNED_REQUEST_IDS and
- * SIGNED_REQUEST_ID_HORIZON_MS, src/session.rs): kept for the record's life, which ends
- * at the session's expiresAt; at the cap only ids WE signed an hour ago or more go (the
- * service's retry window is about five minutes), never because of a 202's own expiresAt,
- * which a replayed 202 can push later. Full of younger ids: RATE_LIMITED.
- */
-const MAX_SIGNED_REQUEST_IDS = 1024;
-const SIGNED_REQUEST_ID_HORIZON_MS = 3_600_000;
-
-/** One spelling per request: the 202 reader accepts the uuid's hex digits in either case. */
-const canonicalRequestId = (id) => `Request:${String(id).replace(/^Request:/, '').toLowerCase()}`;
-
 /** A stored session: its guards in wasm, its key (if any) a non-extractable CryptoKey. */
 class StoredSession {
   #db;
@@ -229,24 +218,12 @@ class StoredSession {
 
   async signRetry(pending202) {
     const { payloadToSign, requestId } = storeAuthorizeRetry(this.#session, pending202);
-    const spent = canonicalRequestId(requestId);
     // Spent ids live in the record, so one signed before a reload or in another tab is
-    // refused too; the check and the write are one transaction. Each entry is
-    // [id, when this store signed it]; records of earlier versions hold the 202's
-    // expiresAt there instead, which is later, so those are kept longer, never shorter.
+    // refused too; the check and the write are one transaction. The rule (canonical ids,
+    // kept for the session's life, the cap) is the core's, as for a session in memory.
     await run(this.#db, 'readwrite', async (sessions) => {
       const record = await liveRecord(sessions, this.id);
-      const now = Date.now();
-      if (record.signed.some(([id]) => canonicalRequestId(id) === spent)) {
-        throw fail('REQUEST_ALREADY_SIGNED', 'this requestId was already signed with this stored session; request ids are single-use');
-      }
-      if (record.signed.length >= MAX_SIGNED_REQUEST_IDS) {
-        record.signed = record.signed.filter(([, signedAt]) => !(now - signedAt >= SIGNED_REQUEST_ID_HORIZON_MS));
-        if (record.signed.length >= MAX_SIGNED_REQUEST_IDS) {
-          throw fail('RATE_LIMITED', `this stored session signed ${MAX_SIGNED_REQUEST_IDS} requestIds within the last hour, more than any real use; refusing more`);
-        }
-      }
-      record.signed.push([spent, now]);
+      record.signed = storeRecordRequestId(record.signed, requestId);
       await done(sessions.put(record));
     });
     return { 'Service-Wallet-Signature': await this.#sign(payloadToSign), 'Request-Id': requestId };
@@ -321,13 +298,13 @@ class Store extends SessionStore {
       expiresAtMs: expiresAt.getTime(),
       publicKeyHex: session.publicKeyHex ?? null,
       sandboxed,
-      signed: [],
+      signed: storeSignedRequestIds(session), // ids it signed before being stored stay spent
       ...(key && { key }),
     };
     await run(this.#db, 'readwrite', async (sessions) => {
       const old = await done(sessions.get(record.id));
       // Saving the same session again must not forget the request ids it signed.
-      if (old?.publicKeyHex === record.publicKeyHex) record.signed = old.signed;
+      if (old?.publicKeyHex === record.publicKeyHex) record.signed = old.signed.concat(record.signed);
       await done(sessions.put(record));
     });
     this.#deletions.saved(record.id);

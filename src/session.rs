@@ -161,6 +161,22 @@ impl SignedRequestIds {
         Ok(())
     }
 
+    /// From remembered `(id, signed_at)` pairs, e.g. a stored session's record; the ids
+    /// are put in canonical form.
+    pub fn from_entries(entries: impl IntoIterator<Item = (String, UnixMillis)>) -> Self {
+        Self(
+            entries
+                .into_iter()
+                .map(|(id, signed_at)| (canonical_request_id(&id), signed_at))
+                .collect(),
+        )
+    }
+
+    /// The remembered `(canonical id, signed_at)` pairs, oldest first.
+    pub fn entries(&self) -> &[(String, UnixMillis)] {
+        &self.0
+    }
+
     /// How many ids are remembered.
     pub fn len(&self) -> usize {
         self.0.len()
@@ -354,6 +370,11 @@ impl Session {
     /// The session's public fields.
     pub fn info(&self) -> &SessionInfo {
         &self.info
+    }
+
+    /// The requestIds this session (or the key it came from) signed.
+    pub fn signed_request_ids(&self) -> &SignedRequestIds {
+        &self.signed_requests
     }
 
     /// Compressed SEC1 hex of the session public key; `None` for a sandbox session.
@@ -1002,6 +1023,21 @@ mod tests {
             external.authorize_retry(&replay).unwrap_err().code(),
             ErrorCode::RequestAlreadySigned
         );
+    }
+
+    #[test]
+    fn a_stored_record_of_signed_ids_is_read_in_canonical_form() {
+        const ID: &str = "Request:123E4567-E89B-12D3-A456-426614174000";
+        let mut ids = SignedRequestIds::from_entries([(ID.to_owned(), 5)]);
+        assert_eq!(
+            ids.entries(),
+            &[(ID.to_ascii_lowercase().replace("request:", "Request:"), 5)]
+        );
+        let again = ids.record(&ID.to_ascii_lowercase().replace("request:", "Request:"), 6);
+        assert_eq!(again.unwrap_err().code(), ErrorCode::RequestAlreadySigned);
+        ids.record("Request:00000000-0000-4000-8000-000000000000", 7)
+            .unwrap();
+        assert_eq!(ids.len(), 2);
     }
 
     #[test]

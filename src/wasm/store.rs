@@ -13,6 +13,8 @@ use super::signing::{
 use super::to_js;
 use crate::client_key::parse_public_key_hex;
 use crate::error::{Error, ErrorCode};
+use crate::session::SignedRequestIds;
+use crate::timestamp::{Clock, SystemClock};
 
 type JsResult<T> = Result<T, JsValue>;
 
@@ -142,4 +144,60 @@ pub fn open_with_dh(response: &JsValue, dh: Vec<u8>, public_key_hex: &str) -> Js
     let session = boxed(|| crate::Session::open_with_dh(&fields, &dh, &public));
     scrub_stack();
     session.map(JsSession::from_boxed)
+}
+
+fn ids_to_js(ids: &SignedRequestIds) -> Array {
+    ids.entries()
+        .iter()
+        .map(|(id, signed_at)| {
+            Array::of2(
+                &JsValue::from_str(id),
+                &JsValue::from_f64(*signed_at as f64),
+            )
+        })
+        .collect()
+}
+
+/// A stored record's `signed` list: `[[requestId, signedAtMs], …]`.
+fn ids_from_js(signed: &JsValue) -> JsResult<SignedRequestIds> {
+    let malformed = || {
+        to_js(Error::new(
+            ErrorCode::InvalidSession,
+            "the stored session's record of signed requestIds is malformed",
+        ))
+    };
+    if !Array::is_array(signed) {
+        return Err(malformed());
+    }
+    let mut entries = Vec::new();
+    for entry in Array::from(signed).iter() {
+        let pair = Array::from(&entry);
+        match (
+            Array::is_array(&entry),
+            pair.get(0).as_string(),
+            pair.get(1).as_f64(),
+        ) {
+            (true, Some(id), Some(at)) if at.is_finite() => entries.push((id, at as i64)),
+            _ => return Err(malformed()),
+        }
+    }
+    Ok(SignedRequestIds::from_entries(entries))
+}
+
+/// The requestIds a session already signed, for the record `save()` writes: a session
+/// signs no id twice, whether it signed it before or after being stored.
+#[wasm_bindgen(js_name = storeSignedRequestIds)]
+pub fn signed_request_ids(session: &JsSession) -> JsResult<Array> {
+    session.0.read(|s| ids_to_js(s.signed_request_ids()))
+}
+
+/// Records `request_id` in a stored record's `signed` list by the core's rule (canonical
+/// ids; kept for the session's life; at the cap only ids signed an hour ago or more go)
+/// and returns the new list; `REQUEST_ALREADY_SIGNED` or `RATE_LIMITED` otherwise.
+#[wasm_bindgen(js_name = storeRecordRequestId)]
+pub fn record_request_id(signed: &JsValue, request_id: &str) -> JsResult<Array> {
+    let mut ids = ids_from_js(signed)?;
+    ids.record(request_id, SystemClock.now_ms())
+        .map_err(to_js)?;
+    Ok(ids_to_js(&ids))
 }

@@ -201,6 +201,22 @@ test('with an injected IndexedDB: save, reopen, load, sign (stamps verify), spen
   assert.deepEqual(record.signed.map(([id]) => id), [p.requestId]);
 });
 
+test('with an injected IndexedDB: a requestId the session signed before save() stays spent in the store, across a reload', async () => {
+  const indexedDB = memoryIndexedDB();
+  const store = await SessionStore.open({ indexedDB, name: 'signed-before-save' });
+  const { session } = realSession();
+  const before = pending202();
+  session.signRetry(before); // signed in wasm, before the session is stored
+  const saved = await store.save(session);
+  session.free();
+  await assert.rejects(saved.signRetry(before), kitError('REQUEST_ALREADY_SIGNED'));
+  const upper = { ...before, requestId: `Request:${before.requestId.slice('Request:'.length).toUpperCase()}` };
+  const loaded = await (await SessionStore.open({ indexedDB, name: 'signed-before-save' })).load(saved.id);
+  await assert.rejects(loaded.signRetry(before), kitError('REQUEST_ALREADY_SIGNED'));
+  await assert.rejects(loaded.signRetry(upper), kitError('REQUEST_ALREADY_SIGNED'));
+  await loaded.signRetry(pending202()); // another id still signs
+});
+
 test('with an injected IndexedDB: a spent requestId stays spent, whatever expiresAt a replayed 202 claims and in any letter case', async () => {
   const indexedDB = memoryIndexedDB();
   const store = await SessionStore.open({ indexedDB, name: 'replay' });
