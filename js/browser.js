@@ -9,6 +9,10 @@
 // `init({ passkeys: true })` or lazily on its first asynchronous call. WalletClient's
 // implementation (js/wallet-client-impl.js) and SessionStore's load on first use too;
 // `init({ passkeys: true })` preloads WalletClient's with the flow drivers it needs.
+//
+// js/platform.js is imported first: it captures WebCrypto and Date.now before any other
+// kit code runs (the glue and the session store use those captures).
+import './platform.js';
 import __wbg_init, {
   ClientKey as RawClientKey,
   Session as RawSession,

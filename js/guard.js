@@ -7,30 +7,10 @@
 import { KitError } from './kit-error.js';
 
 let ready = false;
-/** @type {{ importKey: Function, deriveBits: Function, sign: Function } | undefined} */
-let subtle;
 
-/**
- * Marks the wasm module as instantiated, and captures WebCrypto as it is now: the session
- * store signs and derives with these, so page script that replaces crypto.subtle's
- * functions after init() never sees the store's keys, ECDH results or payloads. (The
- * glue captures crypto.getRandomValues and importKey the same way: scripts/harden-glue.mjs.)
- */
+/** Marks the wasm module as instantiated. */
 export function markReady() {
   ready = true;
-  const current = globalThis.crypto?.subtle;
-  if (subtle === undefined && typeof current?.sign === 'function') {
-    subtle = {
-      importKey: current.importKey.bind(current),
-      deriveBits: current.deriveBits.bind(current),
-      sign: current.sign.bind(current),
-    };
-  }
-}
-
-/** WebCrypto's functions as captured by markReady(); undefined where there is none. */
-export function capturedSubtle() {
-  return subtle;
 }
 
 /**

@@ -13,10 +13,11 @@
 //     memory is released by wasm-bindgen's FinalizationRegistry once the object is
 //     unreachable); `__wbg_ptr` is a read-only, non-configurable accessor saying whether
 //     the object is a live handle (code that tested it keeps working);
-//   - `crypto.getRandomValues` and `crypto.subtle.importKey` are the ones present when
-//     the module is initialised (`__wbg_get_imports` runs in init): page script that
-//     replaces them later neither chooses a new key nor receives the PKCS#8 bytes the
-//     session store imports.
+//   - `crypto.getRandomValues`, `crypto.subtle.importKey` and `Date.now` are the ones
+//     js/platform.js captured when the kit's modules were evaluated: page script that
+//     replaces them later (even while init() downloads the .wasm) neither chooses a new
+//     key, nor receives the PKCS#8 bytes the session store imports, nor moves the clock
+//     of the expiry guards.
 // Each rewrite checks that the glue has the exact shape it expects (wasm-bindgen is
 // pinned in Cargo.lock) and fails the build otherwise.
 //
@@ -98,16 +99,14 @@ export function harden(source) {
   const leftover = /__wbg_ptr|__wrap|__destroy_into_raw|_assertClass/.exec(glue);
   if (leftover) fail(`\`${leftover[0]}\` is still there: ${glue.slice(leftover.index - 80, leftover.index + 40)}`);
 
-  // WebCrypto as it is at init.
-  glue = replaceExact(glue, 'function __wbg_get_imports() {\n', `function __wbg_get_imports() {
-    // scripts/harden-glue.mjs: WebCrypto as it is when the module is initialised.
-    const kitCrypto = globalThis.crypto;
-    const kitGetRandomValues = kitCrypto?.getRandomValues?.bind(kitCrypto);
-    const kitSubtle = kitCrypto?.subtle;
-    const kitImportKey = kitSubtle?.importKey?.bind(kitSubtle);
-`, 1, '__wbg_get_imports');
+  // WebCrypto and the clock as captured when the kit's modules load (js/platform.js), not
+  // as the page's globals are when init() runs or when a guard reads the time.
+  glue = `import { getRandomValues as kitGetRandomValues, subtle as kitSubtle, now as kitNow } from './platform.js';\n${glue}`;
   glue = replaceExact(glue, 'globalThis.crypto.getRandomValues(', 'kitGetRandomValues(', 1, 'getRandomValues import');
-  glue = replaceExact(glue, 'crypto.subtle.importKey(', 'kitImportKey(', 1, 'importKey import');
+  glue = replaceExact(glue, 'crypto.subtle.importKey(', 'kitSubtle.importKey(', 1, 'importKey import');
+  glue = replaceExact(glue, 'const ret = Date.now();', 'const ret = kitNow();', 1, 'Date.now import');
+  const global = /globalThis\.crypto|crypto\.subtle\.|Date\.now\(/.exec(glue);
+  if (global) fail(`\`${global[0]}\` is still read from the page: ${glue.slice(global.index - 80, global.index + 40)}`);
 
   // The handles. A base constructor that returns its argument lets a derived class add
   // its private field to an object made elsewhere (Object.create of the prototype).
@@ -156,5 +155,5 @@ if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()
   const file = process.argv[2];
   if (!file) fail('usage: node scripts/harden-glue.mjs <glue.js>');
   writeFileSync(file, harden(readFileSync(file, 'utf8')));
-  console.log(`[harden-glue] ${file}: handles in private fields, no __wrap/__destroy_into_raw, WebCrypto captured at init`);
+  console.log(`[harden-glue] ${file}: handles in private fields, no __wrap/__destroy_into_raw, WebCrypto and Date.now from platform.js`);
 }
