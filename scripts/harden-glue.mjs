@@ -69,7 +69,10 @@ export function harden(source) {
   }
 
   // Pointer reads: `this.__wbg_ptr` in a class body, `arg.__wbg_ptr` after `_assertClass(arg, Class)`.
+  // The argument check names the function it guards (`Session.open: key must be a
+  // ClientKey ...`), as the isolated signer's does.
   let currentClass;
+  let currentFunction;
   const asserted = new Map();
   glue = glue
     .split('\n')
@@ -77,11 +80,16 @@ export function harden(source) {
       const opened = /^export class (\w+) \{$/.exec(line);
       if (opened) currentClass = opened[1];
       else if (line === '}') currentClass = undefined;
+      const fn = /^export function (\w+)\(/.exec(line);
+      const method = /^ {4}(static )?(\w+)\(.*\) \{$/.exec(line);
+      if (fn) currentFunction = fn[1];
+      else if (method && currentClass) currentFunction = `${currentClass}.${method[1] ? '' : 'prototype.'}${method[2]}`;
       const check = /^(\s*)_assertClass\((\w+), (ClientKey|Session)\);$/.exec(line);
       if (check) {
         asserted.set(check[2], check[3]);
+        if (currentFunction === undefined) fail(`cannot tell which function checks \`${check[2]}\``);
         // Checked where wasm-bindgen checked the class: before any allocation.
-        return `${check[1]}${check[3]}Handle.ptr(${check[2]});`;
+        return `${check[1]}${check[3]}Handle.ptr(${check[2]}, ${JSON.stringify(currentFunction)});`;
       }
       return line.replace(/\b(\w+)\.__wbg_ptr\b/g, (match, name) => {
         const cls = name === 'this' ? currentClass : asserted.get(name);
@@ -126,9 +134,11 @@ ${CLASSES.map((cls) => `class ${cls}Handle extends AdoptTarget {
     static has(obj) {
         return (typeof obj === 'object' && obj !== null) && #ptr in obj;
     }
-    static ptr(obj) {
+    static ptr(obj, where) {
         if (!${cls}Handle.has(obj)) {
-            throw new KitError('INVALID_INPUT', ${JSON.stringify(`not a ${cls} made by embedded-wallet-kit (${cls === 'ClientKey' ? 'use ClientKey.generate()' : 'use Session.open, Session.sandbox or Session.fromClientKey'})`)});
+            throw new KitError('INVALID_INPUT', where === undefined
+                ? ${JSON.stringify(`not a ${cls} made by embedded-wallet-kit (${cls === 'ClientKey' ? 'use ClientKey.generate()' : 'use Session.open, Session.sandbox or Session.fromClientKey'})`)}
+                : \`\${where}: ${cls === 'ClientKey' ? 'key must be a ClientKey (from ClientKey.generate())' : 'session must be a Session (from Session.open, Session.sandbox or Session.fromClientKey)'}\`);
         }
         return obj.#ptr;
     }
