@@ -9,6 +9,10 @@
 // `init({ passkeys: true })` or lazily on its first asynchronous call. WalletClient's
 // implementation (js/wallet-client-impl.js) and SessionStore's load on first use too;
 // `init({ passkeys: true })` preloads WalletClient's with the flow drivers it needs.
+//
+// js/platform.js is imported first: it captures WebCrypto and Date.now before any other
+// kit code runs (the glue and the session store use those captures).
+import './platform.js';
 import __wbg_init, {
   ClientKey as RawClientKey,
   Session as RawSession,
@@ -17,7 +21,7 @@ import __wbg_init, {
   openWalletExport as rawOpenWalletExport,
 } from './embedded_wallet_kit.js';
 import { KitError } from './kit-error.js';
-import { exportClass, guardFunction, isReady, markReady } from './guard.js';
+import { guardClass, guardFunction, isReady, markReady } from './guard.js';
 import { passkey, loadPasskeys } from './passkey.js';
 import { WalletClient, loadWalletClient } from './wallet-client.js';
 import { initIsolated, wantsIsolation } from './isolated-boot.js';
@@ -27,20 +31,17 @@ export { WalletClient };
 export { SessionStore } from './session-store.js';
 
 /** @type {typeof RawClientKey} */
-export const ClientKey = exportClass(RawClientKey, 'ClientKey', { create: 'ClientKey.generate()' });
+export const ClientKey = guardClass(RawClientKey, 'ClientKey', { create: 'ClientKey.generate()' });
 /** @type {typeof RawSession} */
-export const Session = exportClass(RawSession, 'Session', {
-  create: 'Session.open, Session.sandbox or Session.fromClientKey',
-  keyClass: RawClientKey,
-});
+export const Session = guardClass(RawSession, 'Session', { create: 'Session.open, Session.sandbox or Session.fromClientKey' });
 /** @type {typeof rawInspectPayload} */
 export const inspectPayload = guardFunction(rawInspectPayload, 'inspectPayload');
 
 // Newer deployments (DESIGN §3): encrypted OTP and wallet export.
 /** @type {typeof rawEncryptOtp} */
-export const encryptOtp = guardFunction(rawEncryptOtp, 'encryptOtp', 2, RawClientKey);
+export const encryptOtp = guardFunction(rawEncryptOtp, 'encryptOtp');
 /** @type {typeof rawOpenWalletExport} */
-export const openWalletExport = guardFunction(rawOpenWalletExport, 'openWalletExport', 1, RawClientKey);
+export const openWalletExport = guardFunction(rawOpenWalletExport, 'openWalletExport');
 
 /** @type {Promise<void> | undefined} */
 let initPromise;

@@ -7,30 +7,10 @@
 import { KitError } from './kit-error.js';
 
 let ready = false;
-/** @type {{ importKey: Function, deriveBits: Function, sign: Function } | undefined} */
-let subtle;
 
-/**
- * Marks the wasm module as instantiated, and captures WebCrypto as it is now: the session
- * store signs and derives with these, so page script that replaces crypto.subtle's
- * functions after init() never sees the store's keys, ECDH results or payloads. (The
- * glue captures crypto.getRandomValues and importKey the same way: scripts/harden-glue.mjs.)
- */
+/** Marks the wasm module as instantiated. */
 export function markReady() {
   ready = true;
-  const current = globalThis.crypto?.subtle;
-  if (subtle === undefined && typeof current?.sign === 'function') {
-    subtle = {
-      importKey: current.importKey.bind(current),
-      deriveBits: current.deriveBits.bind(current),
-      sign: current.sign.bind(current),
-    };
-  }
-}
-
-/** WebCrypto's functions as captured by markReady(); undefined where there is none. */
-export function capturedSubtle() {
-  return subtle;
 }
 
 /**
@@ -61,41 +41,20 @@ export function notInitialized(what) {
 }
 
 /**
- * Makes `free()` zeroize without invalidating the object: it calls the class's `close()`
- * export, so a later use throws the kit's own error (SESSION_CLOSED, KEY_CONSUMED)
- * instead of wasm-bindgen's "null pointer passed to rust". The wasm memory behind the
- * object is released when it is garbage-collected (wasm-bindgen's FinalizationRegistry).
- * `Symbol.dispose` (`using`) gets the same behaviour.
- *
- * @param {Function} cls a wasm-bindgen class with a `close()` method
- */
-export function freeMeansClose(cls) {
-  const proto = cls.prototype;
-  if (typeof proto.close !== 'function') return;
-  const free = function free() {
-    this.close();
-  };
-  Object.defineProperty(proto, 'free', { value: free, writable: true, configurable: true, enumerable: false });
-  if (typeof Symbol.dispose === 'symbol') {
-    Object.defineProperty(proto, Symbol.dispose, { value: free, writable: true, configurable: true, enumerable: false });
-  }
-}
-
-/**
  * Wraps a wasm-bindgen class so that, until the module is ready, calling one of its own
  * static functions (`ClientKey.generate`, `Session.open`, ...) or `new` throws KitError
  * NOT_INITIALIZED. After init every access goes straight to the class; `instanceof`
- * keeps working because `prototype` is the class's own.
+ * keeps working because `prototype` is the class's own. (Handle arguments and `free()`
+ * are the glue's own: scripts/harden-glue.mjs.)
  *
  * @template {Function} C
  * @param {C} cls
  * @param {string} name the exported name, used in the error message
- * @param {{ create?: string, keyClass?: Function }} [options] `create`: the factories to
- *   name when `new` is tried on a class without a public constructor; `keyClass`: the
- *   ClientKey class that `open`/`fromClientKey` must be given
+ * @param {{ create?: string }} [options] `create`: the factories to name when `new` is
+ *   tried on a class without a public constructor
  * @returns {C}
  */
-export function guardClass(cls, name, { create, keyClass } = {}) {
+export function guardClass(cls, name, { create } = {}) {
   return new Proxy(cls, {
     get(target, prop, receiver) {
       // wasm-bindgen internals (`__wrap` turns any integer into a handle): not public.
@@ -106,15 +65,6 @@ export function guardClass(cls, name, { create, keyClass } = {}) {
         const label = `${name}.${String(prop)}`;
         return function notReady() {
           throw notInitialized(label);
-        };
-      }
-      if (keyClass && (prop === 'open' || prop === 'fromClientKey')) {
-        // wasm-bindgen's own check would throw a plain Error for a wrong key.
-        return function checkedKey(response, key) {
-          if (!(key instanceof keyClass)) {
-            throw new KitError('INVALID_INPUT', `${name}.${prop}: key must be a ClientKey (from ClientKey.generate())`);
-          }
-          return value.call(target, response, key);
         };
       }
       return value;
@@ -128,40 +78,18 @@ export function guardClass(cls, name, { create, keyClass } = {}) {
 }
 
 /**
- * What both entries export for a wasm-bindgen class: `free()` made safe, and the
- * not-initialised guard.
- *
- * @template {Function} C
- * @param {C} cls
- * @param {string} name
- * @param {{ create?: string, keyClass?: Function }} [options] see guardClass
- * @returns {C}
- */
-export function exportClass(cls, name, options) {
-  freeMeansClose(cls);
-  return guardClass(cls, name, options);
-}
-
-/**
  * Wraps a wasm-bindgen function export: NOT_INITIALIZED before the module is ready
- * (instead of a TypeError from inside the glue); for one that takes a ClientKey
- * (`encryptOtp`, `openWalletExport`), INVALID_INPUT instead of wasm-bindgen's plain Error
- * when the argument at `keyIndex` is not one.
+ * (instead of a TypeError from inside the glue).
  *
  * @template {Function} F
  * @param {F} fn the raw export
  * @param {string} name the exported name, used in error messages
- * @param {number} [keyIndex] which argument is the ClientKey
- * @param {Function} [keyClass] the raw ClientKey class
  * @returns {F}
  */
-export function guardFunction(fn, name, keyIndex, keyClass) {
+export function guardFunction(fn, name) {
   const wrapped = {
     [name](...args) {
       if (!ready) throw notInitialized(`${name}()`);
-      if (keyClass !== undefined && !(args[keyIndex] instanceof keyClass)) {
-        throw new KitError('INVALID_INPUT', `${name}: key must be a ClientKey (from ClientKey.generate())`);
-      }
       return fn(...args);
     },
   };

@@ -7,6 +7,7 @@
 // never fetches a `file:` URL. Node has no WebAuthn: `passkey.isSupported()` is false and
 // ceremonies reject with PASSKEY_UNSUPPORTED (INVALID_INPUT for bad options), while
 // `passkey.registrationBody` works as in the browser.
+import './platform.js'; // first: WebCrypto and Date.now as they are now (js/browser.js)
 import { readFileSync } from 'node:fs';
 import { initSync } from './embedded_wallet_kit.js';
 import * as passkeyGlue from './embedded_wallet_kit_passkey.js';

@@ -6,9 +6,10 @@
 // Rust keeps the logic: record checks, every signing guard, the stamp encoding (DER from
 // WebCrypto's r ‖ s) and the HPKE open; WebCrypto only does the private-key step (ECDSA
 // sign, ECDH deriveBits). The store's bindings are functions of the glue module that the
-// package's entries do not export (no ClientKey or Session carries them), and WebCrypto is
-// the one captured at init (js/guard.js, scripts/harden-glue.mjs): page script that
-// replaces crypto.subtle later sees no key, ECDH result or signing call of the store.
+// package's entries do not export (no ClientKey or Session carries them), and WebCrypto and
+// Date.now are the ones captured when the kit's modules loaded (js/platform.js, which the
+// glue reads too): page script that replaces them later sees no key, ECDH result or
+// signing call of the store, and cannot make an expired session look live.
 import {
   ClientKey as RawClientKey,
   Session as RawSession,
@@ -25,7 +26,7 @@ import {
   storeStampFromP1363,
 } from './embedded_wallet_kit.js';
 import { KitError } from './kit-error.js';
-import { capturedSubtle } from './guard.js';
+import { now as clock, subtle } from './platform.js';
 import { SessionStore, TOKEN } from './session-store.js';
 
 const SESSIONS = 'sessions';
@@ -247,7 +248,7 @@ class StoredSession {
     if (this.#key === undefined) return this.#session.stamp(payload); // sandbox, or deleted
     const key = this.#key;
     const signature = await guarded('WebCrypto sign', () =>
-      capturedSubtle().sign({ name: 'ECDSA', hash: 'SHA-256' }, key, new TextEncoder().encode(payload)),
+      subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, key, new TextEncoder().encode(payload)),
     );
     return storeStampFromP1363(this.#session, new Uint8Array(signature));
   }
@@ -261,7 +262,7 @@ export async function open(options = {}) {
   if (typeof factory?.open !== 'function') {
     throw fail('STORE_UNAVAILABLE', 'IndexedDB is not available here (options.indexedDB can supply one)');
   }
-  if (capturedSubtle() === undefined) {
+  if (subtle === undefined) {
     throw fail('STORE_UNAVAILABLE', 'WebCrypto (crypto.subtle) is not available here; browsers offer it only in secure contexts');
   }
   return Store.create(await openDatabase(factory, name), name);
@@ -314,12 +315,12 @@ class Store extends SessionStore {
   async load(id) {
     if (typeof id !== 'string') throw invalid('load() takes a session id string');
     const record = await run(this.#db, 'readonly', (sessions) => done(sessions.get(id)));
-    return record && record.expiresAtMs > Date.now() ? this.#restore(record) : null;
+    return record && record.expiresAtMs > clock() ? this.#restore(record) : null;
   }
 
   async list() {
     const records = await run(this.#db, 'readonly', (sessions) => done(sessions.getAll()));
-    const now = Date.now();
+    const now = clock();
     return records.filter((r) => r.expiresAtMs > now).map((r) => this.#restore(r));
   }
 
@@ -349,7 +350,7 @@ class Store extends SessionStore {
       compressedPublicKeyHex: clientKey.compressedPublicKeyHex,
       oidcNonce: clientKey.oidcNonce(),
     };
-    await run(this.#db, 'readwrite', (_, clientKeys) => done(clientKeys.put({ ...kept, savedAt: Date.now(), key })));
+    await run(this.#db, 'readwrite', (_, clientKeys) => done(clientKeys.put({ ...kept, savedAt: clock(), key })));
     return kept;
   }
 
@@ -367,7 +368,6 @@ class Store extends SessionStore {
     if (records.length > 1) throw invalid('openSession(): several client keys are kept; pass { publicKeyHex }');
     const record = records[0];
     const enc = storeEncapsulatedKey(response);
-    const subtle = capturedSubtle();
     let dh;
     let session;
     try {
@@ -395,7 +395,7 @@ class Store extends SessionStore {
   }
 
   async #purge() {
-    const now = Date.now();
+    const now = clock();
     await run(this.#db, 'readwrite', async (sessions, clientKeys) => {
       for (const r of await done(sessions.getAll())) if (!(r.expiresAtMs > now)) sessions.delete(r.id);
       for (const r of await done(clientKeys.getAll())) {

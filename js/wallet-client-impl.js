@@ -13,6 +13,7 @@
 // the core picks each operation's clientPublicKey form.
 import { ClientKey as RawClientKey, Session as RawSession, encryptOtp } from './embedded_wallet_kit.js';
 import { KitError } from './kit-error.js';
+import { isHandle } from './guard.js';
 import { loadPasskeys } from './passkey.js';
 import { keyArg } from './wallet-client.js';
 
@@ -28,9 +29,9 @@ function text(value, name) {
   return value;
 }
 
-// `__wbg_ptr` too: an object made from the prototype passes instanceof with no wasm behind it.
+// isHandle: an object made from the prototype passes instanceof with no wasm behind it.
 function sessionArg(session) {
-  if (!(session instanceof RawSession) || !session.__wbg_ptr) throw invalid('session must be a Session');
+  if (!isHandle(session, RawSession)) throw invalid('session must be a Session');
   return session;
 }
 

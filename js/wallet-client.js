@@ -6,7 +6,7 @@
 // `keys` and `oidcNonce`; each flow method forwards to the client's implementation object.
 import { ClientKey as RawClientKey } from './embedded_wallet_kit.js';
 import { KitError } from './kit-error.js';
-import { isReady, notInitialized } from './guard.js';
+import { isHandle, isReady, notInitialized } from './guard.js';
 import { passkey as kitPasskey, loadPasskeys } from './passkey.js';
 
 const invalid = (message) => new KitError('INVALID_INPUT', message);
@@ -16,8 +16,8 @@ const KEY_MODES = ['sealed', 'client-held'];
 
 /** A live ClientKey (also used by the implementation). */
 export function keyArg(key) {
-  // `__wbg_ptr` too: an object made from the prototype passes instanceof with no wasm behind it.
-  if (!(key instanceof RawClientKey) || !key.__wbg_ptr) throw invalid('key must be a ClientKey (from ClientKey.generate())');
+  // isHandle: an object made from the prototype passes instanceof with no wasm behind it.
+  if (!isHandle(key, RawClientKey)) throw invalid('key must be a ClientKey (from ClientKey.generate())');
   // Checked before any request: a consumed key would burn an OTP or a challenge.
   if (key.consumed) throw new KitError('KEY_CONSUMED', 'this ClientKey was already used to open a session; generate a new one');
   return key;

@@ -13,10 +13,11 @@
 //     memory is released by wasm-bindgen's FinalizationRegistry once the object is
 //     unreachable); `__wbg_ptr` is a read-only, non-configurable accessor saying whether
 //     the object is a live handle (code that tested it keeps working);
-//   - `crypto.getRandomValues` and `crypto.subtle.importKey` are the ones present when
-//     the module is initialised (`__wbg_get_imports` runs in init): page script that
-//     replaces them later neither chooses a new key nor receives the PKCS#8 bytes the
-//     session store imports.
+//   - `crypto.getRandomValues`, `crypto.subtle.importKey` and `Date.now` are the ones
+//     js/platform.js captured when the kit's modules were evaluated: page script that
+//     replaces them later (even while init() downloads the .wasm) neither chooses a new
+//     key, nor receives the PKCS#8 bytes the session store imports, nor moves the clock
+//     of the expiry guards.
 // Each rewrite checks that the glue has the exact shape it expects (wasm-bindgen is
 // pinned in Cargo.lock) and fails the build otherwise.
 //
@@ -68,7 +69,10 @@ export function harden(source) {
   }
 
   // Pointer reads: `this.__wbg_ptr` in a class body, `arg.__wbg_ptr` after `_assertClass(arg, Class)`.
+  // The argument check names the function it guards (`Session.open: key must be a
+  // ClientKey ...`), as the isolated signer's does.
   let currentClass;
+  let currentFunction;
   const asserted = new Map();
   glue = glue
     .split('\n')
@@ -76,11 +80,16 @@ export function harden(source) {
       const opened = /^export class (\w+) \{$/.exec(line);
       if (opened) currentClass = opened[1];
       else if (line === '}') currentClass = undefined;
+      const fn = /^export function (\w+)\(/.exec(line);
+      const method = /^ {4}(static )?(\w+)\(.*\) \{$/.exec(line);
+      if (fn) currentFunction = fn[1];
+      else if (method && currentClass) currentFunction = `${currentClass}.${method[1] ? '' : 'prototype.'}${method[2]}`;
       const check = /^(\s*)_assertClass\((\w+), (ClientKey|Session)\);$/.exec(line);
       if (check) {
         asserted.set(check[2], check[3]);
+        if (currentFunction === undefined) fail(`cannot tell which function checks \`${check[2]}\``);
         // Checked where wasm-bindgen checked the class: before any allocation.
-        return `${check[1]}${check[3]}Handle.ptr(${check[2]});`;
+        return `${check[1]}${check[3]}Handle.ptr(${check[2]}, ${JSON.stringify(currentFunction)});`;
       }
       return line.replace(/\b(\w+)\.__wbg_ptr\b/g, (match, name) => {
         const cls = name === 'this' ? currentClass : asserted.get(name);
@@ -98,16 +107,14 @@ export function harden(source) {
   const leftover = /__wbg_ptr|__wrap|__destroy_into_raw|_assertClass/.exec(glue);
   if (leftover) fail(`\`${leftover[0]}\` is still there: ${glue.slice(leftover.index - 80, leftover.index + 40)}`);
 
-  // WebCrypto as it is at init.
-  glue = replaceExact(glue, 'function __wbg_get_imports() {\n', `function __wbg_get_imports() {
-    // scripts/harden-glue.mjs: WebCrypto as it is when the module is initialised.
-    const kitCrypto = globalThis.crypto;
-    const kitGetRandomValues = kitCrypto?.getRandomValues?.bind(kitCrypto);
-    const kitSubtle = kitCrypto?.subtle;
-    const kitImportKey = kitSubtle?.importKey?.bind(kitSubtle);
-`, 1, '__wbg_get_imports');
+  // WebCrypto and the clock as captured when the kit's modules load (js/platform.js), not
+  // as the page's globals are when init() runs or when a guard reads the time.
+  glue = `import { getRandomValues as kitGetRandomValues, subtle as kitSubtle, now as kitNow } from './platform.js';\n${glue}`;
   glue = replaceExact(glue, 'globalThis.crypto.getRandomValues(', 'kitGetRandomValues(', 1, 'getRandomValues import');
-  glue = replaceExact(glue, 'crypto.subtle.importKey(', 'kitImportKey(', 1, 'importKey import');
+  glue = replaceExact(glue, 'crypto.subtle.importKey(', 'kitSubtle.importKey(', 1, 'importKey import');
+  glue = replaceExact(glue, 'const ret = Date.now();', 'const ret = kitNow();', 1, 'Date.now import');
+  const global = /globalThis\.crypto|crypto\.subtle\.|Date\.now\(/.exec(glue);
+  if (global) fail(`\`${global[0]}\` is still read from the page: ${glue.slice(global.index - 80, global.index + 40)}`);
 
   // The handles. A base constructor that returns its argument lets a derived class add
   // its private field to an object made elsewhere (Object.create of the prototype).
@@ -127,9 +134,11 @@ ${CLASSES.map((cls) => `class ${cls}Handle extends AdoptTarget {
     static has(obj) {
         return (typeof obj === 'object' && obj !== null) && #ptr in obj;
     }
-    static ptr(obj) {
+    static ptr(obj, where) {
         if (!${cls}Handle.has(obj)) {
-            throw new KitError('INVALID_INPUT', ${JSON.stringify(`not a ${cls} made by embedded-wallet-kit (${cls === 'ClientKey' ? 'use ClientKey.generate()' : 'use Session.open, Session.sandbox or Session.fromClientKey'})`)});
+            throw new KitError('INVALID_INPUT', where === undefined
+                ? ${JSON.stringify(`not a ${cls} made by embedded-wallet-kit (${cls === 'ClientKey' ? 'use ClientKey.generate()' : 'use Session.open, Session.sandbox or Session.fromClientKey'})`)}
+                : \`\${where}: ${cls === 'ClientKey' ? 'key must be a ClientKey (from ClientKey.generate())' : 'session must be a Session (from Session.open, Session.sandbox or Session.fromClientKey)'}\`);
         }
         return obj.#ptr;
     }
@@ -156,5 +165,5 @@ if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()
   const file = process.argv[2];
   if (!file) fail('usage: node scripts/harden-glue.mjs <glue.js>');
   writeFileSync(file, harden(readFileSync(file, 'utf8')));
-  console.log(`[harden-glue] ${file}: handles in private fields, no __wrap/__destroy_into_raw, WebCrypto captured at init`);
+  console.log(`[harden-glue] ${file}: handles in private fields, no __wrap/__destroy_into_raw, WebCrypto and Date.now from platform.js`);
 }

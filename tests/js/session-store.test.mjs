@@ -12,6 +12,7 @@ import { initSync as signingExports } from '../../pkg/embedded_wallet_kit.js';
 import {
   sessionResponse, pending202, quote, randomScalar, sealBundle, compressedPublicKeyHex, checkStamp, iso, HOUR,
 } from '../support/fixtures.mjs';
+import { memoryIndexedDB, domError } from '../support/memory-indexeddb.mjs';
 
 const kitError = (code, check) => (err) => {
   assert.ok(err instanceof KitError, `expected KitError ${code}, got ${err?.constructor?.name}: ${err?.message}`);
@@ -20,92 +21,6 @@ const kitError = (code, check) => (err) => {
   check?.(err);
   return true;
 };
-const domError = (name) => Object.assign(new Error(name), { name });
-
-/**
- * Just enough IndexedDB for the store: named databases of keyPath object stores, requests
- * that answer on a later task, transactions that commit once no request is pending and
- * roll back on abort. `failPut` makes every put fail (as a full disk or DataCloneError would).
- */
-function memoryIndexedDB({ failPut = false } = {}) {
-  const databases = new Map();
-  const later = (fn) => setTimeout(fn, 0);
-  const request = (tx, fn) => {
-    const r = { onsuccess: null, onerror: null, result: undefined, error: null };
-    tx.pending++;
-    later(() => {
-      tx.pending--;
-      try {
-        r.result = fn();
-        r.onsuccess?.();
-      } catch (err) {
-        r.error = err;
-        r.onerror?.();
-        tx.abort();
-      }
-      later(() => tx.settle());
-    });
-    return r;
-  };
-  const factory = {
-    databases,
-    open(name) {
-      const r = { onsuccess: null, onerror: null, onupgradeneeded: null, result: undefined };
-      later(() => {
-        let data = databases.get(name);
-        const fresh = !data;
-        if (fresh) databases.set(name, (data = new Map()));
-        let closed = false;
-        r.result = {
-          objectStoreNames: { contains: (n) => data.has(n) },
-          createObjectStore: (n, { keyPath }) => data.set(n, { keyPath, rows: new Map() }),
-          close: () => {
-            closed = true;
-          },
-          transaction(names) {
-            if (closed) throw domError('InvalidStateError');
-            const snapshot = new Map(names.map((n) => [n, new Map(data.get(n).rows)]));
-            const tx = {
-              pending: 0, done: false, error: null, oncomplete: null, onabort: null,
-              settle() {
-                if (!tx.done && tx.pending === 0) {
-                  tx.done = true;
-                  tx.oncomplete?.();
-                }
-              },
-              abort() {
-                if (tx.done) throw domError('InvalidStateError');
-                tx.done = true;
-                for (const [n, rows] of snapshot) data.get(n).rows = rows;
-                later(() => tx.onabort?.());
-              },
-              objectStore(n) {
-                const store = data.get(n);
-                return {
-                  get: (key) => request(tx, () => structuredClone(store.rows.get(key))),
-                  getAll: () => request(tx, () => [...store.rows.values()].map((v) => structuredClone(v))),
-                  put: (value) => request(tx, () => {
-                    if (failPut) throw domError('QuotaExceededError');
-                    store.rows.set(value[store.keyPath], structuredClone(value));
-                  }),
-                  delete: (key) => request(tx, () => void store.rows.delete(key)),
-                  clear: () => request(tx, () => store.rows.clear()),
-                };
-              },
-            };
-            later(() => tx.settle()); // a transaction nobody uses commits
-            return tx;
-          },
-        };
-        if (fresh) r.onupgradeneeded?.();
-        r.onsuccess?.();
-      });
-      return r;
-    },
-  };
-  return factory;
-}
-
 /** A real session sealed by the service's peer to a fresh ClientKey. */
 function realSession(fields = {}) {
   const key = ClientKey.generate();

@@ -49,6 +49,8 @@ function fake(answer) {
 const json = (status, body, headers = {}) => ({ status, headers, body: JSON.stringify(body) });
 const pending = ({ payload = JSON.stringify({ n: randomUUID() }), expiresAt = iso(60_000) } = {}) =>
   ({ payloadToSign: payload, requestId: `Request:${randomUUID()}`, expiresAt });
+/** An object with the class's prototype and an own truthy `__wbg_ptr`, but no wasm handle. */
+const forged = (cls) => Object.defineProperty(Object.create(cls.prototype), '__wbg_ptr', { value: true });
 const bodyOf = (request) => (request.body === undefined ? undefined : JSON.parse(request.body));
 
 /** An independent OIDC nonce: hex SHA-256 of the exact string (noble, not the kit). */
@@ -351,6 +353,11 @@ describe('WalletClient with a fake transport', () => {
       [() => client.revokeSession({}), /session must be a Session/],
       [() => client.revokeSession(Object.create(Session.prototype)), /session must be a Session/],
       [() => client.verifyEmailOtp(CRED, '1', Object.create(ClientKey.prototype)), /key must be a ClientKey/],
+      // A prototype object given an own `__wbg_ptr` is not a handle either.
+      [() => client.revokeSession(forged(Session)), /session must be a Session/],
+      [() => client.refresh(forged(Session)), /session must be a Session/],
+      [() => client.verifyEmailOtp(CRED, '1', forged(ClientKey)), /key must be a ClientKey/],
+      [() => client.verifyOauth(CRED, 'a.b.c', forged(ClientKey)), /key must be a ClientKey/],
       [() => client.revokeCredential(session, `AuthMethod:${randomUUID()}/x`), /credential id/],
       [() => client.exportWallet(session, 'Session:1', ClientKey.generate()), /account id/],
       [() => client.addCredential(session, 7), /body must be an object or its JSON text/],

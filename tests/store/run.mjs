@@ -492,6 +492,55 @@ try {
     }, null, 'STORE_UNAVAILABLE');
   });
 
+  // ---- a fresh page whose script replaces WebCrypto and Date.now while init() runs ----
+  await load('?noinit');
+  await check('WebCrypto and Date.now replaced after the module loaded, before init() resolved, get no call from the kit', async () => {
+    const kept = expectOk(await attempt(async (db) => {
+      const fromKit = () => /\/pkg\//.test(new Error().stack ?? '');
+      window.replacedCalls = [];
+      const undo = [];
+      window.restoreGlobals = () => undo.forEach((f) => f());
+      const replace = (target, name) => {
+        const original = target[name];
+        target[name] = function replaced(...args) {
+          if (fromKit()) window.replacedCalls.push(name);
+          return original.apply(target, args);
+        };
+        undo.push(() => {
+          target[name] = original;
+        });
+      };
+      // Before init() is called, then while the .wasm downloads and compiles.
+      replace(crypto, 'getRandomValues');
+      replace(crypto.subtle, 'importKey');
+      const initialising = window.kit.init();
+      replace(crypto.subtle, 'deriveBits');
+      replace(crypto.subtle, 'sign');
+      replace(Date, 'now');
+      await initialising;
+      window.earlyStore = await window.kit.SessionStore.open({ name: db });
+      return window.earlyStore.saveClientKey(window.kit.ClientKey.generate());
+    }, `${DB}-early`), 'saveClientKey with WebCrypto replaced before init() resolved');
+    const scalar = randomScalar();
+    secrets.push(scalar);
+    const response = sessionResponse({ type: 'OAUTH', bundle: sealBundle(scalar, kept.publicKeyHex) });
+    const out = expectOk(await attempt(async (response) => {
+      try {
+        const stored = await window.earlyStore.save(await window.earlyStore.openSession(response));
+        const stamp = await stored.stamp('early');
+        await stored.signRetry({ type: 'EMAIL_OTP', payloadToSign: '{}', requestId: `Request:${crypto.randomUUID()}`, expiresAt: new Date(Date.now() + 60_000).toISOString() });
+        const listed = (await window.earlyStore.list()).length;
+        await window.earlyStore.clear();
+        return { calls: window.replacedCalls, stamp, listed };
+      } finally {
+        window.restoreGlobals();
+      }
+    }, response), 'openSession, save, stamp with WebCrypto replaced before init() resolved');
+    assert(json(out.calls) === '[]', `replacements installed before init() resolved were called: ${json(out.calls)}`);
+    assert(out.listed === 1, `list() found ${out.listed}`);
+    expectStamp(out.stamp, 'early', compressedPublicKeyHex(scalar));
+  });
+
   await check('no error message holds key material; no page errors', async () => {
     assert(errors.length > 20, `only ${errors.length} errors seen`);
     assertNoSecret(errors, 'an error message');
