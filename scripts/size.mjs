@@ -30,7 +30,7 @@ import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
 
 const args = process.argv.slice(2);
 let pkgDir = 'pkg';
-let budget = 96 * 1024; // 98,304 bytes
+let budget = 97 * 1024; // 99,328 bytes
 let passkeyBudget = 70 * 1024; // 71,680 bytes
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--budget') budget = Number(args[++i]);
