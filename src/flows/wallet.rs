@@ -371,19 +371,7 @@ pub fn open_sandbox_session(
 /// Refresh (spec §4.2 item 8): a signed retry of `POST /auth/sessions/{id}/refresh` with
 /// the new key, stamped by the current session; the payload must name the new key.
 pub fn refresh(session: &Session, new_key: &ClientKey) -> Result<SignedRetryFlow> {
-    new_key.check_unused()?;
-    let (public, compressed) = (
-        new_key.public_key_hex(),
-        new_key.compressed_public_key_hex(),
-    );
-    refresh_for(
-        session.into(),
-        KeyRef {
-            public_key_hex: &public,
-            compressed_public_key_hex: &compressed,
-        },
-        KeyMode::Sealed,
-    )
+    refresh_with(session, new_key, KeyMode::Sealed)
 }
 
 /// [`refresh`] (or, in [`KeyMode::ClientHeld`], [`refresh_client_held`]) from the
@@ -408,6 +396,10 @@ pub fn refresh_for(
 /// the session key. The old session stamps, as in [`refresh`]; open the 201 with
 /// [`open_client_held_session`].
 pub fn refresh_client_held(session: &Session, new_key: &ClientKey) -> Result<SignedRetryFlow> {
+    refresh_with(session, new_key, KeyMode::ClientHeld)
+}
+
+fn refresh_with(session: &Session, new_key: &ClientKey, mode: KeyMode) -> Result<SignedRetryFlow> {
     new_key.check_unused()?;
     let (public, compressed) = (
         new_key.public_key_hex(),
@@ -419,7 +411,7 @@ pub fn refresh_client_held(session: &Session, new_key: &ClientKey) -> Result<Sig
             public_key_hex: &public,
             compressed_public_key_hex: &compressed,
         },
-        KeyMode::ClientHeld,
+        mode,
     )
 }
 
