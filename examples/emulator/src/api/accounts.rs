@@ -67,15 +67,12 @@ pub async fn patch_account(
     let account = st.account(&id).ok_or_else(|| not_found_account(&id))?;
     let mut authorized = None;
     if account.kind == "EMBEDDED_WALLET" {
-        let spec = RetrySpec {
-            account_id: &id,
-            purpose: Purpose::PatchAccount,
-            activity: "ACTIVITY_TYPE_UPDATE_WALLET",
-            parameters: json!({"privacyEnabled": privacy, "walletId": account.wallet_id}),
-            kind: None,
-            payload: None,
-            signer_key: None,
-        };
+        let spec = RetrySpec::new(
+            &id,
+            Purpose::PatchAccount,
+            "ACTIVITY_TYPE_UPDATE_WALLET",
+            json!({"privacyEnabled": privacy, "walletId": account.wallet_id}),
+        );
         match signed_retry(&app, &mut st, &req, spec, now)? {
             Leg::Issued(response) => return Ok(response),
             Leg::Authorized(a) => authorized = Some(a),

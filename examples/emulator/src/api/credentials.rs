@@ -27,6 +27,21 @@ pub(super) struct NewCredential {
     pub(super) passkey: Option<Passkey>,
 }
 
+/// 400 `code` when the account already has an active credential of `kind` (EMAIL_OTP
+/// and PASSKEY: one per account).
+pub(super) fn ensure_none_of_kind(
+    st: &State,
+    account_id: &str,
+    kind: CredKind,
+    code: &str,
+    message: &str,
+) -> ApiResult<()> {
+    if st.active_credentials(account_id).any(|c| c.kind == kind) {
+        return Err(ApiError::bad_request(code, message));
+    }
+    Ok(())
+}
+
 fn validate_new_credential(
     app: &App,
     st: &State,
@@ -86,13 +101,13 @@ pub async fn create_credential(AxumState(app): AxumState<Shared>, req: Req) -> A
             parameters["credentialId"] = json!(p.credential_id);
         }
         let spec = RetrySpec {
-            account_id: &account_id,
-            purpose: Purpose::AddCredential,
-            activity: add_activity(kind),
-            parameters,
             kind: Some(kind),
-            payload: None,
-            signer_key: None,
+            ..RetrySpec::new(
+                &account_id,
+                Purpose::AddCredential,
+                add_activity(kind),
+                parameters,
+            )
         };
         match signed_retry(&app, &mut st, &req, spec, now)? {
             Leg::Issued(response) => return Ok(response),
@@ -168,13 +183,13 @@ pub async fn revoke_credential(
         ));
     }
     let spec = RetrySpec {
-        account_id: &account_id,
-        purpose: Purpose::RevokeCredential,
-        activity: revoke_activity(kind),
-        parameters: json!({"credentialId": id, "credentialType": kind.as_str()}),
         kind: Some(kind),
-        payload: None,
-        signer_key: None,
+        ..RetrySpec::new(
+            &account_id,
+            Purpose::RevokeCredential,
+            revoke_activity(kind),
+            json!({"credentialId": id, "credentialType": kind.as_str()}),
+        )
     };
     let authorized = match signed_retry(&app, &mut st, &req, spec, now)? {
         Leg::Issued(response) => return Ok(response),

@@ -34,15 +34,12 @@ pub async fn export(
         ));
     }
     let organization_id = account.organization_id.clone();
-    let spec = RetrySpec {
-        account_id: &id,
-        purpose: Purpose::Export,
-        activity: "ACTIVITY_TYPE_EXPORT_WALLET",
-        parameters: json!({"targetPublicKey": client_hex, "walletId": account.wallet_id}),
-        kind: None,
-        payload: None,
-        signer_key: None,
-    };
+    let spec = RetrySpec::new(
+        &id,
+        Purpose::Export,
+        "ACTIVITY_TYPE_EXPORT_WALLET",
+        json!({"targetPublicKey": client_hex, "walletId": account.wallet_id}),
+    );
     let authorized = match signed_retry(&app, &mut st, &req, spec, now)? {
         Leg::Issued(response) => return Ok(response),
         Leg::Authorized(a) => a,

@@ -90,6 +90,15 @@ pub(super) fn req_str<'a>(m: &'a Map<String, Value>, field: &str) -> ApiResult<&
     }
 }
 
+/// `req_str` for a field of the nested object `parent`: errors name `parent.field`.
+pub(super) fn nested_str<'a>(
+    m: &'a Map<String, Value>,
+    parent: &str,
+    field: &str,
+) -> ApiResult<&'a str> {
+    req_str(m, field).map_err(|e| ApiError::invalid(format!("{parent}.{}", e.message)))
+}
+
 pub(super) fn opt_str<'a>(m: &'a Map<String, Value>, field: &str) -> ApiResult<Option<&'a str>> {
     match m.get(field) {
         None | Some(Value::Null) => Ok(None),

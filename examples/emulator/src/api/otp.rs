@@ -12,7 +12,7 @@ use embedded_wallet_kit::p256::PublicKey;
 use embedded_wallet_kit::{REQUEST_ID_HEADER, SIGNATURE_HEADER};
 use serde_json::{json, Map, Value};
 
-use super::credentials::NewCredential;
+use super::credentials::{ensure_none_of_kind, NewCredential};
 use super::http::{json_response, not_found_credential, req_str, Req};
 use super::sessions::{client_key, fresh_session_key, issue_session};
 use super::signed_retry::{signed_retry, Leg, RetrySpec};
@@ -60,15 +60,13 @@ pub(super) fn send_otp(app: &App, st: &mut State, credential_id: &str, now: i64)
 
 /// EMAIL_OTP create: one per account; the nickname is the account's email.
 pub(super) fn new_credential(st: &State, account_id: &str) -> ApiResult<NewCredential> {
-    if st
-        .active_credentials(account_id)
-        .any(|c| c.kind == CredKind::EmailOtp)
-    {
-        return Err(ApiError::bad_request(
-            "EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS",
-            "the account already has an EMAIL_OTP credential",
-        ));
-    }
+    ensure_none_of_kind(
+        st,
+        account_id,
+        CredKind::EmailOtp,
+        "EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS",
+        "the account already has an EMAIL_OTP credential",
+    )?;
     Ok(NewCredential {
         nickname: st.account_email(account_id),
         oauth: None,
@@ -89,10 +87,7 @@ pub(super) fn challenge(
     // Newer deployments: the enclave key to seal the code to (the real sandbox
     // signs it with a sandbox enclave key). Additive, so clients of the plain-OTP
     // verify just ignore it.
-    let organization_id = st
-        .account(account_id)
-        .map(|a| a.organization_id.clone())
-        .unwrap_or_default();
+    let organization_id = st.account_organization_id(account_id);
     response["otpEncryptionTargetBundle"] = json!(otp_target_bundle(
         &app.otp_enclave.public_key(),
         &organization_id,

@@ -11,8 +11,8 @@ use embedded_wallet_kit::p256::PublicKey;
 use embedded_wallet_kit::REQUEST_ID_HEADER;
 use serde_json::{json, Map, Value};
 
-use super::credentials::NewCredential;
-use super::http::{not_found_credential, req_obj, req_str, Req};
+use super::credentials::{ensure_none_of_kind, NewCredential};
+use super::http::{nested_str, not_found_credential, req_obj, req_str, Req};
 use super::sessions::fresh_session_key;
 use super::signed_retry::activity;
 use super::{App, SANDBOX_PASSKEY_SIGNATURE};
@@ -20,6 +20,16 @@ use crate::crypto::{verify_assertion, verify_registration, RelyingParty};
 use crate::error::{ApiError, ApiResult};
 use crate::state::{CredKind, Passkey, PasskeyChallenge, State};
 use crate::util::{new_id, rfc3339};
+
+/// Runs a WebAuthn check as this emulator's relying party: `--rp-id`, and the origins
+/// `App::origin_allowed` accepts.
+fn with_relying_party<T>(app: &App, check: impl FnOnce(&RelyingParty) -> T) -> T {
+    let origin_allowed = |o: &str| app.origin_allowed(o);
+    check(&RelyingParty {
+        rp_id: &app.config.rp_id,
+        origin_allowed: &origin_allowed,
+    })
+}
 
 /// PASSKEY create `{nickname, challenge, attestation}`: one passkey per account, and a
 /// WebAuthn credential id registered once.
@@ -39,12 +49,9 @@ pub(super) fn new_credential(
         ));
     }
     let attestation = req_obj(body, "attestation")?;
-    let credential_id = req_str(attestation, "credentialId")
-        .map_err(|e| ApiError::invalid(format!("attestation.{}", e.message)))?;
-    let client_data = req_str(attestation, "clientDataJson")
-        .map_err(|e| ApiError::invalid(format!("attestation.{}", e.message)))?;
-    let object = req_str(attestation, "attestationObject")
-        .map_err(|e| ApiError::invalid(format!("attestation.{}", e.message)))?;
+    let credential_id = nested_str(attestation, "attestation", "credentialId")?;
+    let client_data = nested_str(attestation, "attestation", "clientDataJson")?;
+    let object = nested_str(attestation, "attestation", "attestationObject")?;
     let transports = match attestation.get("transports") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(items)) => items
@@ -60,28 +67,23 @@ pub(super) fn new_credential(
             ))
         }
     };
-    if st
-        .active_credentials(account_id)
-        .any(|c| c.kind == CredKind::Passkey)
-    {
-        return Err(ApiError::bad_request(
-            "PASSKEY_CREDENTIAL_ALREADY_EXISTS",
-            "the account already has a PASSKEY credential",
-        ));
-    }
-    let origin_allowed = |o: &str| app.origin_allowed(o);
-    let rp = RelyingParty {
-        rp_id: &app.config.rp_id,
-        origin_allowed: &origin_allowed,
-    };
-    let registered = verify_registration(
-        credential_id,
-        client_data,
-        object,
-        challenge,
-        &rp,
-        app.strict(),
-    )
+    ensure_none_of_kind(
+        st,
+        account_id,
+        CredKind::Passkey,
+        "PASSKEY_CREDENTIAL_ALREADY_EXISTS",
+        "the account already has a PASSKEY credential",
+    )?;
+    let registered = with_relying_party(app, |rp| {
+        verify_registration(
+            credential_id,
+            client_data,
+            object,
+            challenge,
+            rp,
+            app.strict(),
+        )
+    })
     .map_err(|why| {
         ApiError::bad_request(
             "INVALID_PASSKEY_ATTESTATION",
@@ -130,10 +132,7 @@ pub(super) fn challenge(
         .map(|p| p.credential_id.clone());
     let request_id = new_id("Request");
     let expires_ms = now + App::ms(app.config.request_ttl);
-    let organization_id = st
-        .account(account_id)
-        .map(|a| a.organization_id.clone())
-        .unwrap_or_default();
+    let organization_id = st.account_organization_id(account_id);
     let credential_id = passkey_id.unwrap_or_default();
     let payload = activity(
         "ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2",
@@ -179,9 +178,7 @@ pub(super) fn verify(
         .ok_or_else(|| ApiError::unauthorized("Request-Id header missing"))?
         .to_owned();
     let assertion = req_obj(body, "assertion")?;
-    let field = |name: &str| {
-        req_str(assertion, name).map_err(|e| ApiError::invalid(format!("assertion.{}", e.message)))
-    };
+    let field = |name: &str| nested_str(assertion, "assertion", name);
     let (credential_id, client_data, auth_data, signature) = (
         field("credentialId")?,
         field("clientDataJson")?,
@@ -212,20 +209,17 @@ pub(super) fn verify(
                 "{INVALID}: this credential was registered without a usable public key"
             ))
         })?;
-        let origin_allowed = |o: &str| app.origin_allowed(o);
-        let rp = RelyingParty {
-            rp_id: &app.config.rp_id,
-            origin_allowed: &origin_allowed,
-        };
-        let counter = verify_assertion(
-            client_data,
-            auth_data,
-            signature,
-            &issued.challenge,
-            key,
-            passkey.counter,
-            &rp,
-        )
+        let counter = with_relying_party(app, |rp| {
+            verify_assertion(
+                client_data,
+                auth_data,
+                signature,
+                &issued.challenge,
+                key,
+                passkey.counter,
+                rp,
+            )
+        })
         .map_err(|why| ApiError::unauthorized(format!("{INVALID}: {why}")))?;
         if let Some(p) = st.credential_mut(id).and_then(|c| c.passkey.as_mut()) {
             p.counter = counter;

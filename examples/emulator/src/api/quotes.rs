@@ -8,7 +8,7 @@ use axum::response::Response;
 use embedded_wallet_kit::SIGNATURE_HEADER;
 use serde_json::{json, Map, Value};
 
-use super::http::{amount, json_response, opt_str, req_obj, req_str, Req};
+use super::http::{amount, json_response, nested_str, opt_str, req_obj, Req};
 use super::signed_retry::{activity, check_wallet_signature};
 use super::transactions::settle;
 use super::{App, Shared};
@@ -69,8 +69,7 @@ fn quote_account<'a>(
             )))
         }
     }
-    let id = req_str(side, "accountId")
-        .map_err(|e| ApiError::invalid(format!("{what}.{}", e.message)))?;
+    let id = nested_str(side, what, "accountId")?;
     if let Some(c) = side.get("currency") {
         if c != "USD" {
             return Err(ApiError::invalid(format!(

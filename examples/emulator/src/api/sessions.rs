@@ -19,19 +19,34 @@ use crate::error::{ApiError, ApiResult};
 use crate::state::{Purpose, SessionRec, State};
 use crate::util::{matches_any_client_key_pattern, matches_client_key_pattern, new_id, now_ms};
 
-/// A `clientPublicKey`: the spec pattern, then a point on P-256.
-pub(super) fn client_key(m: &Map<String, Value>) -> ApiResult<(String, PublicKey)> {
+/// `clientPublicKey`: a string that `pattern_ok` accepts (else 400 naming `pattern`),
+/// then a point on P-256.
+fn read_client_key<'a>(
+    m: &'a Map<String, Value>,
+    pattern_ok: fn(&str) -> bool,
+    pattern: &str,
+) -> ApiResult<(&'a str, PublicKey)> {
     let text = req_str(m, "clientPublicKey")?;
-    if !matches_client_key_pattern(text) {
-        return Err(ApiError::invalid(
-            "clientPublicKey must be an uncompressed P-256 key in hex: ^04[0-9a-fA-F]{128}$",
-        )
-        .with_reason("clientPublicKey pattern"));
+    if !pattern_ok(text) {
+        return Err(
+            ApiError::invalid(format!("clientPublicKey must be {pattern}"))
+                .with_reason("clientPublicKey pattern"),
+        );
     }
     let key = parse_public_key_hex(text, "clientPublicKey").map_err(|_| {
         ApiError::invalid("clientPublicKey is not a point on P-256")
             .with_reason("clientPublicKey point")
     })?;
+    Ok((text, key))
+}
+
+/// A `clientPublicKey`: the spec pattern, then a point on P-256.
+pub(super) fn client_key(m: &Map<String, Value>) -> ApiResult<(String, PublicKey)> {
+    let (text, key) = read_client_key(
+        m,
+        matches_client_key_pattern,
+        "an uncompressed P-256 key in hex: ^04[0-9a-fA-F]{128}$",
+    )?;
     Ok((text.to_owned(), key))
 }
 
@@ -42,17 +57,11 @@ pub(super) fn client_key_any(
     st: &State,
     m: &Map<String, Value>,
 ) -> ApiResult<(String, PublicKey, bool)> {
-    let text = req_str(m, "clientPublicKey")?;
-    if !matches_any_client_key_pattern(text) {
-        return Err(ApiError::invalid(
-            "clientPublicKey must be a P-256 key in hex: ^(0[23][0-9a-fA-F]{64}|04[0-9a-fA-F]{128})$",
-        )
-        .with_reason("clientPublicKey pattern"));
-    }
-    let key = parse_public_key_hex(text, "clientPublicKey").map_err(|_| {
-        ApiError::invalid("clientPublicKey is not a point on P-256")
-            .with_reason("clientPublicKey point")
-    })?;
+    let (text, key) = read_client_key(
+        m,
+        matches_any_client_key_pattern,
+        "a P-256 key in hex: ^(0[23][0-9a-fA-F]{64}|04[0-9a-fA-F]{128})$",
+    )?;
     let client_held = text.len() == 66;
     if client_held {
         fresh_session_key(st, &key)?;
@@ -151,19 +160,16 @@ pub async fn refresh(
     let (client_hex, client, client_held) = client_key_any(&st, &body)?;
     let session = active_session(&st, &id, now)?;
     let (account_id, credential_id) = (session.account_id.clone(), session.credential_id.clone());
-    let spec = RetrySpec {
-        account_id: &account_id,
-        purpose: Purpose::Refresh,
-        activity: "ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2",
-        parameters: json!({
+    let spec = RetrySpec::new(
+        &account_id,
+        Purpose::Refresh,
+        "ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2",
+        json!({
             "expirationSeconds": app.config.session_ttl.as_secs().to_string(),
             "sessionId": id,
             "targetPublicKey": client_hex,
         }),
-        kind: None,
-        payload: None,
-        signer_key: None,
-    };
+    );
     let authorized = match signed_retry(&app, &mut st, &req, spec, now)? {
         Leg::Issued(response) => return Ok(response),
         Leg::Authorized(a) => a,
@@ -194,15 +200,12 @@ pub async fn revoke_session(
         .filter(|s| !s.revoked || retrying)
         .ok_or_else(|| ApiError::not_found(format!("session {id} not found")))?;
     let account_id = session.account_id.clone();
-    let spec = RetrySpec {
-        account_id: &account_id,
-        purpose: Purpose::RevokeSession,
-        activity: "ACTIVITY_TYPE_DELETE_API_KEYS",
-        parameters: json!({"sessionId": id}),
-        kind: None,
-        payload: None,
-        signer_key: None,
-    };
+    let spec = RetrySpec::new(
+        &account_id,
+        Purpose::RevokeSession,
+        "ACTIVITY_TYPE_DELETE_API_KEYS",
+        json!({"sessionId": id}),
+    );
     let authorized = match signed_retry(&app, &mut st, &req, spec, now)? {
         Leg::Issued(response) => return Ok(response),
         Leg::Authorized(a) => a,

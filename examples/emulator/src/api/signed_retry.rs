@@ -148,6 +148,27 @@ pub(super) struct RetrySpec<'a> {
     pub(super) signer_key: Option<String>,
 }
 
+impl<'a> RetrySpec<'a> {
+    /// The usual wallet request: the activity `activity` with `parameters`, signed by a
+    /// session of `account_id`, with no `type` in the 202.
+    pub(super) fn new(
+        account_id: &'a str,
+        purpose: Purpose,
+        activity: &'a str,
+        parameters: Value,
+    ) -> Self {
+        Self {
+            account_id,
+            purpose,
+            activity,
+            parameters,
+            kind: None,
+            payload: None,
+            signer_key: None,
+        }
+    }
+}
+
 /// The signed-retry exchange of spec §4.2.
 pub(super) fn signed_retry(
     app: &App,
@@ -160,10 +181,7 @@ pub(super) fn signed_retry(
     let request_id = req.header(REQUEST_ID_HEADER);
     let (signature, request_id) = match (signature, request_id) {
         (None, None) => {
-            let organization_id = st
-                .account(spec.account_id)
-                .map(|a| a.organization_id.clone())
-                .unwrap_or_default();
+            let organization_id = st.account_organization_id(spec.account_id);
             let payload = spec.payload.unwrap_or_else(|| {
                 let mut parameters = spec.parameters;
                 parameters["requestBodySha256"] = json!(sha256_hex(&req.body));
