@@ -2,32 +2,10 @@
 // the Node entry) have exactly these named exports.
 
 /**
- * Stable error codes. Match on `err.code`, never on `err.message`.
- *
- * - `INVALID_PUBLIC_KEY` — a public key is not a valid P-256 point in the expected form.
- * - `INVALID_BUNDLE` — the session bundle is not base58check, has the wrong length, or its
- *   encapsulated key is not a valid point (the message says which).
- * - `BUNDLE_CHECKSUM` — the bundle's base58check checksum does not match.
- * - `DECRYPTION_FAILED` — HPKE opening failed: the bundle was sealed to another key or altered.
- * - `KEY_CONSUMED` — the ClientKey was already used to open a session.
- * - `INVALID_SESSION` — the session response is missing or has malformed fields.
- * - `SESSION_EXPIRED` — the session's `expiresAt` has passed.
- * - `SESSION_CLOSED` — the session was freed; its key is gone.
- * - `INVALID_PENDING_SIGNATURE` — a 202 body lacks or has malformed `payloadToSign`, `requestId` or `expiresAt`.
- * - `REQUEST_EXPIRED` — the 202's `expiresAt` has passed.
- * - `REQUEST_ALREADY_SIGNED` — this `requestId` was already signed by this session (or by the TEK that became its key).
- * - `QUOTE_EXPIRED` — the quote's `expiresAt` has passed.
- * - `INVALID_TIMESTAMP` — a timestamp is not RFC 3339.
- * - `PASSKEY_UNSUPPORTED`, `PASSKEY_CANCELLED`, `PASSKEY_TIMEOUT`, `PASSKEY_INVALID_DOMAIN`,
- *   `PASSKEY_ALREADY_REGISTERED`, `PASSKEY_FAILED` — WebAuthn ceremony outcomes.
- * - `UNAUTHORIZED`, `FORBIDDEN`, `RATE_LIMITED`, `SERVICE_ERROR` — service answers (401, 403,
- *   429, 5xx and others). `FORBIDDEN`: e.g. quote creation or execution when the platform's
- *   token lacks the `TRANSACT` permission (`reason` says what is missing).
- * - `INVALID_INPUT` — an argument has the wrong type or shape.
- * - `RANDOMNESS_UNAVAILABLE` — the platform's secure random source (`crypto.getRandomValues`) failed.
- * - `NOT_INITIALIZED` — the kit was used before `init()` resolved, or loading the module failed.
- * - `STORE_UNAVAILABLE` — the {@link SessionStore} cannot work here: IndexedDB or WebCrypto
- *   (`crypto.subtle`) is missing, or one of their calls failed (the browser's error is the `cause`).
+ * Stable error codes. Match on `err.code`, never on `err.message`. What each one means:
+ * the "Errors" table of the package README. (The codes are declared once, in the Rust
+ * core's `ErrorCode`; a test checks that this union and the README tables list exactly
+ * those codes.)
  */
 export type KitErrorCode =
   | 'INVALID_PUBLIC_KEY'
