@@ -46,6 +46,7 @@ lint-rust: setup
 
 lint-js: setup
 	node_modules/.bin/eslint --max-warnings=0 .
+	node_modules/.bin/tsc -p tsconfig.json && node_modules/.bin/tsc -p tests/types/tsconfig.json
 
 test-native: setup
 	cargo test --workspace
