@@ -5,10 +5,12 @@
 // JS files ("node", "browser", "default", ...). And for the classes the wasm bindings
 // (and js/) define, the members each declares, instance and static, equal the runtime
 // class's: a method added to or dropped from a Rust binding without its declaration
-// fails here. Needs `make build`.
+// fails here. The same for the hand-written stand-ins of the wasm-bindgen glue that
+// `make lint-js` type-checks js/ against (tests/types/glue/<module>.d.ts): each declares
+// exactly what the generated pkg/<module>.js exports. Needs `make build`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
@@ -104,4 +106,28 @@ for (const [subpath, conditions] of entries) {
       }
     });
   }
+}
+
+const glueStandIns = new URL('../types/glue/', import.meta.url);
+const glueModules = readdirSync(glueStandIns)
+  .filter((f) => f.startsWith('embedded_wallet_kit') && f.endsWith('.d.ts'))
+  .map((f) => f.slice(0, -'.d.ts'.length));
+
+test('every wasm module of the package has a stand-in in tests/types/glue/', () => {
+  const built = readdirSync(pkg).filter((f) => /^embedded_wallet_kit.*_bg\.wasm$/.test(f)).map((f) => f.slice(0, -'_bg.wasm'.length));
+  assert.deepEqual(glueModules.sort(), built.sort());
+});
+
+for (const glue of glueModules) {
+  test(`tests/types/glue/${glue}.d.ts declares exactly what pkg/${glue}.js exports, with the same class members`, async () => {
+    const dts = fileURLToPath(new URL(`${glue}.d.ts`, glueStandIns));
+    const mod = await import(new URL(`${glue}.js`, pkg).href);
+    const declared = declaredValueNames(dts);
+    assert.deepEqual(declared, Object.keys(mod).sort(), `${glue}: declared values vs runtime exports`);
+    for (const name of declared.filter((n) => /^[A-Z]/.test(n))) {
+      const want = declaredClassMembers(dts, name);
+      const have = runtimeClassMembers(mod[name]);
+      assert.deepEqual(have, want, `${glue}: members of ${name}`);
+    }
+  });
 }

@@ -3,6 +3,8 @@
 // lint-js` type-checks the shim against this hand-written stand-in (tsconfig.json maps it
 // beside js/ with rootDirs). The public classes and functions are the ones js/index.d.ts
 // declares (the entries re-export them, guarded); the store's bindings are internal.
+// After `make build`, tests/js/declared-exports.test.mjs checks that each stand-in
+// declares exactly the exports (and class members) of the generated glue.
 import type { ClientKey, Session } from '../../../js/index.js';
 
 export { ClientKey, Session, inspectPayload, encryptOtp, openWalletExport } from '../../../js/index.js';
