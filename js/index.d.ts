@@ -49,6 +49,15 @@ export declare class KitError extends Error {
   readonly code: KitErrorCode;
   /** The wrapped underlying error, when the failure came from a browser API. */
   readonly cause?: unknown;
+  // What a service error adds (`UNAUTHORIZED`, `FORBIDDEN`, `RATE_LIMITED`, `SERVICE_ERROR`):
+  /** The HTTP status the service answered. */
+  readonly status?: number;
+  /** The service's own `code` (e.g. `EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS`). */
+  readonly serviceCode?: string;
+  /** The service's `reason` (e.g. `Request id already used`), for 401s and 403s in particular. */
+  readonly reason?: string;
+  /** `Retry-After` of a 429, in milliseconds: wait this long before trying again. */
+  readonly retryAfterMs?: number;
 }
 
 /**
@@ -257,6 +266,14 @@ export declare class ClientKey {
   /** Whether the key was already used to open a session, or freed. */
   readonly consumed: boolean;
   /**
+   * Both retry headers for a 202, stamped with this key: the second leg of the encrypted
+   * OTP login, which the TEK signs before any session exists. Does not consume the key.
+   * Signs each requestId once (compared case-insensitively); the ids it signed stay
+   * signed in the session {@link Session.fromClientKey} makes of it.
+   * Throws `INVALID_PENDING_SIGNATURE`, `REQUEST_EXPIRED`, `REQUEST_ALREADY_SIGNED`, `KEY_CONSUMED`.
+   */
+  signRetry(pending202: PendingSignature | string): SignedRetryHeaders;
+  /**
    * Zeroizes the private key now; a later `Session.open` with it throws `KEY_CONSUMED`.
    * The small wasm allocation behind the object is released when it is garbage-collected.
    */
@@ -313,9 +330,6 @@ export interface QuoteSignatureHeader {
   'Service-Wallet-Signature': string;
 }
 
-/**
- * An authenticated session whose P-256 signing key lives only in wasm memory.
- */
 /** What a `payloadToSign` authorizes, from {@link inspectPayload}. */
 export interface PayloadInspection {
   /** Whether the payload is a JSON object (an activity); `false` for opaque text (a token, base64). */
@@ -348,6 +362,7 @@ export interface PayloadInspection {
  */
 export declare function inspectPayload(payloadToSign: string): PayloadInspection;
 
+/** An authenticated session whose P-256 signing key lives only in wasm memory. */
 export declare class Session {
   private constructor();
   /**
@@ -413,18 +428,6 @@ export declare class Session {
 }
 
 // ---- WalletClient ----------------------------------------------------------------------
-
-/** What a service error adds to a {@link KitError} (`UNAUTHORIZED`, `FORBIDDEN`, `RATE_LIMITED`, `SERVICE_ERROR`). */
-export interface KitError {
-  /** The HTTP status the service answered. */
-  readonly status?: number;
-  /** The service's own `code` (e.g. `EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS`). */
-  readonly serviceCode?: string;
-  /** The service's `reason` (e.g. `Request id already used`), for 401s and 403s in particular. */
-  readonly reason?: string;
-  /** `Retry-After` of a 429, in milliseconds: wait this long before trying again. */
-  readonly retryAfterMs?: number;
-}
 
 /** A request a {@link WalletClient} asks its transport to send. */
 export interface TransportRequest {
@@ -805,18 +808,6 @@ export declare function openWalletExport(
   key: ClientKey,
   options?: WalletExportOptions,
 ): string;
-
-// Declaration merging: adds to the ClientKey class above.
-export interface ClientKey {
-  /**
-   * Both retry headers for a 202, stamped with this key: the second leg of the encrypted
-   * OTP login, which the TEK signs before any session exists. Does not consume the key.
-   * Signs each requestId once (compared case-insensitively); the ids it signed stay
-   * signed in the session {@link Session.fromClientKey} makes of it.
-   * Throws `INVALID_PENDING_SIGNATURE`, `REQUEST_EXPIRED`, `REQUEST_ALREADY_SIGNED`, `KEY_CONSUMED`.
-   */
-  signRetry(pending202: PendingSignature | string): SignedRetryHeaders;
-}
 
 // ---------------------------------------------------------------------------------------
 // Isolated signer: init({ isolate: 'worker' })
