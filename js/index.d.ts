@@ -4,7 +4,7 @@
 /**
  * Stable error codes. Match on `err.code`, never on `err.message`. What each one means:
  * the "Errors" table of the package README. (The codes are declared once, in the Rust
- * core's `ErrorCode`; a test checks that this union and the README tables list exactly
+ * core's `ErrorCode`; a test checks that this union and the README's table list exactly
  * those codes.)
  */
 export type KitErrorCode =

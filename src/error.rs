@@ -10,8 +10,8 @@ macro_rules! error_codes {
     ($($(#[doc = $doc:literal])* $variant:ident => $code:literal,)+) => {
         /// Stable error codes. The string form (see [`ErrorCode::as_str`]) is part of the public
         /// contract (DESIGN §5): JS callers switch on `KitError.code`. This list is the one
-        /// declaration of the codes: js/index.d.ts's `KitErrorCode` union and the README error
-        /// tables are checked against it (tests below), as are the codes the JS shim raises.
+        /// declaration of the codes: js/index.d.ts's `KitErrorCode` union and the npm README's
+        /// error table are checked against it (tests below), as are the codes the JS shim raises.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         #[non_exhaustive]
         pub enum ErrorCode {
@@ -195,8 +195,8 @@ mod tests {
     }
 
     /// The other places that list the codes, checked against [`ErrorCode::ALL`] (the one
-    /// declaration): the TypeScript union, both README tables, and every code literal the
-    /// JS shim uses. Native only: they read the repository's files.
+    /// declaration): the TypeScript union, the npm README's table, and every code literal
+    /// the JS shim uses. Native only: they read the repository's files.
     #[cfg(not(target_arch = "wasm32"))]
     mod listed_elsewhere {
         use super::super::ErrorCode;
@@ -292,11 +292,13 @@ mod tests {
             codes
         }
 
+        const ERROR_TABLE_HEADER: &str = "| code | meaning |";
+
         /// The first column of the README's `| code | meaning |` table.
         fn readme_table(readme: &str, name: &str) -> BTreeSet<String> {
             let mut lines = readme
                 .lines()
-                .skip_while(|l| l.trim() != "| code | meaning |");
+                .skip_while(|l| l.trim() != ERROR_TABLE_HEADER);
             assert!(
                 lines.next().is_some(),
                 "{name} has no `| code | meaning |` table"
@@ -331,11 +333,22 @@ mod tests {
             );
         }
 
+        /// The codes' meanings live in one table, the npm README's (the repository README
+        /// links to it).
         #[test]
-        fn readme_tables_list_exactly_the_codes() {
-            for readme in ["README.md", "pkg-template/README.md"] {
-                assert_same(readme, &readme_table(&read(readme), readme));
-            }
+        fn readme_table_lists_exactly_the_codes() {
+            let readme = "pkg-template/README.md";
+            assert_same(readme, &readme_table(&read(readme), readme));
+        }
+
+        #[test]
+        fn the_repository_readme_keeps_no_second_table() {
+            assert!(
+                !read("README.md")
+                    .lines()
+                    .any(|l| l.trim() == ERROR_TABLE_HEADER),
+                "README.md has an error table: the codes' table lives in pkg-template/README.md"
+            );
         }
 
         #[test]
