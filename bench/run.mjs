@@ -93,14 +93,10 @@ const sizesOf = (files) => {
  * An operation that fails is reported as { error } (the other operations still run).
  */
 async function runSuite(env, prepareKitKeys, run, peerBundles) {
-  const kitPublicKeys = await prepareKitKeys();
-  log(`${env}: sealing ${kitPublicKeys.length} bundles to the kit's ClientKeys (@turnkey/crypto)`);
-  const kitBundles = kitPublicKeys.map((pub) => sealBundle(randomScalar(), pub));
+  const kitKeys = Object.entries(await prepareKitKeys());
+  log(`${env}: sealing ${kitKeys.flatMap(([, keys]) => keys).length} bundles to the kit's ClientKeys (@turnkey/crypto)`);
   const inputs = {
-    'kit.open': { bundles: kitBundles.slice(0, N) },
-    'kit.stamp': { bundle: kitBundles[N] },
-    'kit.signRetry': { bundle: kitBundles[N + 1] },
-    'kit.storedStamp': { bundle: kitBundles[N + 2] },
+    ...Object.fromEntries(kitKeys.map(([op, keys]) => [op, { bundles: keys.map((pub) => sealBundle(randomScalar(), pub)) }])),
     'peer.open': { bundles: peerBundles },
     'peer.decryptOnly': { bundles: peerBundles },
     'floor.ecdh': { points: peerBundles.map((b) => b.point) },

@@ -24,6 +24,8 @@ export const PAYLOAD = JSON.stringify({
 });
 
 const HOUR = 3_600_000;
+/** Below the kit's MAX_SIGNED_REQUEST_IDS (1024) per session and hour. */
+const RETRIES_PER_SESSION = 1000;
 const uuid = () => crypto.randomUUID();
 
 /** Summary of samples in milliseconds: median, p95 (nearest rank), mean, min, max. */
@@ -145,7 +147,8 @@ export function createHarness({ kit, peer, warmup, iters }) {
   const resolution = clockResolution();
   const cfg = { warmup, iters, resolution };
   const n = warmup + iters;
-  let kitKeys = [];
+  // The kit's ClientKeys by operation (prepareKitKeys), each sealed to by the caller.
+  let kitKeys = {};
   const subtle = crypto.subtle;
   const enc = new TextEncoder();
 
@@ -169,14 +172,14 @@ export function createHarness({ kit, peer, warmup, iters }) {
     // input: { bundles: string[n] } sealed to prepareKitKeys' keys, in order.
     'kit.open': ({ bundles }) => {
       const responses = bundles.map(sessionResponse);
-      return timeLoop(cfg, (i) => kit.Session.open(responses[i], kitKeys[i]), (_, s) => {
+      return timeLoop(cfg, (i) => kit.Session.open(responses[i], kitKeys['kit.open'][i]), (_, s) => {
         if (s.publicKeyHex.length !== 66) throw new Error('kit open: no public key');
         s.free();
       });
     },
-    // input: { bundle } sealed to kitKeys[n] (the extra key). Returns one stamp to verify.
-    'kit.stamp': async ({ bundle }) => {
-      const s = kit.Session.open(sessionResponse(bundle), kitKeys[n]);
+    // input: { bundles: [bundle] } sealed to its key. Returns one stamp to verify.
+    'kit.stamp': async ({ bundles: [bundle] }) => {
+      const s = kit.Session.open(sessionResponse(bundle), kitKeys['kit.stamp'][0]);
       const r = await timeLoop(cfg, () => s.stamp(PAYLOAD));
       r.sample = { stamp: s.stamp(PAYLOAD), payload: PAYLOAD, publicKeyHex: s.publicKeyHex };
       s.free();
@@ -185,10 +188,10 @@ export function createHarness({ kit, peer, warmup, iters }) {
     // The same stamp through SessionStore: the key kept non-extractable in WebCrypto, the
     // signature from subtle.sign (randomized, async), guards and DER stamp in wasm.
     // Needs IndexedDB (browsers): null elsewhere.
-    'kit.storedStamp': async ({ bundle }) => {
+    'kit.storedStamp': async ({ bundles: [bundle] }) => {
       if (globalThis.indexedDB === undefined) return null;
       const store = await kit.SessionStore.open({ name: `bench-${Date.now()}` });
-      const s = kit.Session.open(sessionResponse(bundle), kitKeys[n + 2]);
+      const s = kit.Session.open(sessionResponse(bundle), kitKeys['kit.storedStamp'][0]);
       const stored = await store.save(s);
       s.free();
       const r = await timeLoop(cfg, () => stored.stamp(PAYLOAD));
@@ -197,15 +200,18 @@ export function createHarness({ kit, peer, warmup, iters }) {
       store.close();
       return r;
     },
-    'kit.signRetry': async ({ bundle }) => {
-      const s = kit.Session.open(sessionResponse(bundle), kitKeys[n + 1]);
+    // A session signs at most MAX_SIGNED_REQUEST_IDS requestIds an hour (RATE_LIMITED
+    // after): a new session every RETRIES_PER_SESSION calls, each on its own key.
+    'kit.signRetry': async ({ bundles }) => {
+      const sessions = bundles.map((b, j) => kit.Session.open(sessionResponse(b), kitKeys['kit.signRetry'][j]));
+      const at = (i) => sessions[Math.floor(i / RETRIES_PER_SESSION)];
       const p = pendings(n + 1);
-      const r = await timeLoop(cfg, (i) => s.signRetry(p[i]), (i, h) => {
+      const r = await timeLoop(cfg, (i) => at(i).signRetry(p[i]), (i, h) => {
         if (h['Request-Id'] !== p[i].requestId) throw new Error('kit signRetry: wrong Request-Id');
       });
-      const h = s.signRetry(p[n]);
-      r.sample = { stamp: h['Service-Wallet-Signature'], payload: p[n].payloadToSign, publicKeyHex: s.publicKeyHex };
-      s.free();
+      const h = at(n).signRetry(p[n]);
+      r.sample = { stamp: h['Service-Wallet-Signature'], payload: p[n].payloadToSign, publicKeyHex: at(n).publicKeyHex };
+      for (const s of sessions) s.free();
       return r;
     },
 
@@ -277,11 +283,12 @@ export function createHarness({ kit, peer, warmup, iters }) {
   return {
     payloadBytes: enc.encode(PAYLOAD).length,
     resolution,
-    /** Generates the kit's ClientKeys for kit.open (n) plus kit.stamp, kit.signRetry and kit.storedStamp (3). */
+    /** Generates the kit's ClientKeys: { op: uncompressed public keys }, a bundle for each. */
     prepareKitKeys() {
-      for (const k of kitKeys) k.free();
-      kitKeys = Array.from({ length: n + 3 }, () => kit.ClientKey.generate());
-      return kitKeys.map((k) => k.publicKeyHex);
+      for (const k of Object.values(kitKeys).flat()) k.free();
+      const keys = (count) => Array.from({ length: count }, () => kit.ClientKey.generate());
+      kitKeys = { 'kit.open': keys(n), 'kit.stamp': keys(1), 'kit.storedStamp': keys(1), 'kit.signRetry': keys(Math.ceil((n + 1) / RETRIES_PER_SESSION)) };
+      return Object.fromEntries(Object.entries(kitKeys).map(([op, ks]) => [op, ks.map((k) => k.publicKeyHex)]));
     },
     ops: Object.keys(ops),
     /** Runs one measurement; returns stats (+ `sample` for the stamps, to verify). */
