@@ -23,6 +23,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, statSync, writeFileSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { generateP256KeyPair } from '@turnkey/crypto';
@@ -51,30 +52,32 @@ const ORDER = [
 
 // ---- options and helpers ------------------------------------------------------------------
 const USAGE = 'usage: node bench/run.mjs [--iters N] [--warmup N] [--cold N] [--max-load X] [--pkg DIR] [--kit-label TEXT] [--engine E] [--no-node]';
-const opt = { iters: 1000, warmup: 100, cold: 25, maxLoad: null, pkg: join(root, 'pkg'), kitLabel: null, node: true };
-const FLAGS = { '--iters': 'iters', '--warmup': 'warmup', '--cold': 'cold', '--max-load': 'maxLoad', '--pkg': 'pkg', '--kit-label': 'kitLabel' };
-const argv = process.argv.slice(2);
-for (let i = 0; i < argv.length; i += 2) {
-  if (argv[i] === '--engine') continue; // enginesFromArgs
-  if (argv[i] === '--no-node') {
-    opt.node = false;
-    i -= 1;
-    continue;
-  }
-  const key = FLAGS[argv[i]];
-  const text = argv[i + 1];
-  const value = key === 'pkg' || key === 'kitLabel' ? text : Number(text);
-  if (!key || text === undefined || (typeof value === 'number' && !(value >= 0))) {
-    console.error(USAGE);
-    process.exit(2);
-  }
-  opt[key] = value;
-}
-if (opt.iters < 20 || opt.cold < 1) {
-  console.error(`${USAGE}\n(--iters at least 20, --cold at least 1)`);
+let opt;
+let engines;
+try {
+  const { values } = parseArgs({
+    options: {
+      ...Object.fromEntries(['iters', 'warmup', 'cold', 'max-load', 'pkg', 'kit-label'].map((k) => [k, { type: 'string' }])),
+      engine: { type: 'string', multiple: true },
+      'no-node': { type: 'boolean' },
+    },
+  });
+  const num = (k, d, min) => {
+    const v = Number(values[k] ?? d);
+    if (!(v >= min)) throw new Error(`--${k} at least ${min}`);
+    return v;
+  };
+  opt = {
+    iters: num('iters', 1000, 20), warmup: num('warmup', 100, 0), cold: num('cold', 25, 1),
+    maxLoad: values['max-load'] === undefined ? null : num('max-load', 0, 0),
+    pkg: values.pkg ?? join(root, 'pkg'), kitLabel: values['kit-label'] ?? null, node: !values['no-node'],
+  };
+  engines = enginesFromArgs((values.engine ?? []).flatMap((e) => ['--engine', e]));
+} catch (e) {
+  console.error(`${USAGE}
+${e.message}`);
   process.exit(2);
 }
-const engines = enginesFromArgs(argv);
 const pkgDir = resolve(opt.pkg);
 const N = opt.warmup + opt.iters;
 

@@ -3,8 +3,13 @@
 // calls the suite times together on a coarse clock (bench/suite.mjs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
 import { TARGETS, evaluateTargets, renderResults, speedTable, summaryLine, chartSvg } from '../../bench/report.mjs';
 import { batchSize, stats } from '../../bench/suite.mjs';
+import { serveStatic } from '../../scripts/serve.mjs';
+import { sizeTables, glue, wasm, BUDGETS } from '../../scripts/size.mjs';
+
+const dir = (rel) => fileURLToPath(new URL(rel, import.meta.url));
 
 const at = (ms, batch = 1) => ({ ...stats([ms, ms, ms * 1.5]), batch, drift: 1 });
 const set = (gzip, n = 2) => ({
@@ -108,4 +113,23 @@ test('batchSize: one call per sample on a fine clock, enough calls for 20 ticks 
   assert.equal(batchSize(0.05, 1, 1000), 100); // would be 400: capped at iters / 10
   assert.equal(batchSize(0, 1, 1000), 100); // a warm-up too fast to see
   assert.equal(batchSize(50, 1, 1000), 1);
+});
+
+test('scripts/serve.mjs sends the extra headers (the bench: COOP + COEP) on every response, and none by default', async (t) => {
+  const plain = await serveStatic({ '/': dir('../../bench') });
+  const isolated = await serveStatic({ '/': dir('../../bench') }, { headers: { 'cross-origin-opener-policy': 'same-origin' } });
+  t.after(() => Promise.all([plain.close(), isolated.close()]));
+  const get = async (srv, path) => (await fetch(`http://localhost:${srv.port}${path}`)).headers;
+  assert.equal((await get(plain, '/peer-entry.mjs')).get('cross-origin-opener-policy'), null);
+  for (const path of ['/peer-entry.mjs', '/missing']) {
+    assert.equal((await get(isolated, path)).get('cross-origin-opener-policy'), 'same-origin', path);
+  }
+  assert.equal((await get(isolated, '/peer-entry.mjs')).get('content-type'), 'text/javascript; charset=utf-8');
+});
+
+test('scripts/size.mjs imports without running its CLI, and its tables name the modules from one list', () => {
+  const [init, passkey] = sizeTables(dir('../../pkg'));
+  assert.deepEqual([init[1].at(-1), init[1].includes(glue('signing')), init[2]], [wasm('signing'), true, BUDGETS.init]);
+  assert.deepEqual(passkey[1], [glue('passkey'), wasm('passkey')]);
+  assert.equal(passkey[2], BUDGETS.passkey);
 });
