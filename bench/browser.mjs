@@ -2,7 +2,7 @@
 // playwright-core, Firefox ESR through geckodriver, WebKitGTK through WebKitWebDriver on
 // Xvfb): the suite (bench/suite.mjs) in a cross-origin isolated page, the cold start in
 // fresh pages, and the files the engine fetched for init() and for a passkey wallet page.
-// The pages are files in `pageDir` (pages()), served with scripts/serve.mjs.
+// The pages are files in a scratch folder (writePages), served with scripts/serve.mjs.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
