@@ -75,6 +75,26 @@ function wasmSource(input) {
   return { module_or_path: input };
 }
 
+/**
+ * Whether this runs outside a browser: neither a page (`window`) nor a worker (a server
+ * rendering pass, plain Node). Importing the browser entry there is harmless (nothing runs
+ * at import); init() is what cannot work there.
+ */
+function outsideBrowser() {
+  return !('window' in globalThis) && !('WorkerGlobalScope' in globalThis);
+}
+
+/** init()'s failure message: outside a browser it says why and what to do instead. */
+function loadFailure(err) {
+  const detail = err && err.message ? err.message : String(err);
+  if (!outsideBrowser()) return `embedded-wallet-kit could not load its WebAssembly module: ${detail}`;
+  return 'embedded-wallet-kit: init() of the browser entry ran outside a browser (no window: server rendering, '
+    + `or plain Node), so it could not load its WebAssembly module (${detail}). `
+    + "Node resolves the package's `node` entry when it imports 'embedded-wallet-kit' itself (a server bundle that "
+    + 'picked the browser entry should keep the package external); in a server-rendered app, call init() in the browser '
+    + 'only (in an effect or a mount hook), not while rendering on the server.';
+}
+
 function loadSigning(input) {
   if (initPromise === undefined) {
     if (isReady()) {
@@ -90,11 +110,7 @@ function loadSigning(input) {
           },
           (err) => {
             if (initPromise === attempt) initPromise = undefined;
-            throw new KitError(
-              'NOT_INITIALIZED',
-              `embedded-wallet-kit could not load its WebAssembly module: ${err && err.message ? err.message : String(err)}`,
-              err,
-            );
+            throw new KitError('NOT_INITIALIZED', loadFailure(err), err);
           },
         );
       initPromise = attempt;
