@@ -29,6 +29,7 @@ import { initIsolated, wantsIsolation } from './isolated-boot.js';
 export { KitError, passkey };
 export { WalletClient };
 export { SessionStore } from './session-store.js';
+export { SessionKeeper } from './session-keeper.js';
 
 /** @type {typeof RawClientKey} */
 export const ClientKey = guardClass(RawClientKey, 'ClientKey', { create: 'ClientKey.generate()' });

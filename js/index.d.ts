@@ -767,6 +767,84 @@ export interface EnclaveEnvelope {
   [field: string]: unknown;
 }
 
+// ---- SessionKeeper ---------------------------------------------------------------------
+
+/** Options of {@link SessionKeeper}. Durations are milliseconds. */
+export interface SessionKeeperOptions {
+  /** Refresh this long before `expiresAt` (default 60 000). */
+  leadMs?: number;
+  /**
+   * The longest single timer wait (default 30 000): each wait only means "read the clock
+   * again", so a sleeping laptop or a throttled tab is caught up at the next fire.
+   */
+  maxWaitMs?: number;
+  /** The first retry's delay after a transient failure (default 1 000), doubled each time. */
+  retryMs?: number;
+  /** The longest retry delay (default 30 000). */
+  maxRetryMs?: number;
+  /** The wall clock in epoch milliseconds (default: the `Date.now` the kit captured at load). */
+  now?: () => number;
+  setTimeout?: (callback: () => void, ms: number) => unknown;
+  clearTimeout?: (handle: any) => void;
+  /** Re-read the clock on its `visibilitychange` (default `globalThis.document`; `null`: none). */
+  document?: EventTarget | null;
+  /** Re-read the clock on its `focus`, `pageshow`, `online` (default `globalThis.window`; `null`: none). */
+  window?: EventTarget | null;
+}
+
+/** The events of a {@link SessionKeeper} and what each listener receives. */
+export interface SessionKeeperEvents {
+  /** The session entered the lead time; a refresh starts now. Once per session. */
+  expiring: { session: Session; msLeft: number };
+  /** `session` replaced `previous`, which is freed once the listeners return. */
+  refreshed: { session: Session; previous: Session };
+  /** The session expired (or the service answered 401): log in again. It is freed; the keeper stopped. */
+  expired: { session: Session };
+  /** {@link SessionKeeper.revoke} revoked it at the service (it is freed); the keeper stopped. */
+  revoked: { session: Session };
+  /**
+   * A refresh or revoke failed. With `retryInMs` a transient failure (`SERVICE_ERROR`,
+   * `RATE_LIMITED`, `REQUEST_EXPIRED`) retried after that delay; without it the keeper
+   * stopped (`UNAUTHORIZED` is followed by `expired`).
+   */
+  error: { error: unknown; session: Session; retryInMs?: number };
+}
+
+/**
+ * Keeps one session alive (opt-in): refreshes it through `client.refresh` `leadMs` before
+ * its `expiresAt`, in either key mode, frees the session it replaced, and reports what
+ * happened through {@link SessionKeeper.on}. Never refreshes an expired session (`expired`:
+ * only a new login helps); a 401 is not retried; other transient failures are retried
+ * with backoff until expiry. The wall clock is re-read on every timer fire and on
+ * `visibilitychange`, `focus`, `pageshow` and `online`. Sign with {@link SessionKeeper.session}
+ * at each use: after a refresh the previous session is freed.
+ */
+export declare class SessionKeeper {
+  private constructor();
+  /**
+   * Starts keeping `session` alive. The first call loads the keeper's code (a small JS
+   * module next to the entry; `init()` does not load it). The first look at the clock is
+   * on a timer, so listeners added when this resolves see an `expiring` or `expired`
+   * already due. Rejects `INVALID_INPUT` (bad client, session or option),
+   * `NOT_INITIALIZED` if that module cannot be loaded.
+   */
+  static start(client: WalletClient, session: Session, options?: SessionKeeperOptions): Promise<SessionKeeper>;
+  /** The session to sign with now. */
+  readonly session: Session;
+  /** Whether it stopped: {@link stop}, {@link revoke}, expiry, a 401, or a failure it does not retry. */
+  readonly stopped: boolean;
+  /** Adds a listener; returns a function that removes it. */
+  on<K extends keyof SessionKeeperEvents>(type: K, listener: (detail: SessionKeeperEvents[K]) => void): () => void;
+  /** Stops its timers and wake-up listeners; {@link session} stays open (yours to free). */
+  stop(): void;
+  /**
+   * Stops, waits for a refresh in flight, and revokes the current session at the service
+   * ({@link WalletClient.revokeSession}: freed whatever the answer). Emits `revoked`, or
+   * `error` and rejects.
+   */
+  revoke(): Promise<void>;
+}
+
 /** The 200 of `POST /internal-accounts/{id}/export`. */
 export interface WalletExportResponse {
   id?: string;

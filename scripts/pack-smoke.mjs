@@ -45,7 +45,7 @@ check('the tarball holds exactly the package files', () => {
     'embedded_wallet_kit_passkey.js', 'embedded_wallet_kit_passkey_bg.wasm',
     'embedded_wallet_kit_testing.js', 'embedded_wallet_kit_testing_bg.wasm', 'guard.js',
     'index.d.ts', 'isolated-boot.js', 'isolated.js', 'kit-error.js', 'node.js', 'package.json', 'passkey.js', 'platform.js',
-    'session-store-impl.js', 'session-store.js', 'signer-worker.js', 'testing-node.js', 'testing.d.ts', 'testing.js', 'wallet-client-impl.js', 'wallet-client.js',
+    'session-keeper-impl.js', 'session-keeper.js', 'session-store-impl.js', 'session-store.js', 'signer-worker.js', 'testing-node.js', 'testing.d.ts', 'testing.js', 'wallet-client-impl.js', 'wallet-client.js',
   ];
   const snippets = files.filter((f) => f.startsWith('snippets/'));
   assert(snippets.length === 1 && /^snippets\/embedded-wallet-kit-[0-9a-f]+\/js\/kit-error\.js$/.test(snippets[0]),

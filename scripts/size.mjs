@@ -108,6 +108,7 @@ export function sizeTables(pkgDir, budgets = BUDGETS) {
       'passkey.js',
       'wallet-client.js',
       'session-store.js',
+      'session-keeper.js',
       'isolated-boot.js',
       glue('signing'),
       ...walk(join(pkgDir, 'snippets')).filter((p) => p.endsWith('.js')).map((p) => relative(pkgDir, p)),
@@ -122,6 +123,9 @@ export function sizeTables(pkgDir, budgets = BUDGETS) {
     ]],
     ['session store (informational, in no budget): loaded by the first SessionStore.open()', [
       'session-store-impl.js',
+    ]],
+    ['session keeper (informational, in no budget): loaded by the first new SessionKeeper()', [
+      'session-keeper-impl.js',
     ]],
     ['isolated signer (informational, in no budget): loaded by init({ isolate: \'worker\' }), in the page and in its Worker', [
       'isolated.js',

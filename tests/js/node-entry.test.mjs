@@ -38,9 +38,9 @@ function realSession(overrides = {}) {
   return { key, scalar, bundle, response, expectedPub: compressedPublicKeyHex(scalar) };
 }
 
-test('exports exactly init, ClientKey, Session, KitError, inspectPayload, passkey, SessionStore, WalletClient, encryptOtp, openWalletExport', () => {
+test('exports exactly init, ClientKey, Session, KitError, inspectPayload, passkey, SessionStore, SessionKeeper, WalletClient, encryptOtp, openWalletExport', () => {
   assert.deepEqual(Object.keys(kit).sort(), [
-    'ClientKey', 'KitError', 'Session', 'SessionStore', 'WalletClient', 'encryptOtp', 'init', 'inspectPayload', 'openWalletExport', 'passkey',
+    'ClientKey', 'KitError', 'Session', 'SessionKeeper', 'SessionStore', 'WalletClient', 'encryptOtp', 'init', 'inspectPayload', 'openWalletExport', 'passkey',
   ]);
   assert.equal(typeof init, 'function');
   assert.equal(typeof ClientKey.generate, 'function');

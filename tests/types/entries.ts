@@ -20,13 +20,16 @@ type Undeclared<M, Declared> = Exclude<keyof M, keyof Declared>;
  * `SessionStore` is checked apart: the exported class is the base (js/session-store.js)
  * of the implementation's `Store`, which declares the instance methods with
  * `@implements` (js/session-store-impl.js); what the export itself must match is `open`.
+ * `SessionKeeper` likewise (js/session-keeper.js, js/session-keeper-impl.js's `Keeper`): `start`.
  */
-type Entry = Omit<typeof declared, 'SessionStore'>;
+type Entry = Omit<typeof declared, 'SessionStore' | 'SessionKeeper'>;
 
 export const browserEntry: Entry = browser;
 export const nodeEntry: Entry = node;
 export const browserStoreOpen: typeof declared.SessionStore.open = browser.SessionStore.open;
 export const nodeStoreOpen: typeof declared.SessionStore.open = node.SessionStore.open;
+export const browserKeeperStart: typeof declared.SessionKeeper.start = browser.SessionKeeper.start;
+export const nodeKeeperStart: typeof declared.SessionKeeper.start = node.SessionKeeper.start;
 export const testingBrowserEntry: typeof declaredTesting = testingBrowser;
 export const testingNodeEntry: typeof declaredTesting = testingNode;
 
