@@ -25,7 +25,7 @@ FUZZ_SECONDS ?= 300
 # Every wasm binding (not only what the npm build ships) is compiled for the wasm tests.
 WASM_TEST_FEATURES := flows,passkey,testing
 
-.PHONY: setup build lint lint-rust lint-js test test-native test-wasm test-js size pack e2e-passkey e2e-store e2e-isolate e2e-emulator e2e fuzz-smoke demo bench fuzz clean
+.PHONY: setup build lint lint-rust lint-js test test-native test-wasm test-js size pack e2e-passkey e2e-store e2e-isolate e2e-emulator test-csp e2e fuzz-smoke demo bench fuzz clean
 
 setup:
 	@bash scripts/setup.sh
@@ -99,6 +99,12 @@ e2e-emulator: build
 	cargo build --release -p emulator
 	node tests/e2e/run.mjs
 
+# The demo under the emulator's strict Content-Security-Policy in headless Chromium: no
+# violation while init(), a key and a session run; the isolated signer under worker-src.
+test-csp: build
+	cargo build --release -p emulator
+	node tests/csp/run.mjs
+
 e2e: pack
 	node tests/vite/run.mjs
 
@@ -107,7 +113,7 @@ fuzz-smoke: setup
 	bash scripts/fuzz.sh 8
 
 # The Vite end-to-end run comes last, so its "N passed, N failed" closes the output.
-test: setup build lint test-native test-wasm test-js size pack fuzz-smoke e2e-passkey e2e-store e2e-isolate e2e-emulator e2e
+test: setup build lint test-native test-wasm test-js size pack fuzz-smoke e2e-passkey e2e-store e2e-isolate e2e-emulator test-csp e2e
 
 demo: build
 	cargo build --release -p emulator

@@ -213,6 +213,16 @@ fn mime(path: &FsPath) -> &'static str {
     }
 }
 
+/// The Content-Security-Policy of every static and `/pkg/` file: the strict policy the kit's
+/// README recommends, so the demo shows it is enough. `'wasm-unsafe-eval'` lets the kit
+/// compile its WebAssembly (no `'unsafe-eval'`); `worker-src 'self'` the isolated signer's
+/// Worker; no inline script or style anywhere. (A Worker's policy is its script's response
+/// header, so `/pkg/` files carry it too.)
+pub const CONTENT_SECURITY_POLICY: &str =
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; \
+     worker-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data:; \
+     object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
 /// A file under `root`, refusing any path that could leave it.
 async fn serve_file(root: &FsPath, relative: &str) -> Response {
     let relative = PathBuf::from(relative);
@@ -232,6 +242,10 @@ async fn serve_file(root: &FsPath, relative: &str) -> Response {
             let headers = response.headers_mut();
             headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(mime(&path)));
             headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+            headers.insert(
+                header::CONTENT_SECURITY_POLICY,
+                HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+            );
             response
         }
         Err(_) => not_found_page(relative.display()),

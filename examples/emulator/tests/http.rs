@@ -269,6 +269,26 @@ fn static_files_and_pkg_with_mime_types() {
     assert!(ct("/sub/style.css").starts_with("text/css"));
     assert_eq!(ct("/pkg/kit_bg.wasm"), "application/wasm");
     assert!(ct("/pkg/kit.js").starts_with("text/javascript"));
+    // Every file (the page, its script, the kit's module and .wasm) carries the strict CSP.
+    for path in ["/", "/app.js", "/pkg/kit.js", "/pkg/kit_bg.wasm"] {
+        let r = emu.raw("GET", path, &[], "");
+        let csp = r.header("content-security-policy").unwrap_or_default();
+        assert!(
+            csp.contains("script-src 'self' 'wasm-unsafe-eval';") && !csp.contains("'unsafe-eval'"),
+            "{path}: {csp}"
+        );
+        for directive in [
+            "worker-src 'self'",
+            "object-src 'none'",
+            "base-uri 'none'",
+            "style-src 'self'",
+        ] {
+            assert!(
+                csp.contains(directive),
+                "{path}: {directive} missing in {csp}"
+            );
+        }
+    }
     for missing in [
         "/nope.js",
         "/../secret.txt",
