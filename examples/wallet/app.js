@@ -11,7 +11,9 @@
 // session key mode is chosen in the header (or with ?keys=client-held): the spec's
 // sealed bundle (default), or client-held keys (compressed clientPublicKey, the key
 // becomes the session key, encrypted OTP login).
-import { init, ClientKey, Session, passkey, KitError, WalletClient } from './pkg/browser.js';
+import {
+  init, ClientKey, Session, passkey, KitError, WalletClient, SessionKeeper,
+} from './pkg/browser.js';
 
 /** The sandbox's magic passkey signature (spec §5.3); strict mode checks real ones. */
 const SANDBOX_PASSKEY_SIGNATURE = 'sandbox-valid-passkey-signature';
@@ -262,8 +264,14 @@ function newClientKey() {
 }
 
 /** Makes `next` the current session; the previous one is zeroized. */
-function adoptSession(next) {
+/**
+ * Makes `next` the page's session. `fromKeeper`: the SessionKeeper refreshed it (the
+ * keeper frees the previous session itself and keeps watching the new one); otherwise the
+ * previous session is freed here and a new keeper takes over (when "keep alive" is on).
+ */
+function adoptSession(next, { fromKeeper = false } = {}) {
   const previous = state.session;
+  if (!fromKeeper) stopKeeper();
   state.session = next;
   state.sessionView = {
     id: next.id,
@@ -273,12 +281,63 @@ function adoptSession(next) {
     sandboxed: next.sandboxed,
     status: 'live',
   };
-  if (previous && previous !== next) {
+  if (previous && previous !== next && !fromKeeper) {
     const id = previous.id;
     previous.free();
     kitLog(`previous session ${id}: free() — its key is zeroized`);
   }
+  if (!fromKeeper) keepAlive(next).catch((err) => errorLog(`SessionKeeper: ${err.message}`));
   renderSession();
+}
+
+// ---------------------------------------------------------------------------------------
+// Keeping the session alive (SessionKeeper)
+
+/** Refresh this long before expiry: 60 s, or a third of a short emulator TTL. */
+function keeperLeadMs() {
+  return Math.min(60_000, ((state.config?.sessionTtlSecs ?? 900) * 1000) / 3);
+}
+
+function keeperNote(text) {
+  $('keeper-note').textContent = text;
+}
+
+function stopKeeper() {
+  state.keeper?.stop();
+  state.keeper = null;
+}
+
+/** Starts a SessionKeeper on `session` when "keep alive" is on. */
+async function keepAlive(session) {
+  stopKeeper();
+  if (!$('keep-alive').checked || !session) return;
+  const leadMs = keeperLeadMs();
+  const keeper = await SessionKeeper.start(state.client, session, { leadMs });
+  if (state.session !== session || !$('keep-alive').checked) {
+    keeper.stop(); // superseded while its module loaded
+    return;
+  }
+  state.keeper = keeper;
+  kitLog(`SessionKeeper.start(client, session, { leadMs: ${leadMs} }): refreshes ${Math.round(leadMs / 1000)} s before expiresAt`);
+  keeperNote(`keeping ${session.id} alive: refresh ${Math.round(leadMs / 1000)} s before it expires`);
+  keeper.on('expiring', ({ msLeft }) => keeperNote(`expiring in ${Math.ceil(msLeft / 1000)} s: refreshing…`));
+  keeper.on('refreshed', ({ session: fresh, previous }) => {
+    kitLog(`SessionKeeper: refreshed ${previous.id} → ${fresh.id}; the previous session is freed`);
+    state.keeperRefreshes = (state.keeperRefreshes ?? 0) + 1;
+    adoptSession(sessionLog(fresh, clientHeld()), { fromKeeper: true });
+    keeperNote(`refreshed (${state.keeperRefreshes} so far): ${fresh.id}`);
+  });
+  keeper.on('expired', () => {
+    // At expiry, or a 401 on refresh (revoked elsewhere): the keeper freed the session.
+    if (state.sessionView) state.sessionView.status = 'expired';
+    keeperNote('expired: log in again');
+    state.keeper = null;
+    renderAll();
+  });
+  keeper.on('error', ({ error, retryInMs }) => {
+    errorLog(`SessionKeeper: ${error?.code ?? ''} ${error?.message ?? error}`);
+    keeperNote(retryInMs === undefined ? `stopped: ${error?.code}` : `refresh failed (${error?.code}); retrying in ${Math.ceil(retryInMs / 1000)} s`);
+  });
 }
 
 // ---------------------------------------------------------------------------------------
@@ -462,6 +521,8 @@ async function refreshSession() {
 }
 
 async function revokeSession() {
+  stopKeeper();
+  keeperNote('');
   await state.client.revokeSession(state.session); // frees the session once revoked
   kitLog(`session ${state.sessionView.id}: free() — its key is zeroized`);
   state.session = null;
@@ -590,7 +651,7 @@ function renderSession() {
   const left = v.expiresAt.getTime() - Date.now();
   let label;
   if (v.status === 'revoked') label = 'revoked';
-  else if (left <= 0) label = 'expired';
+  else if (left <= 0 || v.status === 'expired') label = 'expired';
   else label = 'live';
   pill.textContent = label;
   pill.className = `pill small ${label === 'live' ? 'on' : 'off'}`;
@@ -668,6 +729,18 @@ async function start() {
   picker.disabled = false;
   picker.addEventListener('change', () => useKeys(picker.value));
   useKeys(picker.value);
+  // Keep alive: on when asked (?keep=1), off when asked (?keep=0), else on unless the
+  // emulator's sessions are short (the expiry checks of tests/e2e run with 2 s sessions).
+  const keep = new URLSearchParams(window.location.search).get('keep');
+  $('keep-alive').checked = keep === null ? state.config.sessionTtlSecs >= 180 : keep === '1';
+  $('keep-alive').addEventListener('change', () => {
+    if ($('keep-alive').checked) {
+      keepAlive(state.session?.isExpired() === false ? state.session : null).catch((err) => errorLog(`SessionKeeper: ${err.message}`));
+    } else {
+      stopKeeper();
+      keeperNote('');
+    }
+  });
   $('mode').textContent = `${mode} mode`;
   $('mode').className = `pill ${mode}`;
   $('mode-note').textContent = mode === 'strict'

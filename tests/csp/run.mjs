@@ -7,7 +7,8 @@
 // the page and no console error. Then the isolated signer, init({ isolate: 'worker' }),
 // on a page of its own under the same policy (worker-src 'self'). And a control: the same
 // demo with 'wasm-unsafe-eval' taken out of the policy (rewritten in flight) fails to
-// load the kit with a reported violation, so the listener is known to see one.
+// load the kit with a reported violation, so the listener is known to see one. And the
+// demo's "keep alive" (SessionKeeper) with 6 s sessions: its countdown refreshed twice.
 //
 // Usage: node tests/csp/run.mjs (needs pkg/ from `make build` and a release emulator
 // built from this tree: `cargo build --release -p emulator`)
@@ -64,6 +65,7 @@ async function clickStep(page, id) {
 }
 
 const demo = await startEmulator(['--static-dir', join(ROOT, 'examples', 'wallet'), '--pkg-dir', join(ROOT, 'pkg')]);
+const shortSessions = await startEmulator(['--session-ttl-secs', '6', '--static-dir', join(ROOT, 'examples', 'wallet'), '--pkg-dir', join(ROOT, 'pkg')]);
 const isolatePage = await startEmulator(['--static-dir', join(ROOT, 'tests', 'csp'), '--pkg-dir', join(ROOT, 'pkg')]);
 const browser = await launchChromium(chromium);
 try {
@@ -96,6 +98,32 @@ try {
         return ok && typeof window.demo.state.session.stamp('{"csp":true}') === 'string';
       });
       assert(stamped, 'ClientKey.generate() and session.stamp() work under the policy');
+      const found = await violations();
+      assert(found.length === 0, `CSP violations: ${found.join(' | ')}`);
+      assert(consoleErrors.length === 0, `console errors: ${consoleErrors.join(' | ')}`);
+    } finally {
+      await context.close();
+    }
+  });
+
+  await check('the demo keeps its session alive (SessionKeeper, 6 s sessions): two refreshes in a row, the countdown live, no violation', async () => {
+    const context = await browser.newContext();
+    try {
+      const { page, consoleErrors, violations } = await watchedPage(context);
+      await page.goto(shortSessions.origin + '/?keep=1');
+      await page.waitForFunction(() => window.demo?.ready === true, null, { timeout: 30_000 });
+      for (const step of ['account', 'otp-credential', 'otp-read', 'otp-verify']) await clickStep(page, step);
+      const first = await page.evaluate(() => window.demo.state.session.id);
+      await page.waitForFunction(() => (window.demo.state.keeperRefreshes ?? 0) >= 2, null, { timeout: 20_000 });
+      const after = await page.evaluate(() => ({
+        id: window.demo.state.session.id,
+        countdown: document.getElementById('countdown').dataset.state,
+        note: document.getElementById('keeper-note').textContent,
+        live: !window.demo.state.session.isExpired() && window.demo.state.session.publicKeyHex !== undefined,
+      }));
+      assert(after.id !== first, 'a new session');
+      assert(after.countdown === 'live' && after.live, `the countdown says ${after.countdown}; ${after.note}`);
+      assert(/refreshed \(\d+ so far\)|expiring|keeping/.test(after.note), after.note);
       const found = await violations();
       assert(found.length === 0, `CSP violations: ${found.join(' | ')}`);
       assert(consoleErrors.length === 0, `console errors: ${consoleErrors.join(' | ')}`);
@@ -146,5 +174,6 @@ try {
   await browser.close();
   demo.proc.kill('SIGTERM');
   isolatePage.proc.kill('SIGTERM');
+  shortSessions.proc.kill('SIGTERM');
 }
 finish();
