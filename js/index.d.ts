@@ -835,7 +835,11 @@ export declare class SessionKeeper {
   readonly stopped: boolean;
   /** Adds a listener; returns a function that removes it. */
   on<K extends keyof SessionKeeperEvents>(type: K, listener: (detail: SessionKeeperEvents[K]) => void): () => void;
-  /** Stops its timers and wake-up listeners; {@link session} stays open (yours to free). */
+  /**
+   * Stops its timers and wake-up listeners; {@link session} stays open (yours to free). A
+   * refresh already in flight still lands (`refreshed`: the previous session is freed, and
+   * {@link session} is the new one).
+   */
   stop(): void;
   /**
    * Stops, waits for a refresh in flight, and revokes the current session at the service

@@ -65,15 +65,17 @@ function fakeClock(start = Date.now()) {
 /**
  * A fake service whose sessions live `ttlMs` on `clock`: logins and refreshes (a 202 naming
  * the new key, then the session sealed to it, or without a bundle in client-held mode),
- * revokes (202, then 204). `fail(request)` may answer instead.
+ * revokes (202, then 204). `fail(request)` may answer instead; `delay` (a promise) holds
+ * every answer until it settles.
  */
 function fakeService(clock, { keys = 'sealed', ttlMs = 5 * MINUTE } = {}) {
   const sent = [];
   const refreshes = [];
-  const state = { fail: undefined };
+  const state = { fail: undefined, delay: undefined };
   const pendings = new Map();
   const transport = async (request) => {
     sent.push(request);
+    if (state.delay !== undefined) await state.delay;
     const failure = state.fail?.(request);
     if (failure !== undefined) return failure;
     const retry = request.headers['Request-Id'];
@@ -288,6 +290,31 @@ describe('SessionKeeper with a fake clock and a fake service', () => {
     assert.equal(clock.pending(), 0);
     assert.equal(service.sent.length, 2, '202, then the signed retry');
     assert.equal(service.sent[0].path.includes(session.id), true);
+  });
+
+  test('stop() while a refresh is in flight: the refresh still lands (refreshed, the old session freed), then nothing more', async () => {
+    const clock = fakeClock();
+    const service = fakeService(clock);
+    const session = await login(clock, 'sealed');
+    const keeper = await SessionKeeper.start(service.client, session, { ...clock, document: null, window: null });
+    const events = record(keeper);
+    let release;
+    const gate = new Promise((resolve) => { release = resolve; });
+    service.state.delay = gate;
+    await clock.advance(4 * MINUTE);
+    assert.deepEqual(events.map(([type]) => type), ['expiring']);
+    assert.equal(service.sent.length, 1, 'the refresh is waiting for the service');
+    keeper.stop();
+    release();
+    await settle();
+    assert.deepEqual(events.map(([type]) => type), ['expiring', 'refreshed']);
+    assert.ok(freed(session));
+    assert.notEqual(keeper.session, session);
+    assert.ok(keeper.stopped);
+    await clock.advance(10 * MINUTE);
+    assert.equal(clock.pending(), 0);
+    assert.equal(events.length, 2);
+    keeper.session.free();
   });
 
   test('stop(): no more timers or wake-ups; on() returns a remover; bad arguments are INVALID_INPUT', async () => {
