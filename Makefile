@@ -13,6 +13,7 @@
 #   make fuzz    long fuzz runs (FUZZ_SECONDS per target, default 300)
 #   make bench   speed and size against the peers -> bench/results.md, bench/latency.png
 #   make build   the npm package in pkg/ (then `npm pack ./pkg`)
+#   make check   fast: fmt, the native clippy pass, the native tests (installs nothing)
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -22,10 +23,11 @@ NODE_TESTS := $(wildcard tests/js/*.test.mjs) $(wildcard tests/interop/*.test.mj
 DEMO_PORT ?= 8787
 MODE ?= strict
 FUZZ_SECONDS ?= 300
-# Every wasm binding (not only what the npm build ships) is compiled for the wasm tests.
-WASM_TEST_FEATURES := flows,passkey,testing
+# The crates that build for wasm32: the core and the binding crates (bindings/), not the
+# emulator (native only).
+WASM_CRATES := -p embedded-wallet-kit -p ewk-common -p ewk-signing -p ewk-wallet -p ewk-testing
 
-.PHONY: setup build lint lint-rust lint-js test test-native test-wasm test-js size pack e2e-passkey e2e-store e2e-isolate e2e-emulator e2e fuzz-smoke demo bench fuzz clean
+.PHONY: setup build check lint lint-rust lint-js test test-native test-wasm test-js size pack e2e-passkey e2e-store e2e-isolate e2e-emulator e2e fuzz-smoke demo bench fuzz clean
 
 setup:
 	@bash scripts/setup.sh
@@ -35,14 +37,18 @@ build: setup
 
 lint: lint-rust lint-js
 
+# Features only add, so two clippy passes cover every build: native (the binding crates
+# are empty there) and wasm32 (the core and every binding crate, tests included).
 lint-rust: setup
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
-	cargo clippy --target wasm32-unknown-unknown --all-targets -- -D warnings
-	cargo clippy --target wasm32-unknown-unknown --all-targets --features $(WASM_TEST_FEATURES) -- -D warnings
-	cargo clippy --target wasm32-unknown-unknown --lib --no-default-features -- -D warnings
-	cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features passkey-module -- -D warnings
-	cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features testing-module -- -D warnings
+	cargo clippy --target wasm32-unknown-unknown $(WASM_CRATES) --all-targets -- -D warnings
+
+# Fast, and installs nothing: formatting, the native clippy pass, the native tests.
+check:
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets -- -D warnings
+	cargo test --workspace
 
 lint-js: setup
 	node_modules/.bin/eslint --max-warnings=0 .
@@ -58,7 +64,7 @@ test-native: setup
 # from webdriver.json; WebKitGTK through WebKitWebDriver as "safaridriver" (it sends no
 # capabilities; WebKitWebDriver's default browser is MiniBrowser) on an Xvfb display.
 WASM_TEST_ENV := CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner WASM_BINDGEN_TEST_TIMEOUT=120
-WASM_TEST := cargo test --target wasm32-unknown-unknown --features $(WASM_TEST_FEATURES)
+WASM_TEST := cargo test --target wasm32-unknown-unknown $(WASM_CRATES)
 
 test-wasm: setup
 	$(WASM_TEST_ENV) CHROMEDRIVER=/usr/bin/chromedriver $(WASM_TEST)

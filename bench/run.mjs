@@ -617,7 +617,7 @@ function chartSvg({ chrome, node, chromiumVersion, date, loadAtStart }) {
 }
 
 // ---- main -----------------------------------------------------------------------------------
-for (const f of ['node.js', 'browser.js', 'embedded_wallet_kit_bg.wasm', 'embedded_wallet_kit_passkey_bg.wasm']) {
+for (const f of ['node.js', 'browser.js', 'embedded_wallet_kit_bg.wasm', 'embedded_wallet_kit_wallet_bg.wasm']) {
   if (!existsSync(join(pkgDir, f))) {
     console.error(`bench: ${join(pkgDir, f)} not found; run \`make build\` first`);
     process.exit(2);

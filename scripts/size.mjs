@@ -37,7 +37,7 @@ for (let i = 0; i < args.length; i++) {
   else if (args[i] === '--passkey-budget') passkeyBudget = Number(args[++i]);
   else pkgDir = args[i];
 }
-for (const f of ['browser.js', 'embedded_wallet_kit_passkey_bg.wasm', 'embedded_wallet_kit_testing_bg.wasm']) {
+for (const f of ['browser.js', 'embedded_wallet_kit_wallet_bg.wasm', 'embedded_wallet_kit_testing_bg.wasm']) {
   if (!existsSync(join(pkgDir, f))) {
     console.error(`size: ${pkgDir}/${f} not found; run \`make build\` first`);
     process.exit(2);
@@ -111,8 +111,8 @@ const signingOk = table('init(): browser entry + signing module', [
   'embedded_wallet_kit_bg.wasm',
 ], budget);
 const passkeyOk = table('passkey module: loaded by init({ passkeys: true }) or the first passkey call', [
-  'embedded_wallet_kit_passkey.js',
-  'embedded_wallet_kit_passkey_bg.wasm',
+  'embedded_wallet_kit_wallet.js',
+  'embedded_wallet_kit_wallet_bg.wasm',
 ], passkeyBudget);
 
 table('WalletClient implementation (informational, in no budget): loaded with the passkey module by init({ passkeys: true }) or the first WalletClient flow call', [

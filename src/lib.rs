@@ -5,8 +5,9 @@
 //! the HPKE-sealed session bundle opened into a [`Session`], and the API-key stamps that
 //! session puts on signed retries and quote executions.
 //!
-//! The core is plain Rust and runs natively (servers, CLIs, tests); the `wasm` module is
-//! a thin `wasm-bindgen` layer over it for the npm package.
+//! The core is plain Rust with no JS bindings and runs natively (servers, CLIs, tests) and
+//! on wasm32; the npm package's wasm modules are thin `wasm-bindgen` crates over it
+//! (`bindings/` in the repository).
 //!
 //! ```
 //! use embedded_wallet_kit::{ClientKey, bundle, Session};
@@ -42,9 +43,6 @@ pub mod signed_retry;
 pub mod stamp;
 pub mod timestamp;
 pub mod webcrypto;
-
-#[cfg(target_arch = "wasm32")]
-pub mod wasm;
 
 #[cfg(test)]
 mod test_vectors;

@@ -278,16 +278,9 @@ impl Session {
     /// The session key in PKCS#8, for `crypto.subtle.importKey` (the session store).
     /// `SESSION_CLOSED` once freed; `INVALID_INPUT` for a session without a key of its
     /// own (sandbox, or one already kept in WebCrypto). Secret: wiped when dropped.
-    // Only the signing module's store binding calls it.
-    #[cfg_attr(
-        any(
-            not(target_arch = "wasm32"),
-            feature = "passkey-module",
-            feature = "testing-module"
-        ),
-        allow(dead_code)
-    )]
-    pub(crate) fn key_pkcs8(&self) -> Result<Zeroizing<Vec<u8>>> {
+    /// (The npm package's session store moves a session key into a non-extractable
+    /// WebCrypto key with it.)
+    pub fn key_pkcs8(&self) -> Result<Zeroizing<Vec<u8>>> {
         match &self.signer {
             Signer::Key(key) => Ok(crate::webcrypto::pkcs8_der(&p256::SecretKey::from(
                 key.as_nonzero_scalar(),

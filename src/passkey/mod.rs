@@ -1,16 +1,13 @@
 //! Passkeys: registration (attestation) and assertion through `navigator.credentials`,
 //! in the exact JSON shapes the API takes. Option validation, the response shapes and
-//! the error mapping are plain Rust (tested natively); `browser` drives WebAuthn and
-//! exists only on wasm32 with the `passkey` feature.
+//! the error mapping are plain Rust (tested natively); the browser driver is in the wallet
+//! module's binding crate.
 
 pub mod credential;
 pub mod errors;
 pub mod options;
 #[cfg(any(test, feature = "testing"))]
 pub mod soft_authenticator;
-
-#[cfg(all(target_arch = "wasm32", feature = "passkey"))]
-pub mod browser;
 
 pub use credential::{validate_account_id, validate_nickname, Assertion, Attestation};
 pub use errors::{classify, Ceremony, Circumstances};

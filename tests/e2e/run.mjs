@@ -60,7 +60,7 @@ const json = (v) => JSON.stringify(v);
 const started = Date.now();
 
 // ---- prerequisites -------------------------------------------------------------------
-if (!existsSync(join(PKG_DIR, 'browser.js')) || !existsSync(join(PKG_DIR, 'embedded_wallet_kit_passkey_bg.wasm'))) {
+if (!existsSync(join(PKG_DIR, 'browser.js')) || !existsSync(join(PKG_DIR, 'embedded_wallet_kit_wallet_bg.wasm'))) {
   console.log('not ok - pkg/ is missing or incomplete: run `make build` first\n0 passed, 1 failed');
   process.exit(1);
 }

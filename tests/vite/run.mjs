@@ -194,8 +194,8 @@ try {
   });
   await check('vite build printed no warnings', () => assert(buildWarnings.length === 0, buildWarnings.join('\n')));
   await check('vite build emitted the passkey module as its own chunk plus its .wasm', () => {
-    assert(assets.some((a) => /^embedded_wallet_kit_passkey_bg-.*\.wasm$/.test(a)), `no passkey .wasm in ${assets.join(', ')}`);
-    assert(assets.some((a) => /^embedded_wallet_kit_passkey-.*\.js$/.test(a)), `no passkey chunk in ${assets.join(', ')}`);
+    assert(assets.some((a) => /^embedded_wallet_kit_wallet_bg-.*\.wasm$/.test(a)), `no passkey .wasm in ${assets.join(', ')}`);
+    assert(assets.some((a) => /^embedded_wallet_kit_wallet-.*\.js$/.test(a)), `no passkey chunk in ${assets.join(', ')}`);
   });
   await check("vite build emitted WalletClient's implementation as its own chunk", () => {
     assert(assets.some((a) => /^wallet-client-impl-.*\.js$/.test(a)), `no wallet-client-impl chunk in ${assets.join(', ')}`);
@@ -215,7 +215,7 @@ try {
     assert(wasm[0].status === 200 && wasm[0].type === 'application/wasm', JSON.stringify(wasm[0]));
   });
   await check('init() alone did not fetch the passkey module', () => {
-    const passkeyFiles = server.requests.filter((r) => r.path.includes('embedded_wallet_kit_passkey'));
+    const passkeyFiles = server.requests.filter((r) => r.path.includes('embedded_wallet_kit_wallet'));
     assert(passkeyFiles.length === 0, `fetched: ${passkeyFiles.map((r) => r.path).join(', ')}`);
   });
   await check("init() alone did not fetch WalletClient's implementation chunk", () => {
@@ -319,7 +319,7 @@ try {
     assert(pk.error === undefined, pk.error);
     assert(typeof pk.supported === 'boolean', JSON.stringify(pk));
     assert(pk.bad === 'INVALID_INPUT', `passkey.register({}) in the Vite page: ${pk.bad}`);
-    const wasm = server.requests.filter((r) => /embedded_wallet_kit_passkey_bg-.*\.wasm$/.test(r.path));
+    const wasm = server.requests.filter((r) => /embedded_wallet_kit_wallet_bg-.*\.wasm$/.test(r.path));
     assert(wasm.length === 1 && wasm[0].type === 'application/wasm', JSON.stringify(wasm));
   });
   await check("init({ passkeys: true }) in the Vite page also loads WalletClient's implementation chunk, once; a flow runs", () => {

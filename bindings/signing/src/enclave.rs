@@ -6,16 +6,15 @@ use js_sys::Object;
 use wasm_bindgen::prelude::*;
 use zeroize::Zeroizing;
 
-use super::js::{exact_string, own, scrub_stack};
-use super::signing::{headers_to_js, object_or_json, pending_from_js, JsClientKey, JsFields};
-use super::{invalid_input, to_js};
-use crate::enclave::{
+use crate::signing::{headers_to_js, object_or_json, pending_from_js, JsClientKey, JsFields};
+use embedded_wallet_kit::enclave::{
     open_export, SignerPin, VerifiedEnvelope, PRODUCTION_SIGNER_PUBLIC_KEY,
     PRODUCTION_TLS_FETCHER_PUBLIC_KEY,
 };
-use crate::error::ErrorCode;
-use crate::otp::{encrypt_otp, sign_with_tek, unquote_target_bundle};
-use crate::timestamp::{Clock, SystemClock};
+use embedded_wallet_kit::error::ErrorCode;
+use embedded_wallet_kit::otp::{encrypt_otp, sign_with_tek, unquote_target_bundle};
+use ewk_common::js::{exact_string, own, scrub_stack};
+use ewk_common::{invalid_input, to_js};
 
 type JsResult<T> = Result<T, JsValue>;
 
@@ -132,7 +131,7 @@ impl JsClientKey {
     #[wasm_bindgen(js_name = signRetry)]
     pub fn sign_retry(&self, pending: &JsValue) -> JsResult<Object> {
         let pending = pending_from_js(pending)?;
-        let now = SystemClock.now_ms();
+        let now = ewk_common::now_ms();
         let headers = self
             .0
             .write(|k| sign_with_tek(k, &pending, now).map_err(to_js));
@@ -141,12 +140,11 @@ impl JsClientKey {
     }
 }
 
-#[cfg(all(test, feature = "json"))]
+#[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_vectors::{hex, vectors};
+    use embedded_wallet_kit::p256::SecretKey;
     use js_sys::Reflect;
-    use p256::SecretKey;
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn code(err: JsValue) -> String {
@@ -160,10 +158,14 @@ mod tests {
     // is checked with it here; the JS tests use throwaway keys.
     #[test]
     fn the_published_export_vector_opens_through_the_binding() {
-        let v = vectors("export-bundles.json");
+        let v: serde_json::Value = serde_json::from_str(include_str!(
+            "../../../tests/vectors/turnkey/export-bundles.json"
+        ))
+        .unwrap();
+        let hex = |text: &str| embedded_wallet_kit::encoding::hex_decode(text).unwrap();
         let c = &v["vectors"][0];
         let key = || {
-            JsClientKey::from_key(crate::ClientKey::from_secret(
+            JsClientKey::from_key(embedded_wallet_kit::ClientKey::from_secret(
                 SecretKey::from_slice(&hex(c["embeddedPrivateKeyHex"].as_str().unwrap())).unwrap(),
             ))
         };

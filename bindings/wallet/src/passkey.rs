@@ -5,15 +5,16 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::AbortSignal;
 
-use super::js::{array_items, exact_string};
-use super::passkey_input::{
+use crate::browser;
+use embedded_wallet_kit::encoding::base64url_decode;
+use embedded_wallet_kit::error::ErrorCode;
+use embedded_wallet_kit::passkey;
+use ewk_common::js::{array_items, exact_string};
+use ewk_common::passkey_input::{
     assertion_object, attestation_object, authentication_input, member, opt_string,
     registration_input, set,
 };
-use super::{invalid_input, to_js};
-use crate::encoding::base64url_decode;
-use crate::error::ErrorCode;
-use crate::passkey::{self, browser};
+use ewk_common::{invalid_input, to_js};
 
 type JsResult<T> = Result<T, JsValue>;
 

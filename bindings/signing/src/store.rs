@@ -5,16 +5,15 @@
 use js_sys::{Array, Object, Promise};
 use wasm_bindgen::prelude::*;
 
-use super::js::scrub_stack;
-use super::js::set;
-use super::signing::{
-    boxed, object_or_json, pending_from_js, quote_from_js, JsClientKey, JsSession,
+use crate::signing::{
+    boxed, object_or_json, on_js_clock, pending_from_js, quote_from_js, JsClientKey, JsSession,
 };
-use super::to_js;
-use crate::client_key::parse_public_key_hex;
-use crate::error::{Error, ErrorCode};
-use crate::session::SignedRequestIds;
-use crate::timestamp::{Clock, SystemClock};
+use embedded_wallet_kit::client_key::parse_public_key_hex;
+use embedded_wallet_kit::error::{Error, ErrorCode};
+use embedded_wallet_kit::session::SignedRequestIds;
+use ewk_common::js::scrub_stack;
+use ewk_common::js::set;
+use ewk_common::to_js;
 
 type JsResult<T> = Result<T, JsValue>;
 
@@ -56,7 +55,7 @@ fn import_non_extractable(der: &[u8], algorithm: &str, usage: &str) -> JsResult<
 #[wasm_bindgen(js_name = storeImportClientKey)]
 pub fn import_client_key(key: &JsClientKey) -> JsResult<Promise> {
     let promise = key.0.write(|k| {
-        let der = crate::webcrypto::pkcs8_der(k.secret().map_err(to_js)?);
+        let der = k.key_pkcs8().map_err(to_js)?;
         import_non_extractable(&der, "ECDH", "deriveBits")
     });
     scrub_stack();
@@ -81,15 +80,15 @@ pub fn external_session(record: &JsValue, public_key_hex: &str) -> JsResult<JsSe
     let fields = object_or_json(record, ErrorCode::InvalidSession, "stored session")?;
     let public =
         parse_public_key_hex(public_key_hex, "stored session publicKeyHex").map_err(to_js)?;
-    crate::Session::external(&fields, public)
-        .map(|s| JsSession::from_boxed(Box::new(s)))
+    embedded_wallet_kit::Session::external(&fields, public)
+        .map(|s| JsSession::from_boxed(Box::new(on_js_clock(s))))
         .map_err(to_js)
 }
 
 /// Checks the session may stamp now; returns the exact payload to sign.
 #[wasm_bindgen(js_name = storeAuthorizeStamp)]
 pub fn authorize_stamp(session: &JsSession, payload: &JsValue) -> JsResult<String> {
-    let payload = super::js::exact_string(payload, "payloadToSign", ErrorCode::InvalidInput)?;
+    let payload = ewk_common::js::exact_string(payload, "payloadToSign", ErrorCode::InvalidInput)?;
     session.0.write(|s| s.authorize_stamp().map_err(to_js))?;
     Ok(payload)
 }
@@ -130,7 +129,7 @@ pub fn stamp_from_p1363(session: &JsSession, signature: &[u8]) -> JsResult<Strin
 #[wasm_bindgen(js_name = storeEncapsulatedKey)]
 pub fn encapsulated_key(response: &JsValue) -> JsResult<Vec<u8>> {
     let fields = object_or_json(response, ErrorCode::InvalidSession, "session response")?;
-    crate::Session::encapsulated_key(&fields).map_err(to_js)
+    embedded_wallet_kit::Session::encapsulated_key(&fields).map_err(to_js)
 }
 
 /// Opens a verify/refresh response with the ECDH result `dh` of a WebCrypto-kept client
@@ -141,7 +140,9 @@ pub fn open_with_dh(response: &JsValue, dh: Vec<u8>, public_key_hex: &str) -> Js
     let dh = zeroize::Zeroizing::new(dh);
     let fields = object_or_json(response, ErrorCode::InvalidSession, "session response")?;
     let public = parse_public_key_hex(public_key_hex, "client publicKeyHex").map_err(to_js)?;
-    let session = boxed(|| crate::Session::open_with_dh(&fields, &dh, &public));
+    let session = boxed(|| {
+        embedded_wallet_kit::Session::open_with_dh(&fields, &dh, &public).map(on_js_clock)
+    });
     scrub_stack();
     session.map(JsSession::from_boxed)
 }
@@ -197,7 +198,7 @@ pub fn signed_request_ids(session: &JsSession) -> JsResult<Array> {
 #[wasm_bindgen(js_name = storeRecordRequestId)]
 pub fn record_request_id(signed: &JsValue, request_id: &str) -> JsResult<Array> {
     let mut ids = ids_from_js(signed)?;
-    ids.record(request_id, SystemClock.now_ms())
+    ids.record(request_id, ewk_common::now_ms())
         .map_err(to_js)?;
     Ok(ids_to_js(&ids))
 }

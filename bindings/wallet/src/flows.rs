@@ -12,16 +12,16 @@ use js_sys::{Object, Reflect, JSON};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::js::{object_or_json, own, set, string_entries, JsFields};
-use super::{invalid_input, to_js};
-use crate::error::{Error, ErrorCode};
-use crate::fields::Fields;
-use crate::flows::wallet::{self, KeyMode, KeyRef, PasskeyChallenge, SessionRef};
-use crate::flows::{
+use embedded_wallet_kit::error::{Error, ErrorCode};
+use embedded_wallet_kit::fields::Fields;
+use embedded_wallet_kit::flows::wallet::{self, KeyMode, KeyRef, PasskeyChallenge, SessionRef};
+use embedded_wallet_kit::flows::{
     expect_result, OtpLogin, OtpStep, QuoteExecution, Request, Response, SignedRetryFlow, Step,
 };
-use crate::signed_retry::{PendingSignature, QuoteToSign, SignedRetryHeaders};
-use crate::timestamp::format_rfc3339;
+use embedded_wallet_kit::signed_retry::{PendingSignature, QuoteToSign, SignedRetryHeaders};
+use embedded_wallet_kit::timestamp::format_rfc3339;
+use ewk_common::js::{object_or_json, own, set, string_entries, JsFields};
+use ewk_common::{invalid_input, to_js};
 
 type JsResult<T> = Result<T, JsValue>;
 
@@ -344,7 +344,7 @@ impl JsOtpLoginFlow {
         encrypted_otp_bundle: &str,
     ) -> JsResult<JsOtpLoginFlow> {
         OtpLogin::new(credential_id, kind, encrypted_otp_bundle)
-            .map(Self)
+            .map(|login| Self(login.with_clock(ewk_common::JsClock)))
             .map_err(to_js)
     }
 

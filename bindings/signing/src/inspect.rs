@@ -3,16 +3,16 @@
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::js::exact_string;
-use super::to_js;
-use crate::error::ErrorCode;
+use embedded_wallet_kit::error::ErrorCode;
+use ewk_common::js::exact_string;
+use ewk_common::to_js;
 
 /// `{ json, activityType?, organizationId?, timestampMs?, targetPublicKeys, amount?,
 /// currency?, source?, destination?, quoteId?, walletId? }` of `payloadToSign`.
 #[wasm_bindgen(js_name = inspectPayload)]
 pub fn inspect_payload(payload: &JsValue) -> Result<Object, JsValue> {
     let payload = exact_string(payload, "payloadToSign", ErrorCode::InvalidInput)?;
-    let inspection = crate::inspect::inspect_payload(&payload).map_err(to_js)?;
+    let inspection = embedded_wallet_kit::inspect::inspect_payload(&payload).map_err(to_js)?;
     let out = Object::new();
     let put = |name: &str, value: &JsValue| {
         // Defining data properties on a fresh plain object cannot fail.

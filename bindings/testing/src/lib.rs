@@ -1,12 +1,14 @@
-//! The software authenticator for tests, as a JS class (the package's `testing` entry).
+//! The testing wasm module (the package's `testing` entry): the software authenticator
+//! as a JS class, for tests only.
+#![cfg(target_arch = "wasm32")]
 
 use wasm_bindgen::prelude::*;
 
-use super::passkey_input::{
+use embedded_wallet_kit::passkey::SoftAuthenticator;
+use ewk_common::passkey_input::{
     assertion_object, attestation_object, authentication_input, registration_input,
 };
-use super::to_js;
-use crate::passkey::SoftAuthenticator;
+use ewk_common::to_js;
 
 /// An in-memory WebAuthn authenticator bound to one page origin. It answers with real
 /// ES256 credentials in the shapes `passkey.register` / `passkey.authenticate` return,

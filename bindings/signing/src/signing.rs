@@ -5,12 +5,14 @@ use core::cell::{Cell, RefCell};
 use js_sys::Object;
 use wasm_bindgen::prelude::*;
 
-use super::js::{date_millis, exact_string, own, own_keys, scrub_stack, set};
-pub(crate) use super::js::{object_or_json, JsFields};
-use super::{invalid_input, to_js};
-use crate::error::{Error, ErrorCode};
-use crate::signed_retry::{PendingSignature, QuoteToSign, REQUEST_ID_HEADER, SIGNATURE_HEADER};
-use crate::timestamp::UnixMillis;
+use embedded_wallet_kit::error::{Error, ErrorCode};
+use embedded_wallet_kit::signed_retry::{
+    PendingSignature, QuoteToSign, REQUEST_ID_HEADER, SIGNATURE_HEADER,
+};
+use embedded_wallet_kit::timestamp::UnixMillis;
+use ewk_common::js::{date_millis, exact_string, own, own_keys, scrub_stack, set};
+pub(crate) use ewk_common::js::{object_or_json, JsFields};
+use ewk_common::{invalid_input, to_js};
 
 type JsResult<T> = Result<T, JsValue>;
 
@@ -29,12 +31,12 @@ pub(crate) fn with_exact_payload(
 
 /// `{ compressed?: boolean }` (absent: uncompressed). Anything else, unknown members
 /// included, is `INVALID_INPUT`: a misspelt option must not silently give the other nonce.
-fn key_form(options: &JsValue) -> JsResult<crate::KeyForm> {
+fn key_form(options: &JsValue) -> JsResult<embedded_wallet_kit::KeyForm> {
     const SHAPE: &str = "oidcNonce options must be an object like { compressed: true }";
     if options.is_undefined() || options.is_null() {
-        return Ok(crate::KeyForm::Uncompressed);
+        return Ok(embedded_wallet_kit::KeyForm::Uncompressed);
     }
-    if !options.is_object() || options.is_function() || super::js::is_array(options) {
+    if !options.is_object() || options.is_function() || ewk_common::js::is_array(options) {
         return Err(invalid_input(SHAPE));
     }
     let keys = own_keys(options).map_err(|_| invalid_input(SHAPE))?;
@@ -44,10 +46,10 @@ fn key_form(options: &JsValue) -> JsResult<crate::KeyForm> {
         ));
     }
     match own(options, "compressed").filter(|v| !v.is_undefined()) {
-        None => Ok(crate::KeyForm::Uncompressed),
+        None => Ok(embedded_wallet_kit::KeyForm::Uncompressed),
         Some(v) => match v.as_bool() {
-            Some(true) => Ok(crate::KeyForm::Compressed),
-            Some(false) => Ok(crate::KeyForm::Uncompressed),
+            Some(true) => Ok(embedded_wallet_kit::KeyForm::Compressed),
+            Some(false) => Ok(embedded_wallet_kit::KeyForm::Uncompressed),
             None => Err(invalid_input("options.compressed must be a boolean")),
         },
     }
@@ -66,7 +68,7 @@ pub(crate) trait Closable {
     fn closed_during_call() -> Error;
 }
 
-impl Closable for crate::ClientKey {
+impl Closable for embedded_wallet_kit::ClientKey {
     const BUSY: &'static str =
         "this ClientKey is in use by a call that has not returned (re-entered from a getter or callback)";
     fn close_now(&mut self) {
@@ -80,7 +82,7 @@ impl Closable for crate::ClientKey {
     }
 }
 
-impl Closable for crate::Session {
+impl Closable for embedded_wallet_kit::Session {
     const BUSY: &'static str =
         "this Session is in use by a call that has not returned (re-entered from a getter or callback)";
     fn close_now(&mut self) {
@@ -166,21 +168,28 @@ impl<T: Closable> Handle<T> {
     }
 }
 
+/// A session reading `Date.now()` for its expiry guards (wasm32 has no system clock).
+pub(crate) fn on_js_clock(session: embedded_wallet_kit::Session) -> embedded_wallet_kit::Session {
+    session.with_clock(ewk_common::JsClock)
+}
+
 /// Runs `make` and moves its result to the heap in a frame of its own, below the export's:
 /// the export's `scrub_stack()` then overwrites every stack copy the construction left.
 #[inline(never)]
-pub(crate) fn boxed<T>(make: impl FnOnce() -> crate::error::Result<T>) -> JsResult<Box<T>> {
+pub(crate) fn boxed<T>(
+    make: impl FnOnce() -> embedded_wallet_kit::error::Result<T>,
+) -> JsResult<Box<T>> {
     make().map(Box::new).map_err(to_js)
 }
 
 /// An ephemeral P-256 client key. Its private half never leaves wasm memory.
 #[wasm_bindgen(js_name = ClientKey)]
-pub struct JsClientKey(pub(crate) Handle<crate::ClientKey>);
+pub struct JsClientKey(pub(crate) Handle<embedded_wallet_kit::ClientKey>);
 
 impl JsClientKey {
     /// A handle on `key` (tests, and the bindings that restore one).
     #[cfg_attr(not(test), allow(dead_code))]
-    pub(crate) fn from_key(key: crate::ClientKey) -> Self {
+    pub(crate) fn from_key(key: embedded_wallet_kit::ClientKey) -> Self {
         Self(Handle::new(Box::new(key)))
     }
 }
@@ -189,7 +198,7 @@ impl JsClientKey {
 impl JsClientKey {
     /// Generates a key from `crypto.getRandomValues`.
     pub fn generate() -> JsResult<JsClientKey> {
-        let key = boxed(crate::ClientKey::generate);
+        let key = boxed(embedded_wallet_kit::ClientKey::generate);
         scrub_stack();
         key.map(|key| JsClientKey(Handle::new(key)))
     }
@@ -229,10 +238,10 @@ impl JsClientKey {
 
 /// A signing session.
 #[wasm_bindgen(js_name = Session)]
-pub struct JsSession(pub(crate) Handle<crate::Session>);
+pub struct JsSession(pub(crate) Handle<embedded_wallet_kit::Session>);
 
 impl JsSession {
-    pub(crate) fn from_boxed(session: Box<crate::Session>) -> Self {
+    pub(crate) fn from_boxed(session: Box<embedded_wallet_kit::Session>) -> Self {
         Self(Handle::new(session))
     }
 }
@@ -243,7 +252,9 @@ const SESSION_RESPONSE: &str = "session response";
 /// decryption and the move to the heap left copies of both scalars in dead frames.
 fn open_with_key(
     key: &JsClientKey,
-    open: impl FnOnce(&mut crate::ClientKey) -> crate::error::Result<crate::Session>,
+    open: impl FnOnce(
+        &mut embedded_wallet_kit::ClientKey,
+    ) -> embedded_wallet_kit::error::Result<embedded_wallet_kit::Session>,
 ) -> JsResult<JsSession> {
     let session = key.0.write(|k| boxed(|| open(k)));
     scrub_stack();
@@ -256,13 +267,16 @@ impl JsSession {
     pub fn open(response: &JsValue, key: &JsClientKey) -> JsResult<JsSession> {
         key.0.read(|k| k.check_unused())?.map_err(to_js)?;
         let fields = object_or_json(response, ErrorCode::InvalidSession, SESSION_RESPONSE)?;
-        open_with_key(key, |k| crate::Session::open(&fields, k))
+        open_with_key(key, |k| {
+            embedded_wallet_kit::Session::open(&fields, k).map(on_js_clock)
+        })
     }
 
     /// A sandbox session: signs with the magic value, never reads the bundle.
     pub fn sandbox(response: &JsValue) -> JsResult<JsSession> {
         let fields = object_or_json(response, ErrorCode::InvalidSession, SESSION_RESPONSE)?;
-        boxed(|| crate::Session::sandbox(&fields)).map(JsSession::from_boxed)
+        boxed(|| embedded_wallet_kit::Session::sandbox(&fields).map(on_js_clock))
+            .map(JsSession::from_boxed)
     }
 
     /// Newer API versions: the client key is the session key.
@@ -270,7 +284,9 @@ impl JsSession {
     pub fn from_client_key(response: &JsValue, key: &JsClientKey) -> JsResult<JsSession> {
         key.0.read(|k| k.check_unused())?.map_err(to_js)?;
         let fields = object_or_json(response, ErrorCode::InvalidSession, SESSION_RESPONSE)?;
-        open_with_key(key, |k| crate::Session::from_client_key(&fields, k))
+        open_with_key(key, |k| {
+            embedded_wallet_kit::Session::from_client_key(&fields, k).map(on_js_clock)
+        })
     }
 
     /// `Session:<uuid>`.
@@ -367,7 +383,7 @@ impl JsSession {
 }
 
 /// Exactly `{ "Service-Wallet-Signature", "Request-Id" }`.
-pub(crate) fn headers_to_js(headers: &crate::SignedRetryHeaders) -> Object {
+pub(crate) fn headers_to_js(headers: &embedded_wallet_kit::SignedRetryHeaders) -> Object {
     let out = Object::new();
     set(&out, SIGNATURE_HEADER, &headers.signature);
     set(&out, REQUEST_ID_HEADER, &headers.request_id);
