@@ -30,7 +30,7 @@ pub struct ClientKey {
     secret: Option<SecretKey>,
     public: PublicKey,
     /// The requestIds this key signed as the OTP login's TEK
-    /// ([`crate::otp::sign_with_tek`]); its session inherits them
+    /// ([`crate::enclave::sign_with_tek`]); its session inherits them
     /// ([`ClientKey::take_signed_requests`]), so one key signs each id once.
     signed_requests: SignedRequestIds,
 }

@@ -11,7 +11,7 @@ use crate::bundle::{Bundle, SESSION_BUNDLE_LEN};
 use crate::client_key::ClientKey;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fields::{is_kind_uuid, optional, required, Fields};
-use crate::signed_retry::{PendingSignature, QuoteToSign, SignedRetryHeaders};
+use crate::message::{PendingSignature, QuoteToSign, SignedRetryHeaders};
 use crate::stamp::stamp;
 use crate::timestamp::{parse_rfc3339, Clock, SystemClock, UnixMillis};
 

@@ -4,7 +4,7 @@
 
 use crate::error::{Error, ErrorCode, Result, ServiceDetails};
 use crate::fields::{Field, Fields};
-use crate::signed_retry::PendingSignature;
+use crate::message::PendingSignature;
 
 /// One HTTP request for the transport to send, path relative to the API base URL.
 #[derive(Clone, Debug, PartialEq, Eq)]

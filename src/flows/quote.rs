@@ -5,8 +5,8 @@
 use super::http::{expect_success, uuid_v4, Request, Response};
 use crate::error::{Error, ErrorCode, Result};
 use crate::fields::{is_kind_uuid, required, Fields};
+use crate::message::{QuoteToSign, SIGNATURE_HEADER};
 use crate::session::Session;
-use crate::signed_retry::{QuoteToSign, SIGNATURE_HEADER};
 
 /// The header that makes a request idempotent.
 pub const IDEMPOTENCY_KEY_HEADER: &str = "Idempotency-Key";

@@ -8,49 +8,10 @@ use super::signed_retry::SignedRetryFlow;
 use crate::client_key::ClientKey;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fields::{is_kind_uuid, optional, required, Fields};
+use crate::json::json_object;
 use crate::passkey::{Assertion, AuthenticationInput};
 use crate::session::Session;
 use crate::timestamp::{parse_rfc3339, UnixMillis};
-
-/// A JSON string literal (quotes included) with the escapes RFC 8259 requires.
-pub fn json_string(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                // \u00XX; no format! machinery for two hex digits.
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                out.push_str("\\u00");
-                out.push(HEX[c as usize >> 4] as char);
-                out.push(HEX[c as usize & 15] as char);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// A compact JSON object of string members, in the order given.
-pub(crate) fn json_object(members: &[(&str, &str)]) -> String {
-    let mut out = String::from("{");
-    for (i, (k, v)) in members.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push_str(&json_string(k));
-        out.push(':');
-        out.push_str(&json_string(v));
-    }
-    out.push('}');
-    out
-}
 
 /// An id to put in a path: `<kind>:<uuid>`, so it can never change the path's meaning.
 pub(crate) fn path_id(id: &str, kind: &str, name: &str) -> Result<String> {
@@ -241,10 +202,7 @@ impl PasskeyChallenge {
             ["/auth/credentials/", &id, "/verify"].concat(),
             Some(body),
         )
-        .with_header(
-            crate::signed_retry::REQUEST_ID_HEADER,
-            self.request_id.clone(),
-        ))
+        .with_header(crate::message::REQUEST_ID_HEADER, self.request_id.clone()))
     }
 }
 
@@ -306,7 +264,7 @@ pub enum KeyMode {
 impl KeyMode {
     /// The mode operation `name` actually runs in. Only the PASSKEY challenge, OAUTH
     /// verify and refresh take the compressed key; the plaintext-OTP verify and export
-    /// take only the uncompressed one (the encrypted OTP login is [`super::otp::OtpLogin`]).
+    /// take only the uncompressed one (the encrypted OTP login is [`super::otp_login::OtpLogin`]).
     pub fn for_operation(self, name: &str) -> Self {
         match name {
             "challenge" | "verifyOauth" | "refresh" => self,
@@ -555,14 +513,6 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     const CRED: &str = "AuthMethod:0b9a4a2e-5f7e-4d7e-9a57-2f0f8c1d3e4b";
-
-    #[test]
-    fn json_strings_are_escaped() {
-        assert_eq!(json_string("a\"b\\c\n\u{1}é"), r#""a\"b\\c\n\u0001é""#);
-        let parsed: serde_json::Value =
-            serde_json::from_str(&json_object(&[("k", "v\"\u{7f}\u{2028}")])).unwrap();
-        assert_eq!(parsed["k"], "v\"\u{7f}\u{2028}");
-    }
 
     #[test]
     fn request_shapes() {

@@ -8,8 +8,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::to_js;
-use embedded_wallet_kit::error::{Error, ErrorCode};
-use embedded_wallet_kit::fields::{Field, Fields};
+use embedded_wallet_kit::{Error, ErrorCode};
+use embedded_wallet_kit::{Field, Fields};
 
 #[wasm_bindgen]
 extern "C" {
@@ -105,6 +105,24 @@ pub fn scrub_stack() {
     let mut region = [0u8; 32 * 1024];
     zeroize::Zeroize::zeroize(&mut region[..]);
     core::hint::black_box(&region);
+}
+
+/// Runs an export's body, then scrubs the stack it used: every `#[wasm_bindgen]` export
+/// of the binding crates is `scrubbed(|| …)` (tests/exports_are_scrubbed.rs checks it),
+/// so a new export cannot forget the scrub. The body runs in a frame of its own
+/// ([`run_below`]), so the scrub, called from this same frame, covers all of it.
+#[inline(always)]
+pub fn scrubbed<T>(body: impl FnOnce() -> T) -> T {
+    let out = run_below(body);
+    scrub_stack();
+    out
+}
+
+/// Calls `body` from a frame that is not merged into the caller's, so its locals live
+/// where the following [`scrub_stack`] overwrites them.
+#[inline(never)]
+fn run_below<T>(body: impl FnOnce() -> T) -> T {
+    body()
 }
 
 /// A JS string as UTF-8, refusing lone surrogates: they have no UTF-8 form, so signing

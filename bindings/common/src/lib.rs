@@ -12,11 +12,13 @@
 
 use wasm_bindgen::prelude::*;
 
-use embedded_wallet_kit::error::{Error, ErrorCode};
-use embedded_wallet_kit::timestamp::{Clock, UnixMillis};
+use embedded_wallet_kit::{Clock, UnixMillis};
+use embedded_wallet_kit::{Error, ErrorCode};
 
 pub mod js;
 pub mod passkey_input;
+
+pub use js::scrubbed;
 
 #[wasm_bindgen(module = "/js/kit-error.js")]
 extern "C" {

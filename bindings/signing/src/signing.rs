@@ -5,13 +5,12 @@ use core::cell::{Cell, RefCell};
 use js_sys::Object;
 use wasm_bindgen::prelude::*;
 
-use embedded_wallet_kit::error::{Error, ErrorCode};
-use embedded_wallet_kit::signed_retry::{
-    PendingSignature, QuoteToSign, REQUEST_ID_HEADER, SIGNATURE_HEADER,
-};
-use embedded_wallet_kit::timestamp::UnixMillis;
-use ewk_common::js::{date_millis, exact_string, own, own_keys, scrub_stack, set};
+use embedded_wallet_kit::UnixMillis;
+use embedded_wallet_kit::{Error, ErrorCode};
+use embedded_wallet_kit::{PendingSignature, QuoteToSign, REQUEST_ID_HEADER, SIGNATURE_HEADER};
+use ewk_common::js::{date_millis, exact_string, own, own_keys, set};
 pub(crate) use ewk_common::js::{object_or_json, JsFields};
+use ewk_common::scrubbed;
 use ewk_common::{invalid_input, to_js};
 
 type JsResult<T> = Result<T, JsValue>;
@@ -174,11 +173,9 @@ pub(crate) fn on_js_clock(session: embedded_wallet_kit::Session) -> embedded_wal
 }
 
 /// Runs `make` and moves its result to the heap in a frame of its own, below the export's:
-/// the export's `scrub_stack()` then overwrites every stack copy the construction left.
+/// the export's scrub (`scrubbed`) then overwrites every stack copy the construction left.
 #[inline(never)]
-pub(crate) fn boxed<T>(
-    make: impl FnOnce() -> embedded_wallet_kit::error::Result<T>,
-) -> JsResult<Box<T>> {
+pub(crate) fn boxed<T>(make: impl FnOnce() -> embedded_wallet_kit::Result<T>) -> JsResult<Box<T>> {
     make().map(Box::new).map_err(to_js)
 }
 
@@ -198,41 +195,45 @@ impl JsClientKey {
 impl JsClientKey {
     /// Generates a key from `crypto.getRandomValues`.
     pub fn generate() -> JsResult<JsClientKey> {
-        let key = boxed(embedded_wallet_kit::ClientKey::generate);
-        scrub_stack();
-        key.map(|key| JsClientKey(Handle::new(key)))
+        scrubbed(|| {
+            let key = boxed(embedded_wallet_kit::ClientKey::generate);
+            key.map(|key| JsClientKey(Handle::new(key)))
+        })
     }
 
     /// Uncompressed SEC1 lowercase hex (130 chars): the `clientPublicKey` to send.
     #[wasm_bindgen(getter, js_name = publicKeyHex)]
     pub fn public_key_hex(&self) -> JsResult<String> {
-        self.0.read(|k| k.public_key_hex())
+        scrubbed(|| self.0.read(|k| k.public_key_hex()))
     }
 
     /// Compressed SEC1 lowercase hex (66 chars).
     #[wasm_bindgen(getter, js_name = compressedPublicKeyHex)]
     pub fn compressed_public_key_hex(&self) -> JsResult<String> {
-        self.0.read(|k| k.compressed_public_key_hex())
+        scrubbed(|| self.0.read(|k| k.compressed_public_key_hex()))
     }
 
     /// The OAUTH nonce: hex SHA-256 of the `clientPublicKey` string sent: `publicKeyHex`,
     /// or `compressedPublicKeyHex` with `{ compressed: true }` (the client-held flow).
     #[wasm_bindgen(js_name = oidcNonce)]
     pub fn oidc_nonce(&self, options: &JsValue) -> JsResult<String> {
-        let form = key_form(options)?;
-        self.0.read(|k| k.oidc_nonce_for_form(form))
+        scrubbed(|| {
+            let form = key_form(options)?;
+            self.0.read(|k| k.oidc_nonce_for_form(form))
+        })
     }
 
     /// Whether the key was used (or closed) already.
     #[wasm_bindgen(getter)]
     pub fn consumed(&self) -> JsResult<bool> {
-        self.0.read(|k| k.is_consumed())
+        scrubbed(|| self.0.read(|k| k.is_consumed()))
     }
 
     /// Zeroizes the private key now; the JS `free()` calls this.
     pub fn close(&self) {
-        self.0.close();
-        scrub_stack();
+        scrubbed(|| {
+            self.0.close();
+        })
     }
 }
 
@@ -254,10 +255,9 @@ fn open_with_key(
     key: &JsClientKey,
     open: impl FnOnce(
         &mut embedded_wallet_kit::ClientKey,
-    ) -> embedded_wallet_kit::error::Result<embedded_wallet_kit::Session>,
+    ) -> embedded_wallet_kit::Result<embedded_wallet_kit::Session>,
 ) -> JsResult<JsSession> {
     let session = key.0.write(|k| boxed(|| open(k)));
-    scrub_stack();
     session.map(JsSession::from_boxed)
 }
 
@@ -265,120 +265,134 @@ fn open_with_key(
 impl JsSession {
     /// Opens a verify/refresh response (object or JSON text) with `key`, consuming it.
     pub fn open(response: &JsValue, key: &JsClientKey) -> JsResult<JsSession> {
-        key.0.read(|k| k.check_unused())?.map_err(to_js)?;
-        let fields = object_or_json(response, ErrorCode::InvalidSession, SESSION_RESPONSE)?;
-        open_with_key(key, |k| {
-            embedded_wallet_kit::Session::open(&fields, k).map(on_js_clock)
+        scrubbed(|| {
+            key.0.read(|k| k.check_unused())?.map_err(to_js)?;
+            let fields = object_or_json(response, ErrorCode::InvalidSession, SESSION_RESPONSE)?;
+            open_with_key(key, |k| {
+                embedded_wallet_kit::Session::open(&fields, k).map(on_js_clock)
+            })
         })
     }
 
     /// A sandbox session: signs with the magic value, never reads the bundle.
     pub fn sandbox(response: &JsValue) -> JsResult<JsSession> {
-        let fields = object_or_json(response, ErrorCode::InvalidSession, SESSION_RESPONSE)?;
-        boxed(|| embedded_wallet_kit::Session::sandbox(&fields).map(on_js_clock))
-            .map(JsSession::from_boxed)
+        scrubbed(|| {
+            let fields = object_or_json(response, ErrorCode::InvalidSession, SESSION_RESPONSE)?;
+            boxed(|| embedded_wallet_kit::Session::sandbox(&fields).map(on_js_clock))
+                .map(JsSession::from_boxed)
+        })
     }
 
     /// Newer API versions: the client key is the session key.
     #[wasm_bindgen(js_name = fromClientKey)]
     pub fn from_client_key(response: &JsValue, key: &JsClientKey) -> JsResult<JsSession> {
-        key.0.read(|k| k.check_unused())?.map_err(to_js)?;
-        let fields = object_or_json(response, ErrorCode::InvalidSession, SESSION_RESPONSE)?;
-        open_with_key(key, |k| {
-            embedded_wallet_kit::Session::from_client_key(&fields, k).map(on_js_clock)
+        scrubbed(|| {
+            key.0.read(|k| k.check_unused())?.map_err(to_js)?;
+            let fields = object_or_json(response, ErrorCode::InvalidSession, SESSION_RESPONSE)?;
+            open_with_key(key, |k| {
+                embedded_wallet_kit::Session::from_client_key(&fields, k).map(on_js_clock)
+            })
         })
     }
 
     /// `Session:<uuid>`.
     #[wasm_bindgen(getter)]
     pub fn id(&self) -> JsResult<String> {
-        self.0.read(|s| s.info().id.clone())
+        scrubbed(|| self.0.read(|s| s.info().id.clone()))
     }
 
     /// The internal account id.
     #[wasm_bindgen(getter, js_name = accountId)]
     pub fn account_id(&self) -> JsResult<String> {
-        self.0.read(|s| s.info().account_id.clone())
+        scrubbed(|| self.0.read(|s| s.info().account_id.clone()))
     }
 
     /// The credential type.
     #[wasm_bindgen(getter, js_name = type)]
     pub fn kind(&self) -> JsResult<String> {
-        self.0.read(|s| s.info().kind.clone())
+        scrubbed(|| self.0.read(|s| s.info().kind.clone()))
     }
 
     /// When the session stops signing.
     #[wasm_bindgen(getter, js_name = expiresAt)]
     pub fn expires_at(&self) -> JsResult<js_sys::Date> {
-        let ms = self.0.read(|s| s.info().expires_at_ms)?;
-        Ok(date(ms))
+        scrubbed(|| {
+            let ms = self.0.read(|s| s.info().expires_at_ms)?;
+            Ok(date(ms))
+        })
     }
 
     /// Compressed session public key hex; `undefined` for sandbox or freed sessions.
     #[wasm_bindgen(getter, js_name = publicKeyHex)]
     pub fn public_key_hex(&self) -> JsResult<Option<String>> {
-        self.0.read(|s| s.public_key_hex())
+        scrubbed(|| self.0.read(|s| s.public_key_hex()))
     }
 
     /// Whether this is a sandbox session.
     #[wasm_bindgen(getter)]
     pub fn sandboxed(&self) -> JsResult<bool> {
-        self.0.read(|s| s.is_sandbox())
+        scrubbed(|| self.0.read(|s| s.is_sandbox()))
     }
 
     /// Whether `now` (a Date or epoch milliseconds; default: the current time) is at or
     /// after `expiresAt`.
     #[wasm_bindgen(js_name = isExpired)]
     pub fn is_expired(&self, now: &JsValue) -> JsResult<bool> {
-        if now.is_undefined() || now.is_null() {
-            return self.0.read(|s| s.is_expired());
-        }
-        let ms = match now.as_f64() {
-            Some(ms) => ms,
-            None => date_millis(now)
-                .ok_or_else(|| invalid_input("now must be a Date or epoch milliseconds"))?,
-        };
-        if !ms.is_finite() {
-            return Err(invalid_input("now is an invalid Date"));
-        }
-        self.0.read(|s| s.is_expired_at(ms as UnixMillis))
+        scrubbed(|| {
+            if now.is_undefined() || now.is_null() {
+                return self.0.read(|s| s.is_expired());
+            }
+            let ms = match now.as_f64() {
+                Some(ms) => ms,
+                None => date_millis(now)
+                    .ok_or_else(|| invalid_input("now must be a Date or epoch milliseconds"))?,
+            };
+            if !ms.is_finite() {
+                return Err(invalid_input("now is an invalid Date"));
+            }
+            self.0.read(|s| s.is_expired_at(ms as UnixMillis))
+        })
     }
 
     /// The `Service-Wallet-Signature` value for `payloadToSign`, byte for byte.
     pub fn stamp(&self, payload: &JsValue) -> JsResult<String> {
-        let payload = exact_string(payload, "payloadToSign", ErrorCode::InvalidInput)?;
-        let stamp = self.0.write(|s| s.stamp(&payload).map_err(to_js));
-        scrub_stack(); // signing left the scalar and the nonce in dead frames
-        stamp
+        scrubbed(|| {
+            let payload = exact_string(payload, "payloadToSign", ErrorCode::InvalidInput)?;
+
+            self.0.write(|s| s.stamp(&payload).map_err(to_js))
+        })
     }
 
     /// Both headers of a signed retry, from a 202 body (object or JSON text).
     #[wasm_bindgen(js_name = signRetry)]
     pub fn sign_retry(&self, pending: &JsValue) -> JsResult<Object> {
-        // Read (getters run) before the session is borrowed.
-        let pending = pending_from_js(pending)?;
-        let headers = self.0.write(|s| s.sign_retry(&pending).map_err(to_js));
-        scrub_stack();
-        headers.map(|h| headers_to_js(&h))
+        scrubbed(|| {
+            // Read (getters run) before the session is borrowed.
+            let pending = pending_from_js(pending)?;
+            let headers = self.0.write(|s| s.sign_retry(&pending).map_err(to_js));
+            headers.map(|h| headers_to_js(&h))
+        })
     }
 
     /// `{ "Service-Wallet-Signature" }` for executing a quote (reads only payloadToSign
     /// and expiresAt).
     #[wasm_bindgen(js_name = signQuote)]
     pub fn sign_quote(&self, quote: &JsValue) -> JsResult<Object> {
-        let quote = quote_from_js(quote)?;
-        let signature = self.0.write(|s| s.sign_quote(&quote).map_err(to_js));
-        scrub_stack();
-        let out = Object::new();
-        set(&out, SIGNATURE_HEADER, &signature?);
-        Ok(out)
+        scrubbed(|| {
+            let quote = quote_from_js(quote)?;
+            let signature = self.0.write(|s| s.sign_quote(&quote).map_err(to_js));
+            let out = Object::new();
+            set(&out, SIGNATURE_HEADER, &signature?);
+            Ok(out)
+        })
     }
 
     /// Zeroizes the session key now; the JS `free()` calls this. Later signing calls
     /// throw `SESSION_CLOSED`.
     pub fn close(&self) {
-        self.0.close();
-        scrub_stack();
+        scrubbed(|| {
+            self.0.close();
+        })
     }
 }
 

@@ -3,8 +3,8 @@
 #![cfg(target_arch = "wasm32")]
 
 use embedded_wallet_kit::bundle::seal;
-use embedded_wallet_kit::client_key::parse_public_key_hex;
 use embedded_wallet_kit::p256::SecretKey;
+use embedded_wallet_kit::parse_public_key_hex;
 use ewk_signing::{JsClientKey, JsSession};
 use js_sys::{Object, Reflect, JSON};
 use wasm_bindgen::{JsCast, JsValue};
@@ -43,7 +43,7 @@ fn get(obj: &JsValue, key: &str) -> JsValue {
 fn open_from_object_and_from_text_give_the_same_key() {
     let scalar = [0x11u8; 32];
     let expected = SecretKey::from_slice(&scalar).unwrap().public_key();
-    let expected = embedded_wallet_kit::client_key::compressed_hex(&expected);
+    let expected = embedded_wallet_kit::compressed_hex(&expected);
 
     let key = JsClientKey::generate().unwrap();
     let text = response_text(&sealed_for(&key, scalar), "2999-01-01T00:00:00Z");

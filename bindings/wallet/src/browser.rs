@@ -14,10 +14,10 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, AbortSignal};
 
-use embedded_wallet_kit::error::{Error, ErrorCode};
-use embedded_wallet_kit::passkey::credential::{Assertion, Attestation};
-use embedded_wallet_kit::passkey::errors::{classify, Ceremony, Circumstances};
-use embedded_wallet_kit::passkey::options::{Authentication, Registration, PUB_KEY_CRED_ALGS};
+use embedded_wallet_kit::passkey::{classify, Ceremony, Circumstances};
+use embedded_wallet_kit::passkey::{Assertion, Attestation};
+use embedded_wallet_kit::passkey::{Authentication, Registration, PUB_KEY_CRED_ALGS};
+use embedded_wallet_kit::{Error, ErrorCode};
 use ewk_common::{to_js, to_js_with_cause};
 
 /// How long after the requested timeout the watchdog gives up on the browser.

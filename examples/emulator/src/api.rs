@@ -7,11 +7,11 @@ use axum::body::{Body, Bytes};
 use axum::extract::{FromRequest, Path, Query, Request, State as AxumState};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
-use embedded_wallet_kit::client_key::{compressed_hex, oidc_nonce_for, parse_public_key_hex};
 use embedded_wallet_kit::encoding::{base64url_decode, sha256_hex};
 use embedded_wallet_kit::p256::ecdsa::SigningKey;
 use embedded_wallet_kit::p256::{PublicKey, SecretKey};
 use embedded_wallet_kit::stamp::{decode_stamp, verify_stamp};
+use embedded_wallet_kit::{compressed_hex, oidc_nonce_for, parse_public_key_hex};
 use embedded_wallet_kit::{REQUEST_ID_HEADER, SANDBOX_SIGNATURE, SIGNATURE_HEADER};
 use serde_json::{json, Map, Value};
 

@@ -14,9 +14,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, patch, post};
 use axum::Router;
 use base64::Engine as _;
-use embedded_wallet_kit::client_key::uncompressed_hex;
 use embedded_wallet_kit::encoding::base64url_encode;
 use embedded_wallet_kit::p256::PublicKey;
+use embedded_wallet_kit::uncompressed_hex;
 use serde_json::{json, Value};
 use tokio::net::TcpListener;
 

@@ -1,22 +1,21 @@
 //! The encrypted EMAIL_OTP / SMS_OTP login of newer deployments (DESIGN §3, research
 //! notes §5), sans-IO: `/challenge` returns `otpEncryptionTargetBundle`; the client seals
-//! `{otp_code, public_key}` to it ([`crate::otp::encrypt_otp`]); verify answers 202, whose
+//! `{otp_code, public_key}` to it ([`crate::enclave::encrypt_otp`]); verify answers 202, whose
 //! payload the TEK stamps; the retry answers 200 with a session that carries no bundle:
 //! the TEK is the session key.
 
 use super::http::{body_string, expect_success, response_error, Request, Response};
-use super::wallet::{json_object, path_id};
+use super::wallet::path_id;
 use crate::client_key::ClientKey;
+use crate::enclave::sign_with_tek;
 use crate::error::{Error, ErrorCode, Result};
-use crate::otp::sign_with_tek;
+use crate::json::json_object;
+use crate::message::{PendingSignature, SignedRetryHeaders, REQUEST_ID_HEADER, SIGNATURE_HEADER};
 use crate::session::Session;
-use crate::signed_retry::{
-    PendingSignature, SignedRetryHeaders, REQUEST_ID_HEADER, SIGNATURE_HEADER,
-};
 use crate::timestamp::{Clock, SystemClock};
 
 /// The `otpEncryptionTargetBundle` of a `/challenge` response (JSON text, to verify and
-/// seal to with [`crate::otp::encrypt_otp`]).
+/// seal to with [`crate::enclave::encrypt_otp`]).
 pub fn target_bundle(response: &Response<'_>) -> Result<String> {
     expect_success(response)?;
     body_string(response, "otpEncryptionTargetBundle").ok_or_else(|| {
@@ -67,7 +66,7 @@ impl core::fmt::Debug for OtpLogin {
 
 impl OtpLogin {
     /// `POST /auth/credentials/{id}/verify {type, encryptedOtpBundle}`; `encrypted_otp_bundle`
-    /// is the string [`crate::otp::encrypt_otp`] returned (sent single-encoded, as a string
+    /// is the string [`crate::enclave::encrypt_otp`] returned (sent single-encoded, as a string
     /// member). `kind` is `EMAIL_OTP` or `SMS_OTP`.
     pub fn new(credential_id: &str, kind: &str, encrypted_otp_bundle: &str) -> Result<Self> {
         let id = path_id(credential_id, "AuthMethod", "credential id")?;
