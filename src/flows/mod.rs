@@ -11,9 +11,9 @@ pub mod wallet;
 
 pub use http::{
     body_string, expect_result, expect_success, pending_signature, response_error, uuid_v4,
-    Request, Response,
+    uuid_v4_from, Request, Response,
 };
 pub use otp_login::{target_bundle, OtpLogin, OtpNext, OtpStep};
 pub use quote::{QuoteExecution, IDEMPOTENCY_KEY_HEADER};
 pub use signed_retry::{Next, SignedRetryFlow, Step, MAX_SIGNED_LEGS};
-pub use wallet::PasskeyChallenge;
+pub use wallet::{KeyMode, KeyRef, Operation, PasskeyChallenge, SessionRef};

@@ -12,7 +12,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::json::json_object;
 use crate::message::{PendingSignature, SignedRetryHeaders, REQUEST_ID_HEADER, SIGNATURE_HEADER};
 use crate::session::Session;
-use crate::timestamp::{Clock, SystemClock};
+use crate::timestamp::{Clock, SystemClock, UnixMillis};
 
 /// The `otpEncryptionTargetBundle` of a `/challenge` response (JSON text, to verify and
 /// seal to with [`crate::enclave::encrypt_otp`]).
@@ -109,8 +109,9 @@ impl OtpLogin {
 
     /// Reads a response, leaving the TEK's stamp to the caller. The OTP was spent on the
     /// first leg, so an expired 202 is `REQUEST_EXPIRED` rather than a silent restart
-    /// (a restart would send a spent code); a second 202 is `SERVICE_ERROR`.
-    pub fn next_step(&mut self, response: &Response<'_>) -> Result<OtpStep> {
+    /// (a restart would send a spent code); a second 202 is `SERVICE_ERROR`. The 202's
+    /// expiry is checked against `now`.
+    pub fn next_step_at(&mut self, response: &Response<'_>, now: UnixMillis) -> Result<OtpStep> {
         match response.status {
             202 => {}
             200..=299 => return Ok(OtpStep::Done),
@@ -123,11 +124,16 @@ impl OtpLogin {
             ));
         }
         let pending = super::http::pending_signature(response)?;
-        if self.clock.now_ms() >= pending.expires_at_ms {
+        if now >= pending.expires_at_ms {
             return Err(expired());
         }
         self.signed = true;
         Ok(OtpStep::Sign(pending))
+    }
+
+    /// [`OtpLogin::next_step_at`] the login's clock ([`OtpLogin::with_clock`]).
+    pub fn next_step(&mut self, response: &Response<'_>) -> Result<OtpStep> {
+        self.next_step_at(response, self.clock.now_ms())
     }
 
     /// The retry after an [`OtpStep::Sign`]: the same body with the TEK's headers. A
@@ -145,9 +151,19 @@ impl OtpLogin {
     /// public half is in the sealed bundle) and retried with the same body; the 200 opens
     /// the session with `tek` as its key (consuming it).
     pub fn on_response(&mut self, tek: &mut ClientKey, response: &Response<'_>) -> Result<OtpNext> {
-        match self.next_step(response)? {
+        self.on_response_at(tek, response, self.clock.now_ms())
+    }
+
+    /// [`OtpLogin::on_response`] at `now`.
+    pub fn on_response_at(
+        &mut self,
+        tek: &mut ClientKey,
+        response: &Response<'_>,
+        now: UnixMillis,
+    ) -> Result<OtpNext> {
+        match self.next_step_at(response, now)? {
             OtpStep::Sign(pending) => {
-                let signed = sign_with_tek(tek, &pending, self.clock.now_ms());
+                let signed = sign_with_tek(tek, &pending, now);
                 self.after_signing(signed).map(OtpNext::Send)
             }
             OtpStep::Done => {

@@ -12,7 +12,7 @@
 
 use wasm_bindgen::prelude::*;
 
-use embedded_wallet_kit::{Clock, UnixMillis};
+use embedded_wallet_kit::UnixMillis;
 use embedded_wallet_kit::{Error, ErrorCode};
 
 pub mod js;
@@ -63,20 +63,11 @@ pub fn invalid_input(message: &str) -> JsValue {
     to_js(Error::new(ErrorCode::InvalidInput, message))
 }
 
-/// The platform clock (`Date.now()`): the core's sessions and flows read it through
-/// `with_clock(JsClock)`, since wasm32-unknown-unknown has no clock of its own.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct JsClock;
-
-impl Clock for JsClock {
-    fn now_ms(&self) -> UnixMillis {
-        js_sys::Date::now() as UnixMillis
-    }
-}
-
-/// `Date.now()` as Unix milliseconds.
+/// `Date.now()` as Unix milliseconds: the `now` the bindings pass to the core's guards
+/// and flows (`stamp_at`, `sign_retry_at`, …), since wasm32-unknown-unknown has no clock
+/// the core could read.
 pub fn now_ms() -> UnixMillis {
-    JsClock.now_ms()
+    js_sys::Date::now() as UnixMillis
 }
 
 // Talc instead of the default dlmalloc: about 5 KB smaller in the module, and faster.

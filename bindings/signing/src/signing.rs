@@ -11,7 +11,7 @@ use embedded_wallet_kit::{PendingSignature, QuoteToSign, REQUEST_ID_HEADER, SIGN
 use ewk_common::js::{date_millis, exact_string, own, own_keys, set};
 pub(crate) use ewk_common::js::{object_or_json, JsFields};
 use ewk_common::scrubbed;
-use ewk_common::{invalid_input, to_js};
+use ewk_common::{invalid_input, now_ms, to_js};
 
 type JsResult<T> = Result<T, JsValue>;
 
@@ -167,11 +167,6 @@ impl<T: Closable> Handle<T> {
     }
 }
 
-/// A session reading `Date.now()` for its expiry guards (wasm32 has no system clock).
-pub(crate) fn on_js_clock(session: embedded_wallet_kit::Session) -> embedded_wallet_kit::Session {
-    session.with_clock(ewk_common::JsClock)
-}
-
 /// Runs `make` and moves its result to the heap in a frame of its own, below the export's:
 /// the export's scrub (`scrubbed`) then overwrites every stack copy the construction left.
 #[inline(never)]
@@ -268,9 +263,7 @@ impl JsSession {
         scrubbed(|| {
             key.0.read(|k| k.check_unused())?.map_err(to_js)?;
             let fields = object_or_json(response, ErrorCode::InvalidSession, SESSION_RESPONSE)?;
-            open_with_key(key, |k| {
-                embedded_wallet_kit::Session::open(&fields, k).map(on_js_clock)
-            })
+            open_with_key(key, |k| embedded_wallet_kit::Session::open(&fields, k))
         })
     }
 
@@ -278,8 +271,7 @@ impl JsSession {
     pub fn sandbox(response: &JsValue) -> JsResult<JsSession> {
         scrubbed(|| {
             let fields = object_or_json(response, ErrorCode::InvalidSession, SESSION_RESPONSE)?;
-            boxed(|| embedded_wallet_kit::Session::sandbox(&fields).map(on_js_clock))
-                .map(JsSession::from_boxed)
+            boxed(|| embedded_wallet_kit::Session::sandbox(&fields)).map(JsSession::from_boxed)
         })
     }
 
@@ -290,7 +282,7 @@ impl JsSession {
             key.0.read(|k| k.check_unused())?.map_err(to_js)?;
             let fields = object_or_json(response, ErrorCode::InvalidSession, SESSION_RESPONSE)?;
             open_with_key(key, |k| {
-                embedded_wallet_kit::Session::from_client_key(&fields, k).map(on_js_clock)
+                embedded_wallet_kit::Session::from_client_key(&fields, k)
             })
         })
     }
@@ -340,7 +332,7 @@ impl JsSession {
     pub fn is_expired(&self, now: &JsValue) -> JsResult<bool> {
         scrubbed(|| {
             if now.is_undefined() || now.is_null() {
-                return self.0.read(|s| s.is_expired());
+                return self.0.read(|s| s.is_expired_at(now_ms()));
             }
             let ms = match now.as_f64() {
                 Some(ms) => ms,
@@ -359,7 +351,8 @@ impl JsSession {
         scrubbed(|| {
             let payload = exact_string(payload, "payloadToSign", ErrorCode::InvalidInput)?;
 
-            self.0.write(|s| s.stamp(&payload).map_err(to_js))
+            self.0
+                .write(|s| s.stamp_at(&payload, now_ms()).map_err(to_js))
         })
     }
 
@@ -369,7 +362,9 @@ impl JsSession {
         scrubbed(|| {
             // Read (getters run) before the session is borrowed.
             let pending = pending_from_js(pending)?;
-            let headers = self.0.write(|s| s.sign_retry(&pending).map_err(to_js));
+            let headers = self
+                .0
+                .write(|s| s.sign_retry_at(&pending, now_ms()).map_err(to_js));
             headers.map(|h| headers_to_js(&h))
         })
     }
@@ -380,7 +375,9 @@ impl JsSession {
     pub fn sign_quote(&self, quote: &JsValue) -> JsResult<Object> {
         scrubbed(|| {
             let quote = quote_from_js(quote)?;
-            let signature = self.0.write(|s| s.sign_quote(&quote).map_err(to_js));
+            let signature = self
+                .0
+                .write(|s| s.sign_quote_at(&quote, now_ms()).map_err(to_js));
             let out = Object::new();
             set(&out, SIGNATURE_HEADER, &signature?);
             Ok(out)

@@ -6,7 +6,7 @@ use js_sys::{Array, Object, Promise};
 use wasm_bindgen::prelude::*;
 
 use crate::signing::{
-    boxed, object_or_json, on_js_clock, pending_from_js, quote_from_js, JsClientKey, JsSession,
+    boxed, object_or_json, pending_from_js, quote_from_js, JsClientKey, JsSession,
 };
 use embedded_wallet_kit::parse_public_key_hex;
 use embedded_wallet_kit::SignedRequestIds;
@@ -82,7 +82,7 @@ pub fn external_session(record: &JsValue, public_key_hex: &str) -> JsResult<JsSe
         let public =
             parse_public_key_hex(public_key_hex, "stored session publicKeyHex").map_err(to_js)?;
         embedded_wallet_kit::Session::external(&fields, public)
-            .map(|s| JsSession::from_boxed(Box::new(on_js_clock(s))))
+            .map(|s| JsSession::from_boxed(Box::new(s)))
             .map_err(to_js)
     })
 }
@@ -93,7 +93,9 @@ pub fn authorize_stamp(session: &JsSession, payload: &JsValue) -> JsResult<Strin
     scrubbed(|| {
         let payload =
             ewk_common::js::exact_string(payload, "payloadToSign", ErrorCode::InvalidInput)?;
-        session.0.write(|s| s.authorize_stamp().map_err(to_js))?;
+        session
+            .0
+            .write(|s| s.authorize_stamp_at(ewk_common::now_ms()).map_err(to_js))?;
         Ok(payload)
     })
 }
@@ -104,9 +106,10 @@ pub fn authorize_stamp(session: &JsSession, payload: &JsValue) -> JsResult<Strin
 pub fn authorize_retry(session: &JsSession, pending: &JsValue) -> JsResult<Object> {
     scrubbed(|| {
         let pending = pending_from_js(pending)?;
-        session
-            .0
-            .write(|s| s.authorize_retry(&pending).map_err(to_js))?;
+        session.0.write(|s| {
+            s.authorize_retry_at(&pending, ewk_common::now_ms())
+                .map_err(to_js)
+        })?;
         let out = Object::new();
         set(&out, "payloadToSign", &pending.payload_to_sign);
         set(&out, "requestId", &pending.request_id);
@@ -119,9 +122,10 @@ pub fn authorize_retry(session: &JsSession, pending: &JsValue) -> JsResult<Objec
 pub fn authorize_quote(session: &JsSession, quote: &JsValue) -> JsResult<String> {
     scrubbed(|| {
         let quote = quote_from_js(quote)?;
-        session
-            .0
-            .write(|s| s.authorize_quote(&quote).map_err(to_js))?;
+        session.0.write(|s| {
+            s.authorize_quote_at(&quote, ewk_common::now_ms())
+                .map_err(to_js)
+        })?;
         Ok(quote.payload_to_sign)
     })
 }
@@ -154,9 +158,7 @@ pub fn open_with_dh(response: &JsValue, dh: Vec<u8>, public_key_hex: &str) -> Js
         let dh = zeroize::Zeroizing::new(dh);
         let fields = object_or_json(response, ErrorCode::InvalidSession, "session response")?;
         let public = parse_public_key_hex(public_key_hex, "client publicKeyHex").map_err(to_js)?;
-        let session = boxed(|| {
-            embedded_wallet_kit::Session::open_with_dh(&fields, &dh, &public).map(on_js_clock)
-        });
+        let session = boxed(|| embedded_wallet_kit::Session::open_with_dh(&fields, &dh, &public));
         session.map(JsSession::from_boxed)
     })
 }

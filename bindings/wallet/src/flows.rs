@@ -12,7 +12,9 @@ use js_sys::{Object, Reflect, JSON};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use embedded_wallet_kit::flows::wallet::{self, KeyMode, KeyRef, PasskeyChallenge, SessionRef};
+use embedded_wallet_kit::flows::wallet::{
+    self, KeyMode, KeyRef, Operation, PasskeyChallenge, SessionRef,
+};
 use embedded_wallet_kit::flows::{
     expect_result, OtpLogin, OtpStep, QuoteExecution, Request, Response, SignedRetryFlow, Step,
 };
@@ -310,7 +312,61 @@ fn key_mode(client_held: bool) -> KeyMode {
     }
 }
 
-/// A wallet operation by name (`flows::wallet::operation`), as the flow that sends it. A
+/// A wallet operation by its JS name, with the flat arguments of `walletFlow`, as the
+/// core's typed [`Operation`]. `id` is the path id (account, credential); `text` the OTP,
+/// OIDC token, credential body or account patch. What an operation needs is named when
+/// it is missing.
+fn operation<'a>(
+    name: &str,
+    id: &'a str,
+    text: &'a str,
+    session: Option<SessionRef<'a>>,
+    key: Option<KeyRef<'a>>,
+) -> JsResult<Operation<'a>> {
+    let missing = |what| invalid_input(&[name, " needs ", what].concat());
+    let session = || session.ok_or_else(|| missing("a session"));
+    let key = || key.ok_or_else(|| missing("a ClientKey"));
+    Ok(match name {
+        "createEmailOtp" => Operation::CreateEmailOtp { account_id: id },
+        "addCredential" => Operation::AddCredential { body: text },
+        "challenge" => Operation::Challenge {
+            credential_id: id,
+            key: key().ok(),
+        },
+        "verifyEmailOtp" => Operation::VerifyEmailOtp {
+            credential_id: id,
+            otp: text,
+            key: key()?,
+        },
+        "verifyOauth" => Operation::VerifyOauth {
+            credential_id: id,
+            oidc_token: text,
+            key: key()?,
+        },
+        "refresh" => Operation::Refresh {
+            session: session()?,
+            new_key: key()?,
+        },
+        "revokeSession" => Operation::RevokeSession {
+            session: session()?,
+        },
+        "revokeCredential" => Operation::RevokeCredential {
+            session: session()?,
+            credential_id: id,
+        },
+        "exportWallet" => Operation::ExportWallet {
+            account_id: id,
+            key: key()?,
+        },
+        "updateAccount" => Operation::UpdateAccount {
+            account_id: id,
+            patch: text,
+        },
+        _ => return Err(invalid_input("unknown wallet operation")),
+    })
+}
+
+/// A wallet operation by name (the core's [`Operation`]), as the flow that sends it. A
 /// session and a key are given by their public parts: the session's id and issuing
 /// credential, the key's two public hex forms. `clientHeld`: the client's key mode
 /// (the flow's `clientHeld` says whether this operation's session is client-held).
@@ -335,9 +391,11 @@ pub fn wallet_flow(
             public_key_hex: public,
             compressed_public_key_hex: key_compressed_hex.as_deref().unwrap_or_default(),
         });
+        let operation = operation(name, id, text.as_deref().unwrap_or_default(), session, key)?;
         let mode = key_mode(client_held);
-        wallet::operation(name, session, id, text.as_deref(), key, mode)
-            .map(|flow| JsSignedRetryFlow(flow, mode.for_operation(name)))
+        operation
+            .flow(mode)
+            .map(|flow| JsSignedRetryFlow(flow, operation.key_mode(mode)))
             .map_err(to_js)
     })
 }
@@ -362,7 +420,7 @@ impl JsOtpLoginFlow {
     ) -> JsResult<JsOtpLoginFlow> {
         scrubbed(|| {
             OtpLogin::new(credential_id, kind, encrypted_otp_bundle)
-                .map(|login| Self(login.with_clock(ewk_common::JsClock)))
+                .map(Self)
                 .map_err(to_js)
         })
     }
@@ -384,7 +442,11 @@ impl JsOtpLoginFlow {
     pub fn on_response(&mut self, response: &JsValue) -> JsResult<Option<Object>> {
         scrubbed(|| {
             let response = JsResponse::read(response)?;
-            match self.0.next_step(&response.view()).map_err(to_js)? {
+            match self
+                .0
+                .next_step_at(&response.view(), ewk_common::now_ms())
+                .map_err(to_js)?
+            {
                 OtpStep::Done => Ok(None),
                 OtpStep::Sign(pending) => Ok(Some(wrap("sign", &pending_to_js(&pending)))),
             }

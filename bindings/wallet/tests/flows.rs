@@ -176,6 +176,42 @@ fn wallet_operations_by_name_and_passkey_challenges() {
         get(&body, "clientPublicKey"),
         key.public_key_hex().unwrap().as_str()
     );
+    // The names are parsed here (the core's Operation is typed): what an operation
+    // needs is named when missing, and an unknown name is refused. (Moved from the core's
+    // operations test when the operation became an enum.)
+    let public = key.public_key_hex().unwrap();
+    for (name, needs, with_key) in [
+        ("refresh", "a session", true),
+        ("revokeSession", "a session", true),
+        ("verifyEmailOtp", "a ClientKey", false),
+        ("exportWallet", "a ClientKey", false),
+    ] {
+        let err = wallet_flow(
+            name,
+            "InternalAccount:5d2c8f3e-1a4b-4c6d-8e9f-0a1b2c3d4e5f",
+            Some("1".into()),
+            None,
+            None,
+            with_key.then(|| public.clone()),
+            None,
+            false,
+        )
+        .err()
+        .unwrap();
+        assert_eq!(code_of(&err), "INVALID_INPUT", "{name}");
+        assert_eq!(
+            Reflect::get(&err, &"message".into()).unwrap(),
+            format!("{name} needs {needs}").as_str()
+        );
+    }
+    let err = wallet_flow("nope", CRED, None, None, None, None, None, false)
+        .err()
+        .unwrap();
+    assert_eq!(code_of(&err), "INVALID_INPUT");
+    assert_eq!(
+        Reflect::get(&err, &"message".into()).unwrap(),
+        "unknown wallet operation"
+    );
     // A plain request answered 202 needs a session it was not given.
     let flow = wallet_flow(
         "createEmailOtp",
