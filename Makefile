@@ -11,7 +11,7 @@
 #                store across a reload (headless Chromium), the demo against the emulator
 #                (both modes), Vite end to end
 #   make fuzz    long fuzz runs (FUZZ_SECONDS per target, default 300)
-#   make bench   speed and size against the peers -> bench/results.md, bench/latency.png
+#   make bench   speed and size against the peers, per engine -> bench/results.md, bench/latency.png
 #   make build   the npm package in pkg/ (then `npm pack ./pkg`)
 #   make check   fast: fmt, the native clippy pass, the native tests (installs nothing)
 
@@ -52,6 +52,7 @@ check:
 
 lint-js: setup
 	node_modules/.bin/eslint --max-warnings=0 .
+	node_modules/.bin/tsc -p tsconfig.json && node_modules/.bin/tsc -p tests/types/tsconfig.json
 
 test-native: setup
 	cargo test --workspace
@@ -119,9 +120,10 @@ demo: build
 	@echo "demo: http://localhost:$(DEMO_PORT)/  (mode: $(MODE); MODE=sandbox for the spec's sandbox; Ctrl-C to stop)"
 	target/release/emulator --mode $(MODE) --port $(DEMO_PORT) --static-dir examples/wallet --pkg-dir pkg
 
-# Speed and size against @turnkey/crypto + @turnkey/api-key-stamper and WebCrypto, in Node and
-# headless Chromium: bench/results.md and bench/latency.png (about 1.5 min; run it on an idle
-# machine, e.g. make bench BENCH_ARGS="--max-load 1").
+# Speed and size against @turnkey/crypto + @turnkey/api-key-stamper and WebCrypto, in Node,
+# headless Chromium, Firefox ESR and WebKitGTK, with issue 16's targets MET / NOT MET per
+# engine: bench/results.md and bench/latency.png (a few minutes; run it on an idle machine,
+# e.g. make bench BENCH_ARGS="--max-load 1"; BENCH_ARGS="--engine chromium" for one engine).
 BENCH_ARGS ?=
 bench: build
 	node bench/run.mjs $(BENCH_ARGS)

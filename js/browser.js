@@ -48,7 +48,12 @@ let initPromise;
 /** @type {Promise<void> | undefined} init({ passkeys }) */
 let withPasskeys;
 
-/** Whether `input` is the options form `{ module_or_path?, passkeys? }` of init. */
+/**
+ * Whether `input` is the options form `{ module_or_path?, passkeys? }` of init.
+ *
+ * @param {unknown} input
+ * @returns {input is Omit<import('./index.js').InitOptions, 'isolate'> & { isolate?: unknown }}
+ */
 function isOptions(input) {
   // A URL, Request, Response, buffer, Module or promise has neither key.
   return input !== null && typeof input === 'object' && ('module_or_path' in input || 'passkeys' in input || 'isolate' in input);
@@ -75,19 +80,23 @@ function loadSigning(input) {
     if (isReady()) {
       initPromise = Promise.resolve();
     } else {
-      const attempt = (async () => {
-        try {
-          await __wbg_init(wasmSource(input));
-        } catch (err) {
-          if (initPromise === attempt) initPromise = undefined;
-          throw new KitError(
-            'NOT_INITIALIZED',
-            `embedded-wallet-kit could not load its WebAssembly module: ${err && err.message ? err.message : String(err)}`,
-            err,
-          );
-        }
-        markReady();
-      })();
+      // Started in a callback, not in this call: reading `input` may throw (a getter), and
+      // the failure handler must then see `attempt` assigned, to reset it for a retry.
+      const attempt = Promise.resolve()
+        .then(() => __wbg_init(wasmSource(input)))
+        .then(
+          () => {
+            markReady();
+          },
+          (err) => {
+            if (initPromise === attempt) initPromise = undefined;
+            throw new KitError(
+              'NOT_INITIALIZED',
+              `embedded-wallet-kit could not load its WebAssembly module: ${err && err.message ? err.message : String(err)}`,
+              err,
+            );
+          },
+        );
       initPromise = attempt;
     }
   }
@@ -106,10 +115,21 @@ function loadSigning(input) {
  * passkey module's .wasm is. It also loads WalletClient's implementation, which drives the
  * flows in that module. Those calls share a second promise.
  *
- * @param {unknown} [input] where to load the module from: nothing (the .wasm next to this
- *   file), `{ module_or_path?, passkeys? }`, a URL or path, a Response, bytes or a
- *   WebAssembly.Module
+ * `input`: where to load the module from: nothing (the .wasm next to this file),
+ * `{ module_or_path?, passkeys?, isolate? }`, a URL or path, a Response, bytes or a
+ * WebAssembly.Module. Typed as index.d.ts declares it (tests/types/entries.ts checks).
+ *
+ * @overload
+ * @param {import('./index.js').IsolatedInitOptions} options
+ * @returns {Promise<import('./index.js').IsolatedKit>}
+ */
+/**
+ * @overload
+ * @param {import('./index.js').InitInput | import('./index.js').InitOptions} [input]
  * @returns {Promise<void>}
+ */
+/**
+ * @param {unknown} [input]
  */
 export function init(input) {
   // The isolated signer (js/isolated-boot.js, js/isolated.js): signing runs in a Worker.

@@ -2,32 +2,10 @@
 // the Node entry) have exactly these named exports.
 
 /**
- * Stable error codes. Match on `err.code`, never on `err.message`.
- *
- * - `INVALID_PUBLIC_KEY` — a public key is not a valid P-256 point in the expected form.
- * - `INVALID_BUNDLE` — the session bundle is not base58check, has the wrong length, or its
- *   encapsulated key is not a valid point (the message says which).
- * - `BUNDLE_CHECKSUM` — the bundle's base58check checksum does not match.
- * - `DECRYPTION_FAILED` — HPKE opening failed: the bundle was sealed to another key or altered.
- * - `KEY_CONSUMED` — the ClientKey was already used to open a session.
- * - `INVALID_SESSION` — the session response is missing or has malformed fields.
- * - `SESSION_EXPIRED` — the session's `expiresAt` has passed.
- * - `SESSION_CLOSED` — the session was freed; its key is gone.
- * - `INVALID_PENDING_SIGNATURE` — a 202 body lacks or has malformed `payloadToSign`, `requestId` or `expiresAt`.
- * - `REQUEST_EXPIRED` — the 202's `expiresAt` has passed.
- * - `REQUEST_ALREADY_SIGNED` — this `requestId` was already signed by this session (or by the TEK that became its key).
- * - `QUOTE_EXPIRED` — the quote's `expiresAt` has passed.
- * - `INVALID_TIMESTAMP` — a timestamp is not RFC 3339.
- * - `PASSKEY_UNSUPPORTED`, `PASSKEY_CANCELLED`, `PASSKEY_TIMEOUT`, `PASSKEY_INVALID_DOMAIN`,
- *   `PASSKEY_ALREADY_REGISTERED`, `PASSKEY_FAILED` — WebAuthn ceremony outcomes.
- * - `UNAUTHORIZED`, `FORBIDDEN`, `RATE_LIMITED`, `SERVICE_ERROR` — service answers (401, 403,
- *   429, 5xx and others). `FORBIDDEN`: e.g. quote creation or execution when the platform's
- *   token lacks the `TRANSACT` permission (`reason` says what is missing).
- * - `INVALID_INPUT` — an argument has the wrong type or shape.
- * - `RANDOMNESS_UNAVAILABLE` — the platform's secure random source (`crypto.getRandomValues`) failed.
- * - `NOT_INITIALIZED` — the kit was used before `init()` resolved, or loading the module failed.
- * - `STORE_UNAVAILABLE` — the {@link SessionStore} cannot work here: IndexedDB or WebCrypto
- *   (`crypto.subtle`) is missing, or one of their calls failed (the browser's error is the `cause`).
+ * Stable error codes. Match on `err.code`, never on `err.message`. What each one means:
+ * the "Errors" table of the package README. (The codes are declared once, in the Rust
+ * core's `ErrorCode`; a test checks that this union and the README's table list exactly
+ * those codes.)
  */
 export type KitErrorCode =
   | 'INVALID_PUBLIC_KEY'
@@ -71,6 +49,15 @@ export declare class KitError extends Error {
   readonly code: KitErrorCode;
   /** The wrapped underlying error, when the failure came from a browser API. */
   readonly cause?: unknown;
+  // What a service error adds (`UNAUTHORIZED`, `FORBIDDEN`, `RATE_LIMITED`, `SERVICE_ERROR`):
+  /** The HTTP status the service answered. */
+  readonly status?: number;
+  /** The service's own `code` (e.g. `EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS`). */
+  readonly serviceCode?: string;
+  /** The service's `reason` (e.g. `Request id already used`), for 401s and 403s in particular. */
+  readonly reason?: string;
+  /** `Retry-After` of a 429, in milliseconds: wait this long before trying again. */
+  readonly retryAfterMs?: number;
 }
 
 /**
@@ -279,6 +266,14 @@ export declare class ClientKey {
   /** Whether the key was already used to open a session, or freed. */
   readonly consumed: boolean;
   /**
+   * Both retry headers for a 202, stamped with this key: the second leg of the encrypted
+   * OTP login, which the TEK signs before any session exists. Does not consume the key.
+   * Signs each requestId once (compared case-insensitively); the ids it signed stay
+   * signed in the session {@link Session.fromClientKey} makes of it.
+   * Throws `INVALID_PENDING_SIGNATURE`, `REQUEST_EXPIRED`, `REQUEST_ALREADY_SIGNED`, `KEY_CONSUMED`.
+   */
+  signRetry(pending202: PendingSignature | string): SignedRetryHeaders;
+  /**
    * Zeroizes the private key now; a later `Session.open` with it throws `KEY_CONSUMED`.
    * The small wasm allocation behind the object is released when it is garbage-collected.
    */
@@ -335,9 +330,6 @@ export interface QuoteSignatureHeader {
   'Service-Wallet-Signature': string;
 }
 
-/**
- * An authenticated session whose P-256 signing key lives only in wasm memory.
- */
 /** What a `payloadToSign` authorizes, from {@link inspectPayload}. */
 export interface PayloadInspection {
   /** Whether the payload is a JSON object (an activity); `false` for opaque text (a token, base64). */
@@ -370,6 +362,7 @@ export interface PayloadInspection {
  */
 export declare function inspectPayload(payloadToSign: string): PayloadInspection;
 
+/** An authenticated session whose P-256 signing key lives only in wasm memory. */
 export declare class Session {
   private constructor();
   /**
@@ -435,18 +428,6 @@ export declare class Session {
 }
 
 // ---- WalletClient ----------------------------------------------------------------------
-
-/** What a service error adds to a {@link KitError} (`UNAUTHORIZED`, `FORBIDDEN`, `RATE_LIMITED`, `SERVICE_ERROR`). */
-export interface KitError {
-  /** The HTTP status the service answered. */
-  readonly status?: number;
-  /** The service's own `code` (e.g. `EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS`). */
-  readonly serviceCode?: string;
-  /** The service's `reason` (e.g. `Request id already used`), for 401s and 403s in particular. */
-  readonly reason?: string;
-  /** `Retry-After` of a 429, in milliseconds: wait this long before trying again. */
-  readonly retryAfterMs?: number;
-}
 
 /** A request a {@link WalletClient} asks its transport to send. */
 export interface TransportRequest {
@@ -827,18 +808,6 @@ export declare function openWalletExport(
   key: ClientKey,
   options?: WalletExportOptions,
 ): string;
-
-// Declaration merging: adds to the ClientKey class above.
-export interface ClientKey {
-  /**
-   * Both retry headers for a 202, stamped with this key: the second leg of the encrypted
-   * OTP login, which the TEK signs before any session exists. Does not consume the key.
-   * Signs each requestId once (compared case-insensitively); the ids it signed stay
-   * signed in the session {@link Session.fromClientKey} makes of it.
-   * Throws `INVALID_PENDING_SIGNATURE`, `REQUEST_EXPIRED`, `REQUEST_ALREADY_SIGNED`, `KEY_CONSUMED`.
-   */
-  signRetry(pending202: PendingSignature | string): SignedRetryHeaders;
-}
 
 // ---------------------------------------------------------------------------------------
 // Isolated signer: init({ isolate: 'worker' })

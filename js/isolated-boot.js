@@ -9,6 +9,7 @@
 import { KitError } from './kit-error.js';
 
 const g = globalThis;
+/** @type {(fn: any, receiver: unknown, args: ArrayLike<unknown>) => any} a captured function may be missing; callers check */
 const apply = Reflect.apply;
 const describe = Object.getOwnPropertyDescriptor;
 const create = Object.create;
@@ -28,7 +29,7 @@ class KitPromise extends NativePromise {
     return KitPromise;
   }
 }
-for (const [name, value] of [['then', promiseThen], ['catch', promiseCatch], ['finally', promiseFinally], ['constructor', KitPromise]]) {
+for (const [name, value] of /** @type {[string, unknown][]} */ ([['then', promiseThen], ['catch', promiseCatch], ['finally', promiseFinally], ['constructor', KitPromise]])) {
   define(KitPromise.prototype, name, { value });
 }
 freeze(KitPromise.prototype);
@@ -52,7 +53,7 @@ const Result = freeze(create(Object.prototype, { then: { value: undefined } }));
 const NativeURL = g.URL;
 const Worker = g.Worker;
 const MessageChannel = g.MessageChannel;
-const hrefOf = describe(NativeURL.prototype, 'href').get;
+const hrefOf = /** @type {PropertyDescriptor} */ (describe(NativeURL.prototype, 'href')).get;
 const getter = (proto, name) => (proto ? describe(proto, name)?.get : undefined);
 const setter = (proto, name) => (proto ? describe(proto, name)?.set : undefined);
 const PortProto = g.MessagePort?.prototype;
@@ -109,8 +110,11 @@ const port2 = getter(MessageChannel?.prototype, 'port2');
  * look up `toString`/`Symbol.toPrimitive` on URL.prototype and Object.prototype, where
  * later script could point the signer at its own script: this returns an object whose
  * string form is fixed when it is made.
+ *
+ * @param {string} path
+ * @param {string} base
  */
-function URL(path, base) {
+function pinnedURL(path, base) {
   const href = apply(hrefOf, new NativeURL(path, base), []);
   const pinned = create(null);
   const text = () => href;
@@ -119,6 +123,8 @@ function URL(path, base) {
   pinned.href = href;
   return pinned;
 }
+// Called with `new` (the Worker line must read `new URL(...)`): it returns its own object.
+const URL = /** @type {typeof globalThis.URL} */ (/** @type {unknown} */ (pinnedURL));
 
 /** Starts the signer Worker and a fresh channel: `[worker, pagePort, workerPort]`. */
 export function startSignerWorker() {

@@ -492,7 +492,7 @@ function start(source, resolveKit, rejectKit) {
  * isolated API. `passkeys` loads the passkey module in the page, as in same-thread mode
  * (WebAuthn keys live in the authenticator, not in wasm).
  *
- * @param {{ isolate: unknown, module_or_path?: unknown, passkeys?: unknown }} options
+ * @param {{ isolate: unknown, module_or_path?: unknown, passkeys?: boolean | null | { module_or_path?: unknown } }} options
  * @param {(source: unknown) => Promise<unknown>} loadPasskeys
  */
 export function initIsolated(options, loadPasskeys) {

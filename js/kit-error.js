@@ -12,8 +12,11 @@
  * `message` is for humans and never contains key material.
  */
 export class KitError extends Error {
+  /** @type {'KitError'} */
+  name;
+
   /**
-   * @param {string} code stable error code, e.g. "INVALID_BUNDLE"
+   * @param {import('./index.js').KitErrorCode} code stable error code, e.g. "INVALID_BUNDLE"
    * @param {string} message human-readable explanation
    * @param {unknown} [cause] the underlying error (e.g. a DOMException), if any
    */

@@ -30,9 +30,20 @@ const ready = Promise.resolve();
  * Resolves at once: the Node entry instantiates both modules when it is imported.
  * Accepts (and ignores) the browser entry's optional argument, including `{ passkeys: true }`;
  * `{ isolate: 'worker' }` rejects INVALID_INPUT: the Worker-isolated signer is browser-only.
+ * Typed as index.d.ts declares it (tests/types/entries.ts checks).
  *
- * @param {unknown} [input]
+ * @overload
+ * @param {import('./index.js').IsolatedInitOptions} options
+ * @returns {Promise<import('./index.js').IsolatedKit>}
+ */
+/**
+ * @overload
+ * @param {import('./index.js').InitInput | import('./index.js').InitOptions} [input]
  * @returns {Promise<void>}
+ */
+/**
+ * @param {unknown} [input]
+ * @returns {Promise<any>}
  */
 export function init(input) {
   if (wantsIsolation(input)) {

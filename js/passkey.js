@@ -46,7 +46,10 @@ function loadFailure(err) {
  */
 export function loadPasskeys(source) {
   if (loading === undefined) {
-    const attempt = (async () => {
+    // Assigned in two steps for the type checker: the catch below reads `attempt`, which is
+    // assigned by then (the body's first step, import(), never throws synchronously).
+    let attempt;
+    attempt = (async () => {
       try {
         const glue = await import('./embedded_wallet_kit_wallet.js');
         await glue.default({
@@ -118,6 +121,8 @@ function probe(name, fallback, coerce) {
  * The `passkey` export of both entries (index.d.ts documents each function). The probes
  * resolve to false / undefined where the browser rejects; the sync functions need the
  * module loaded; `cancel()` also cancels ceremonies still waiting for the module.
+ *
+ * @type {import('./index.js').PasskeyApi}
  */
 export const passkey = Object.freeze({
   register(options) {

@@ -29,6 +29,9 @@ import { KitError } from './kit-error.js';
 import { now as clock, subtle } from './platform.js';
 import { SessionStore, TOKEN } from './session-store.js';
 
+/** @typedef {import('./index.js').StoredSession} DeclaredStoredSession */
+/** @typedef {import('./index.js').SessionStore} DeclaredSessionStore */
+
 const SESSIONS = 'sessions';
 const CLIENT_KEYS = 'clientKeys';
 // A kept client key only has to outlive one IdP round trip.
@@ -124,7 +127,7 @@ class Deletions {
     if (typeof BroadcastChannel === 'function') {
       this.#channel = new BroadcastChannel(`embedded-wallet-kit/session-store/${name}`);
       this.#channel.onmessage = (event) => this.#apply(event.data);
-      this.#channel.unref?.(); // Node: an open channel must not keep the process alive
+      /** @type {{ unref?: () => void }} */ (this.#channel).unref?.(); // Node: an open channel must not keep the process alive
     }
   }
 
@@ -162,7 +165,11 @@ class Deletions {
   }
 }
 
-/** A stored session: its guards in wasm, its key (if any) a non-extractable CryptoKey. */
+/**
+ * A stored session: its guards in wasm, its key (if any) a non-extractable CryptoKey.
+ *
+ * @implements {DeclaredStoredSession}
+ */
 class StoredSession {
   #db;
   #deletions;
@@ -248,13 +255,17 @@ class StoredSession {
     if (this.#key === undefined) return this.#session.stamp(payload); // sandbox, or deleted
     const key = this.#key;
     const signature = await guarded('WebCrypto sign', () =>
-      subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, key, new TextEncoder().encode(payload)),
+      /** @type {NonNullable<typeof subtle>} open() checked it */ (subtle).sign({ name: 'ECDSA', hash: 'SHA-256' }, key, new TextEncoder().encode(payload)),
     );
     return storeStampFromP1363(this.#session, new Uint8Array(signature));
   }
 }
 
-/** SessionStore.open, once js/session-store.js checked init() and loaded this module. */
+/**
+ * SessionStore.open, once js/session-store.js checked init() and loaded this module.
+ *
+ * @param {import('./index.js').SessionStoreOptions} [options]
+ */
 export async function open(options = {}) {
   if (options === null || typeof options !== 'object') throw invalid('options must be an object');
   const { name = 'embedded-wallet-kit', indexedDB: factory = globalThis.indexedDB } = options;
@@ -268,7 +279,12 @@ export async function open(options = {}) {
   return Store.create(await openDatabase(factory, name), name);
 }
 
-/** Sessions (and OAUTH client keys) in one IndexedDB database; see the README. */
+/**
+ * Sessions (and OAUTH client keys) in one IndexedDB database; see the README. The entries
+ * export its base (js/session-store.js); this subclass has the methods index.d.ts declares.
+ *
+ * @implements {DeclaredSessionStore}
+ */
 class Store extends SessionStore {
   #db;
   #deletions;
@@ -373,8 +389,9 @@ class Store extends SessionStore {
     try {
       dh = new Uint8Array(
         await guarded('WebCrypto ECDH', async () => {
-          const peer = await subtle.importKey('raw', enc, { name: 'ECDH', namedCurve: 'P-256' }, false, []);
-          return subtle.deriveBits({ name: 'ECDH', public: peer }, record.key, 256);
+          const webCrypto = /** @type {NonNullable<typeof subtle>} open() checked it */ (subtle);
+          const peer = await webCrypto.importKey('raw', enc, { name: 'ECDH', namedCurve: 'P-256' }, false, []);
+          return webCrypto.deriveBits({ name: 'ECDH', public: peer }, record.key, 256);
         }),
       );
       session = storeOpenWithDh(response, dh, record.publicKeyHex);

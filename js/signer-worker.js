@@ -10,8 +10,8 @@ import { KitError } from './kit-error.js';
 /** handle -> { kind: 'key' | 'session', raw }: the only references to the wasm objects. */
 const objects = new Map();
 let nextHandle = 1;
-/** @type {MessagePort | null} */
-let port = null;
+/** @type {MessagePort} set from the page's first message, before any request is answered */
+let port = /** @type {any} */ (null);
 
 function add(kind, raw) {
   const handle = nextHandle++;
@@ -108,6 +108,7 @@ function answer(data) {
   }
   const [keyArg, fn] = typeof entry === 'function' ? [-1, entry] : entry;
   const list = Array.isArray(args) ? args : [];
+  /** @type {{ id: unknown, ok: boolean, value?: unknown, error?: object, consumed?: boolean }} */
   let reply;
   try {
     reply = { id, ok: true, value: fn(...list) };

@@ -287,6 +287,7 @@ export class WalletFlows {
     return this.#open(await this.#run(flow), k, credentialId, clientHeld);
   }
 
+  /** @param {import('./index.js').LoginWithPasskeyOptions} [options] */
   async loginWithPasskey(credentialId, options = {}) {
     text(credentialId, 'credentialId');
     if (options === null || typeof options !== 'object') throw invalid('loginWithPasskey: options must be an object');

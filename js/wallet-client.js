@@ -64,6 +64,9 @@ export function provideWalletClient(mod) {
   loading = Promise.resolve(mod);
 }
 
+/** @typedef {import('./index.js').WalletClient} DeclaredWalletClient */
+
+/** @implements {DeclaredWalletClient} */
 export class WalletClient {
   /** The checked options, handed to the implementation. */
   #settings;

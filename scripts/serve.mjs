@@ -3,6 +3,8 @@
 //
 // CLI:    node scripts/serve.mjs [--port 8787] /=examples/wallet /pkg/=pkg
 // Module: const srv = await serveStatic({ '/': dir }, { port: 0 }); srv.port; srv.requests; await srv.close();
+//         opts.headers: extra headers on every response (the bench sends COOP + COEP, so that
+//         its pages are cross-origin isolated and performance.now() is at its finest).
 import http from 'node:http';
 import { createReadStream, statSync } from 'node:fs';
 import { resolve, join, extname, sep } from 'node:path';
@@ -43,7 +45,7 @@ function fileFor(mounts, urlPath) {
 
 /**
  * @param {Record<string, string>} mountMap URL prefix ("/", "/pkg/") -> directory
- * @param {{ port?: number, host?: string[], log?: boolean }} [opts]
+ * @param {{ port?: number, host?: string[], log?: boolean, headers?: Record<string, string> }} [opts]
  */
 export async function serveStatic(mountMap, opts = {}) {
   const mounts = Object.entries(mountMap)
@@ -64,10 +66,10 @@ export async function serveStatic(mountMap, opts = {}) {
     requests.push({ path: urlPath, status, type });
     if (opts.log) console.log(`${req.method} ${urlPath} ${status}`);
     if (!file) {
-      res.writeHead(404, { 'content-type': type }).end('not found\n');
+      res.writeHead(404, { ...opts.headers, 'content-type': type }).end('not found\n');
       return;
     }
-    res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' });
+    res.writeHead(200, { ...opts.headers, 'content-type': type, 'cache-control': 'no-store' });
     if (req.method === 'HEAD') res.end();
     else createReadStream(file).pipe(res);
   };

@@ -239,6 +239,14 @@ impl State {
             .map(|c| c.email.clone())
             .unwrap_or_default()
     }
+
+    /// The account's organization id (the activities' `organizationId`); empty for an
+    /// unknown account.
+    pub fn account_organization_id(&self, account_id: &str) -> String {
+        self.account(account_id)
+            .map(|a| a.organization_id.clone())
+            .unwrap_or_default()
+    }
 }
 
 impl Account {

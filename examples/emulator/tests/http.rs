@@ -5,7 +5,8 @@ mod common;
 use std::io::{BufRead as _, BufReader};
 use std::process::{Command, Stdio};
 
-use common::{assert_id, basic, start, start_with};
+use common::{assert_id, basic, register_body, start, start_with};
+use embedded_wallet_kit::passkey::SoftAuthenticator;
 use emulator::Mode;
 use serde_json::json;
 
@@ -137,6 +138,104 @@ fn basic_auth_backend_and_error_bodies() {
         .unwrap()
         .iter()
         .all(|a| a["type"] == "EMBEDDED_WALLET"));
+}
+
+/// 400 bodies name the field that was wrong, nested fields as `parent.field`, and the
+/// two `clientPublicKey` patterns (uncompressed only, or either form).
+#[test]
+fn invalid_fields_are_named_in_400_bodies() {
+    let emu = start(Mode::Sandbox);
+    let invalid = |r: &common::Resp| {
+        r.expect(400);
+        let body = r.json();
+        assert_eq!(body["code"], "INVALID_INPUT", "{}", r.body);
+        (
+            body["message"].as_str().unwrap_or_default().to_owned(),
+            body["reason"].as_str().unwrap_or_default().to_owned(),
+        )
+    };
+
+    let (account, _) = emu.new_account();
+    let r = emu.post(
+        "/auth/credentials",
+        &json!({"type": "EMAIL_OTP", "accountId": account}),
+    );
+    r.expect(201);
+    let cred = r.json()["id"].as_str().unwrap().to_owned();
+    let r = emu.post(
+        &format!("/auth/credentials/{cred}/verify"),
+        &json!({"type": "EMAIL_OTP", "otp": "000000", "clientPublicKey": "02ab"}),
+    );
+    assert_eq!(
+        invalid(&r),
+        (
+            "clientPublicKey must be an uncompressed P-256 key in hex: ^04[0-9a-fA-F]{128}$"
+                .to_owned(),
+            "clientPublicKey pattern".to_owned()
+        )
+    );
+    let r = emu.post(
+        "/auth/sessions/Session:none/refresh",
+        &json!({"clientPublicKey": "05ab"}),
+    );
+    assert_eq!(
+        invalid(&r),
+        (
+            "clientPublicKey must be a P-256 key in hex: ^(0[23][0-9a-fA-F]{64}|04[0-9a-fA-F]{128})$"
+                .to_owned(),
+            "clientPublicKey pattern".to_owned()
+        )
+    );
+    let mut point = "04".to_owned();
+    point.push_str(&"00".repeat(64));
+    let r = emu.post(
+        &format!("/auth/credentials/{cred}/verify"),
+        &json!({"type": "EMAIL_OTP", "otp": "000000", "clientPublicKey": point}),
+    );
+    assert_eq!(
+        invalid(&r),
+        (
+            "clientPublicKey is not a point on P-256".to_owned(),
+            "clientPublicKey point".to_owned()
+        )
+    );
+
+    let (account, _) = emu.new_account();
+    let mut authenticator = SoftAuthenticator::new("http://localhost:3000").unwrap();
+    let mut body = register_body(&mut authenticator, &account, "Key");
+    let attestation = body["attestation"].as_object_mut().unwrap();
+    attestation.remove("clientDataJson");
+    let r = emu.post("/auth/credentials", &body);
+    assert_eq!(invalid(&r).0, "attestation.clientDataJson is required");
+    body["attestation"]["clientDataJson"] = json!(7);
+    let r = emu.post("/auth/credentials", &body);
+    assert_eq!(invalid(&r).0, "attestation.clientDataJson must be a string");
+
+    let body = register_body(&mut authenticator, &account, "Key");
+    let r = emu.post("/auth/credentials", &body);
+    r.expect(201);
+    let passkey = r.json()["id"].as_str().unwrap().to_owned();
+    let r = emu.api(
+        "POST",
+        &format!("/auth/credentials/{passkey}/verify"),
+        &[("Request-Id", "Request:none")],
+        &json!({"type": "PASSKEY", "assertion": {
+            "credentialId": "x", "clientDataJson": "x", "authenticatorData": "x",
+        }})
+        .to_string(),
+    );
+    assert_eq!(invalid(&r).0, "assertion.signature is required");
+
+    let r = emu.post(
+        "/quotes",
+        &json!({
+            "source": {"sourceType": "ACCOUNT", "accountId": ""},
+            "destination": {"destinationType": "ACCOUNT", "accountId": account},
+            "lockedCurrencySide": "SENDING",
+            "lockedCurrencyAmount": 1,
+        }),
+    );
+    assert_eq!(invalid(&r).0, "source.accountId is empty");
 }
 
 #[test]

@@ -1,0 +1,135 @@
+// `make bench`'s own logic on fixed sample numbers, no browser and no timing: the targets'
+// MET / NOT MET verdicts per engine (bench/report.mjs), results.md's shape, and how many
+// calls the suite times together on a coarse clock (bench/suite.mjs).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { TARGETS, evaluateTargets, renderResults, speedTable, summaryLine, chartSvg } from '../../bench/report.mjs';
+import { batchSize, stats } from '../../bench/suite.mjs';
+import { serveStatic } from '../../scripts/serve.mjs';
+import { sizeTables, glue, wasm, BUDGETS } from '../../scripts/size.mjs';
+
+const dir = (rel) => fileURLToPath(new URL(rel, import.meta.url));
+
+const at = (ms, batch = 1) => ({ ...stats([ms, ms, ms * 1.5]), batch, drift: 1 });
+const set = (gzip, n = 2) => ({
+  files: Array.from({ length: n }, (_, i) => ({ file: `f${i}.js`, raw: gzip, gzip: gzip / n, brotli: gzip / n })),
+  total: { raw: 2 * gzip, gzip, brotli: gzip },
+});
+
+/** A browser engine exactly at every limit, except where `over` says. */
+function browserEnv(over = {}) {
+  const speed = {
+    'kit.keygen': at(0.9), 'peer.keygen': at(1),
+    'kit.open': at(0.4), 'peer.open': at(1),
+    'kit.stamp': at(0.2), 'peer.stamp': at(0.2),
+    'kit.signRetry': at(0.3), 'peer.signRetry': at(0.3),
+    'kit.storedStamp': at(0.1), 'floor.sign': at(0.05, 4),
+    ...over.speed,
+  };
+  return {
+    id: 'chromium', title: 'Chromium 1', browser: true, speed,
+    cold: { firstKeygen: at(2), firstOpen: at(1), firstStamp: at(0.5), ...over.cold },
+    sizes: { init: set(TARGETS.initGzip), page: set(TARGETS.pageGzip), ...over.sizes },
+  };
+}
+const verdicts = (rows) => Object.fromEntries(rows.map((r) => [r.target, r.met]));
+
+test('a browser engine exactly at every limit meets every target (limits are inclusive)', () => {
+  const rows = evaluateTargets(browserEnv());
+  assert.equal(rows.length, 2 + TARGETS.ratios.length + TARGETS.firsts.length);
+  assert.deepEqual(rows.filter((r) => r.met !== true).map((r) => r.target), []);
+});
+
+test('just over a limit is NOT MET, each target on its own', () => {
+  const cases = [
+    [{ sizes: { init: set(TARGETS.initGzip + 1) } }, '`init()` loads (gzip -9)'],
+    [{ sizes: { page: set(TARGETS.pageGzip + 1) } }, 'a passkey wallet page loads (gzip -9)'],
+    [{ speed: { 'kit.keygen': at(0.91) } }, 'keygen: kit / peer'],
+    [{ speed: { 'kit.open': at(0.41) } }, 'bundle open: kit / peer'],
+    [{ speed: { 'kit.stamp': at(0.201) } }, 'stamp: kit / peer'],
+    [{ speed: { 'peer.signRetry': at(0.29) } }, 'signRetry: kit / peer'],
+    [{ speed: { 'kit.storedStamp': at(0.11) } }, 'stamp, WebCrypto-backed signer (`SessionStore`): kit / peer'],
+    [{ cold: { firstKeygen: at(2.01) } }, 'the first keygen after `init()` resolves (median)'],
+    [{ cold: { firstOpen: at(2.5) } }, 'the first open after `init()` resolves (median)'],
+    [{ cold: { firstStamp: at(3) } }, 'the first stamp after `init()` resolves (median)'],
+  ];
+  for (const [over, target] of cases) {
+    const v = verdicts(evaluateTargets(browserEnv(over)));
+    assert.equal(v[target], false, target);
+    assert.equal(Object.values(v).filter((m) => m === false).length, 1, `only ${target} is NOT MET`);
+  }
+});
+
+test('a ratio is kit / peer of the medians, and an operation that failed or is missing is n/a, not MET', () => {
+  const rows = evaluateTargets(browserEnv({ speed: { 'kit.open': at(0.25), 'kit.storedStamp': { error: 'IndexedDB refused' } }, cold: { firstOpen: undefined } }));
+  const open = rows.find((r) => r.target === 'bundle open: kit / peer');
+  assert.equal(open.value, '0.25');
+  assert.match(open.detail, /kit 250 µs vs peer 1,000 µs/);
+  const stored = rows.find((r) => r.target.startsWith('stamp, WebCrypto'));
+  assert.equal(stored.met, null);
+  assert.match(stored.detail, /IndexedDB refused/);
+  assert.equal(rows.find((r) => r.target.startsWith('the first open')).met, null);
+});
+
+test('Node: every operation no slower than the peer (ratio ≤ 1.0), and nothing else', () => {
+  const speed = {
+    'kit.keygen': at(1), 'peer.keygen': at(1), 'kit.open': at(0.5), 'peer.open': at(1),
+    'kit.stamp': at(0.3), 'peer.stamp': at(0.2), 'kit.signRetry': at(0.2), 'peer.signRetry': at(0.3),
+  };
+  const rows = evaluateTargets({ id: 'node', title: 'Node', browser: false, speed });
+  assert.deepEqual(verdicts(rows), {
+    'keygen: kit / peer': true, 'bundle open: kit / peer': true, 'stamp: kit / peer': false, 'signRetry: kit / peer': true,
+  });
+  assert.match(summaryLine({ title: 'Node' }, rows), /3 of 4 MET; NOT MET: stamp: kit \/ peer/);
+});
+
+test('results.md: a targets table per engine with value, limit and verdict; an engine that failed says so', () => {
+  const envs = [browserEnv({ speed: { 'kit.stamp': at(0.3) } }), { id: 'webkit', title: 'WebKitGTK', browser: true, error: 'no display' }];
+  const md = renderResults({
+    envs, date: '2026-01-01 00:00', seconds: 60, machine: 'test', loadAtStart: '1', loadAtEnd: '1', loadNote: 'loaded',
+    nodeVersion: 'v0', kitLabel: 'kit', built: 'then', peerVersions: 'peer', opt: { warmup: 1, iters: 2, cold: 1 }, ticks: 20,
+    payloadBytes: 300, esbuildVersion: '0', peer: set(100 * 1024).total, peerLean: set(50 * 1024).total, peerTop: '', leanTop: '',
+  });
+  assert.match(md, /## Chromium 1\n/);
+  assert.match(md, /\| stamp: kit \/ peer \| 1\.50 \| ≤ 1\.00 \| \*\*NOT MET\*\* \|/);
+  assert.match(md, /\| keygen: kit \/ peer \| 0\.90 \| ≤ 0\.90 \| \*\*MET\*\* \|/);
+  assert.match(md, /- Chromium 1: 9 of 10 MET; NOT MET: stamp: kit \/ peer/);
+  assert.match(md, /- WebKitGTK: \*\*did not run\*\* \(no display\)/);
+  assert.match(md, /## WebKitGTK\n\nDid not run: no display/);
+  assert.match(chartSvg(envs, 'caption'), /^<svg[^]*Chromium 1[^]*<\/svg>$/);
+});
+
+test('the speed table shows calls per sample where they were batched', () => {
+  const table = speedTable(browserEnv().speed);
+  assert.match(table, /\| stamp \| 200 µs \/ 300 µs \| 200 µs \/ 300 µs \| 50 µs \/ 75 µs ×4 \(subtle\.sign\) \| \*\*1\.00\*\* \|/);
+  assert.doesNotMatch(table, /SessionStore.*n\/a/);
+});
+
+test('batchSize: one call per sample on a fine clock, enough calls for 20 ticks on a coarse one, ≥ 10 samples', () => {
+  assert.equal(batchSize(0.2, 0.005, 1000), 1); // Chromium, cross-origin isolated
+  assert.equal(batchSize(0.25, 0.02, 1000), 2); // 20 µs clock: 20 ticks = 400 µs ≥ 2 × 250 µs
+  assert.equal(batchSize(0.5, 1, 1000), 40); // 1 ms clock
+  assert.equal(batchSize(0.05, 1, 1000), 100); // would be 400: capped at iters / 10
+  assert.equal(batchSize(0, 1, 1000), 100); // a warm-up too fast to see
+  assert.equal(batchSize(50, 1, 1000), 1);
+});
+
+test('scripts/serve.mjs sends the extra headers (the bench: COOP + COEP) on every response, and none by default', async (t) => {
+  const plain = await serveStatic({ '/': dir('../../bench') });
+  const isolated = await serveStatic({ '/': dir('../../bench') }, { headers: { 'cross-origin-opener-policy': 'same-origin' } });
+  t.after(() => Promise.all([plain.close(), isolated.close()]));
+  const get = async (srv, path) => (await fetch(`http://localhost:${srv.port}${path}`)).headers;
+  assert.equal((await get(plain, '/peer-entry.mjs')).get('cross-origin-opener-policy'), null);
+  for (const path of ['/peer-entry.mjs', '/missing']) {
+    assert.equal((await get(isolated, path)).get('cross-origin-opener-policy'), 'same-origin', path);
+  }
+  assert.equal((await get(isolated, '/peer-entry.mjs')).get('content-type'), 'text/javascript; charset=utf-8');
+});
+
+test('scripts/size.mjs imports without running its CLI, and its tables name the modules from one list', () => {
+  const [init, passkey] = sizeTables(dir('../../pkg'));
+  assert.deepEqual([init[1].at(-1), init[1].includes(glue('signing')), init[2]], [wasm('signing'), true, BUDGETS.init]);
+  assert.deepEqual(passkey[1], [glue('passkey'), wasm('passkey')]);
+  assert.equal(passkey[2], BUDGETS.passkey);
+});
