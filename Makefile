@@ -81,8 +81,9 @@ pack: build
 e2e-passkey: build
 	node tests/passkey/run.mjs
 
-# The session store through pkg/browser.js in headless Chromium: sessions and an OAUTH
-# client key kept in IndexedDB across a page reload, stamps verified in Node.
+# The session store through pkg/browser.js in headless Chromium, Firefox ESR and WebKitGTK:
+# sessions and an OAUTH client key kept in IndexedDB (non-extractable CryptoKeys) across a
+# page reload, stamps verified in Node.
 e2e-store: build
 	node tests/store/run.mjs
 
