@@ -231,7 +231,7 @@ Promise.resolve()
 `;
 const TAG = '\u0000wd:';
 /** The W3C key under which an element reference travels. */
-const ELEMENT_KEY = 'element-6066-11e4-a52f-4a185e02d8bb';
+const ELEMENT_KEY = 'element-6066-11e4-a52e-4f735466cecf';
 const UNTAG = { undefined, NaN: NaN, Infinity: Infinity, '-Infinity': -Infinity };
 
 function untag(v) {
