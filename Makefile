@@ -101,6 +101,8 @@ e2e-emulator: build
 	cargo build --release -p emulator
 	node tests/e2e/run.mjs
 
+# The packed tarball in a Vite app (built once), its page in headless Chromium, Firefox ESR
+# and WebKitGTK.
 e2e: pack
 	node tests/vite/run.mjs
 
