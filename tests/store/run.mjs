@@ -85,6 +85,9 @@ let browser;
  * is reloaded; the second page is a second window of that session.
  */
 async function suite() {
+  const firstRequest = server.requests.length;
+  /** The requests the server answered in this engine's run. */
+  const requests = () => server.requests.slice(firstRequest);
   const context = engine === 'chromium' ? await browser.newContext() : null;
   const pageErrors = [];
   const page = context ? await context.newPage() : collectPageErrors(await browser.newPage(), pageErrors);
@@ -124,8 +127,8 @@ async function suite() {
   await load();
   const state = {};
   await check('init() does not load the store implementation; the first SessionStore.open() does', async () => {
-    const impl = () => server.requests.filter((r) => r.path === '/pkg/session-store-impl.js').length;
-    assert(server.requests.some((r) => r.path === '/pkg/session-store.js'), 'the entry imports session-store.js');
+    const impl = () => requests().filter((r) => r.path === '/pkg/session-store-impl.js').length;
+    assert(requests().some((r) => r.path === '/pkg/session-store.js'), 'the entry imports session-store.js');
     assert(impl() === 0, 'session-store-impl.js loaded by init()');
     const isStore = expectOk(await attempt(async (db) => {
       window.store = await window.kit.SessionStore.open({ name: db });
@@ -443,6 +446,47 @@ async function suite() {
     const stamp = expectOk(await attempt(async ({ response, publicKeyHex }) =>
       (await window.store.openSession(response, { publicKeyHex })).stamp('second'), { response, publicKeyHex: kept[1] }), 'open');
     expectStamp(stamp, 'second', compressedPublicKeyHex(scalar));
+  });
+
+  await check('an engine that cannot store a CryptoKey (put: DataCloneError) gets STORE_UNAVAILABLE with that cause from save and saveClientKey; nothing is written; the store works again after', async () => {
+    const pub = await page.evaluate(() => {
+      window.key3 = window.kit.ClientKey.generate();
+      return window.key3.publicKeyHex;
+    });
+    const scalar = randomScalar();
+    secrets.push(scalar);
+    const response = sessionResponse({ bundle: sealBundle(scalar, pub), expiresAt: iso(HOUR) });
+    const before = await page.evaluate((db) => window.rawRecords(db), DB);
+    const out = await page.evaluate(async (response) => {
+      // What an engine without CryptoKey serialisation in IndexedDB does (the structured
+      // clone of a CryptoKey throws DataCloneError), for the kit's records only.
+      const put = IDBObjectStore.prototype.put;
+      IDBObjectStore.prototype.put = function refusingCryptoKeys(value, ...rest) {
+        if (value?.key instanceof CryptoKey) throw new DOMException('CryptoKey cannot be cloned', 'DataCloneError');
+        return put.call(this, value, ...rest);
+      };
+      try {
+        const session = window.kit.Session.open(response, window.key3);
+        return {
+          save: await window.attempt(() => window.store.save(session)),
+          saveClientKey: await window.attempt(() => window.store.saveClientKey(window.kit.ClientKey.generate())),
+          stillLive: session.stamp('x').length > 0,
+        };
+      } finally {
+        IDBObjectStore.prototype.put = put;
+      }
+    }, response);
+    for (const what of ['save', 'saveClientKey']) {
+      const e = expectKitError(out[what], 'STORE_UNAVAILABLE');
+      errors.push(e);
+      assert(e.causeName === 'DataCloneError' && /IndexedDB/.test(e.message), `${what}: ${json(e)}`);
+    }
+    assert(out.stillLive, 'the in-memory session was lost');
+    const after = await page.evaluate((db) => window.rawRecords(db), DB);
+    assert(after.sessions.length === before.sessions.length && after.clientKeys.length === before.clientKeys.length,
+      `records written: ${json({ before: [before.sessions.length, before.clientKeys.length], after: [after.sessions.length, after.clientKeys.length] })}`);
+    const again = expectOk(await attempt(async () => (await window.store.saveClientKey(window.kit.ClientKey.generate())).publicKeyHex), 'saveClientKey after');
+    assert(/^04[0-9a-f]{128}$/.test(again), again);
   });
 
   await check('a delete in another page reaches this one: its handle then throws SESSION_CLOSED (BroadcastChannel)', async () => {
