@@ -7,9 +7,9 @@
 #                ESR and WebKitGTK), the built package through both entries, interop with
 #                the npm peers, size budgets, npm pack smoke, a fuzz smoke, passkeys end
 #                to end (virtual authenticator in Chromium and Firefox, the unsupported
-#                path in WebKitGTK), the isolated signer (all three engines), the session
-#                store across a reload (headless Chromium), the demo against the emulator
-#                (both modes), Vite end to end
+#                path in WebKitGTK), the isolated signer, the session store across a
+#                reload, the demo against the emulator (both modes) and Vite end to end
+#                (each in Chromium, Firefox ESR and WebKitGTK)
 #   make fuzz    long fuzz runs (FUZZ_SECONDS per target, default 300)
 #   make bench   speed and size against the peers, per engine -> bench/results.md, bench/latency.png
 #   make build   the npm package in pkg/ (then `npm pack ./pkg`)
@@ -88,8 +88,9 @@ pack: build
 e2e-passkey: build
 	node tests/passkey/run.mjs
 
-# The session store through pkg/browser.js in headless Chromium: sessions and an OAUTH
-# client key kept in IndexedDB across a page reload, stamps verified in Node.
+# The session store through pkg/browser.js in headless Chromium, Firefox ESR and WebKitGTK:
+# sessions and an OAUTH client key kept in IndexedDB (non-extractable CryptoKeys) across a
+# page reload, stamps verified in Node.
 e2e-store: build
 	node tests/store/run.mjs
 
@@ -100,11 +101,15 @@ e2e-store: build
 e2e-isolate: build
 	node tests/isolate/run.mjs
 
-# The demo page against the local emulator, strict and sandbox, in headless Chromium.
+# The demo page against the local emulator, strict and sandbox, in headless Chromium,
+# Firefox ESR and WebKitGTK (no WebAuthn there: the passkey step shows PASSKEY_UNSUPPORTED
+# and the rest of the flow runs with the OTP session).
 e2e-emulator: build
 	cargo build --release -p emulator
 	node tests/e2e/run.mjs
 
+# The packed tarball in a Vite app (built once), its page in headless Chromium, Firefox ESR
+# and WebKitGTK.
 e2e: pack
 	node tests/vite/run.mjs
 
