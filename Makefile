@@ -7,12 +7,13 @@
 #                ESR and WebKitGTK), the built package through both entries, interop with
 #                the npm peers, size budgets, npm pack smoke, a fuzz smoke, passkeys end
 #                to end (virtual authenticator in Chromium and Firefox, the unsupported
-#                path in WebKitGTK), the isolated signer (all three engines), the session
-#                store across a reload (headless Chromium), the demo against the emulator
-#                (both modes), Vite end to end
+#                path in WebKitGTK), the isolated signer, the session store across a
+#                reload, the demo against the emulator (both modes) and Vite end to end
+#                (each in Chromium, Firefox ESR and WebKitGTK)
 #   make fuzz    long fuzz runs (FUZZ_SECONDS per target, default 300)
 #   make bench   speed and size against the peers, per engine -> bench/results.md, bench/latency.png
 #   make build   the npm package in pkg/ (then `npm pack ./pkg`)
+#   make check   fast: fmt, the native clippy pass, the native tests (installs nothing)
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -22,10 +23,11 @@ NODE_TESTS := $(wildcard tests/js/*.test.mjs) $(wildcard tests/interop/*.test.mj
 DEMO_PORT ?= 8787
 MODE ?= strict
 FUZZ_SECONDS ?= 300
-# Every wasm binding (not only what the npm build ships) is compiled for the wasm tests.
-WASM_TEST_FEATURES := flows,passkey,testing
+# The crates that build for wasm32: the core and the binding crates (bindings/), not the
+# emulator (native only).
+WASM_CRATES := -p embedded-wallet-kit -p ewk-common -p ewk-signing -p ewk-wallet -p ewk-testing
 
-.PHONY: setup build lint lint-rust lint-js test test-native test-wasm test-js size pack e2e-passkey e2e-store e2e-isolate e2e-emulator test-csp e2e fuzz-smoke demo bench fuzz clean
+.PHONY: setup build check lint lint-rust lint-js test test-native test-wasm test-js size pack e2e-passkey e2e-store e2e-isolate e2e-emulator test-csp e2e fuzz-smoke demo bench fuzz clean
 
 setup:
 	@bash scripts/setup.sh
@@ -35,14 +37,18 @@ build: setup
 
 lint: lint-rust lint-js
 
+# Features only add, so two clippy passes cover every build: native (the binding crates
+# are empty there) and wasm32 (the core and every binding crate, tests included).
 lint-rust: setup
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
-	cargo clippy --target wasm32-unknown-unknown --all-targets -- -D warnings
-	cargo clippy --target wasm32-unknown-unknown --all-targets --features $(WASM_TEST_FEATURES) -- -D warnings
-	cargo clippy --target wasm32-unknown-unknown --lib --no-default-features -- -D warnings
-	cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features passkey-module -- -D warnings
-	cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features testing-module -- -D warnings
+	cargo clippy --target wasm32-unknown-unknown $(WASM_CRATES) --all-targets -- -D warnings
+
+# Fast, and installs nothing: formatting, the native clippy pass, the native tests.
+check:
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets -- -D warnings
+	cargo test --workspace
 
 lint-js: setup
 	node_modules/.bin/eslint --max-warnings=0 .
@@ -59,7 +65,7 @@ test-native: setup
 # from webdriver.json; WebKitGTK through WebKitWebDriver as "safaridriver" (it sends no
 # capabilities; WebKitWebDriver's default browser is MiniBrowser) on an Xvfb display.
 WASM_TEST_ENV := CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner WASM_BINDGEN_TEST_TIMEOUT=120
-WASM_TEST := cargo test --target wasm32-unknown-unknown --features $(WASM_TEST_FEATURES)
+WASM_TEST := cargo test --target wasm32-unknown-unknown $(WASM_CRATES)
 
 test-wasm: setup
 	$(WASM_TEST_ENV) CHROMEDRIVER=/usr/bin/chromedriver $(WASM_TEST)
@@ -82,8 +88,9 @@ pack: build
 e2e-passkey: build
 	node tests/passkey/run.mjs
 
-# The session store through pkg/browser.js in headless Chromium: sessions and an OAUTH
-# client key kept in IndexedDB across a page reload, stamps verified in Node.
+# The session store through pkg/browser.js in headless Chromium, Firefox ESR and WebKitGTK:
+# sessions and an OAUTH client key kept in IndexedDB (non-extractable CryptoKeys) across a
+# page reload, stamps verified in Node.
 e2e-store: build
 	node tests/store/run.mjs
 
@@ -94,7 +101,9 @@ e2e-store: build
 e2e-isolate: build
 	node tests/isolate/run.mjs
 
-# The demo page against the local emulator, strict and sandbox, in headless Chromium.
+# The demo page against the local emulator, strict and sandbox, in headless Chromium,
+# Firefox ESR and WebKitGTK (no WebAuthn there: the passkey step shows PASSKEY_UNSUPPORTED
+# and the rest of the flow runs with the OTP session).
 e2e-emulator: build
 	cargo build --release -p emulator
 	node tests/e2e/run.mjs
@@ -105,6 +114,8 @@ test-csp: build
 	cargo build --release -p emulator
 	node tests/csp/run.mjs
 
+# The packed tarball in a Vite app (built once), its page in headless Chromium, Firefox ESR
+# and WebKitGTK.
 e2e: pack
 	node tests/vite/run.mjs
 
@@ -118,7 +129,7 @@ test: setup build lint test-native test-wasm test-js size pack fuzz-smoke e2e-pa
 demo: build
 	cargo build --release -p emulator
 	@echo "demo: http://localhost:$(DEMO_PORT)/  (mode: $(MODE); MODE=sandbox for the spec's sandbox; Ctrl-C to stop)"
-	target/release/emulator --mode $(MODE) --port $(DEMO_PORT) --static-dir examples/wallet --pkg-dir pkg
+	target/release/emulator --mode $(MODE) --port $(DEMO_PORT) --static-dir examples/wallet --pkg-dir pkg --strict-csp
 
 # Speed and size against @turnkey/crypto + @turnkey/api-key-stamper and WebCrypto, in Node,
 # headless Chromium, Firefox ESR and WebKitGTK, with issue 16's targets MET / NOT MET per

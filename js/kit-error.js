@@ -1,8 +1,8 @@
 // The one error class of embedded-wallet-kit.
 //
-// The Rust core constructs it through a wasm-bindgen snippet import
-// (`#[wasm_bindgen(module = "/js/kit-error.js")]`), so wasm-bindgen copies this file to
-// `snippets/embedded-wallet-kit-<hash>/js/kit-error.js` in the package and the glue
+// The wasm modules construct it through a wasm-bindgen snippet import in bindings/common
+// (`#[wasm_bindgen(module = "/js/kit-error.js")]`, a link to this file), so wasm-bindgen
+// copies this file to `snippets/ewk-common-<hash>/js/kit-error.js` in the package and the glue
 // imports it from there. The package's `kit-error.js` re-exports that same module, so
 // errors thrown from wasm and errors thrown by the JS entries share one class and
 // `err instanceof KitError` holds for both.

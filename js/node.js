@@ -10,7 +10,7 @@
 import './platform.js'; // first: WebCrypto and Date.now as they are now (js/browser.js)
 import { readFileSync } from 'node:fs';
 import { initSync } from './embedded_wallet_kit.js';
-import * as passkeyGlue from './embedded_wallet_kit_passkey.js';
+import * as passkeyGlue from './embedded_wallet_kit_wallet.js';
 import { markReady } from './guard.js';
 import { wantsIsolation } from './isolated-boot.js';
 import { KitError } from './kit-error.js';
@@ -20,7 +20,7 @@ import * as walletClientImpl from './wallet-client-impl.js';
 
 initSync({ module: readFileSync(new URL('./embedded_wallet_kit_bg.wasm', import.meta.url)) });
 markReady();
-passkeyGlue.initSync({ module: readFileSync(new URL('./embedded_wallet_kit_passkey_bg.wasm', import.meta.url)) });
+passkeyGlue.initSync({ module: readFileSync(new URL('./embedded_wallet_kit_wallet_bg.wasm', import.meta.url)) });
 providePasskeyModule(passkeyGlue);
 provideWalletClient(walletClientImpl);
 

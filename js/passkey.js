@@ -1,6 +1,6 @@
 // The `passkey` namespace of embedded-wallet-kit, shared by both entries.
 //
-// The WebAuthn code is a second wasm module (embedded_wallet_kit_passkey*), so pages that
+// The WebAuthn code is a second wasm module (embedded_wallet_kit_wallet*), so pages that
 // only sign never download it. In the browser it is loaded on first use — or up front by
 // `init({ passkeys: true })`, which is what pages should do: Safari ties WebAuthn to the
 // user's click (transient activation), so once the module is loaded `register` and
@@ -51,10 +51,10 @@ export function loadPasskeys(source) {
     let attempt;
     attempt = (async () => {
       try {
-        const glue = await import('./embedded_wallet_kit_passkey.js');
+        const glue = await import('./embedded_wallet_kit_wallet.js');
         await glue.default({
           module_or_path: source === undefined || source === null
-            ? new URL('./embedded_wallet_kit_passkey_bg.wasm', import.meta.url)
+            ? new URL('./embedded_wallet_kit_wallet_bg.wasm', import.meta.url)
             : source,
         });
         mod = glue;

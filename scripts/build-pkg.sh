@@ -1,27 +1,24 @@
 #!/usr/bin/env bash
-# Assembles the npm package in pkg/, with three wasm modules built from the one crate:
-#   1. signing (ClientKey, Session, the session store's bindings, inspectPayload; loaded by
-#      init()): release wasm build (--no-default-features) -> wasm-bindgen --target web
-#      -> wasm-opt -Oz
-#   2. passkey (passkey.* and the flow drivers behind WalletClient; loaded by
-#      init({ passkeys: true }), the first passkey call or the first WalletClient call):
-#      the same build with --features passkey-module -> wasm-bindgen --out-name
-#      embedded_wallet_kit_passkey -> wasm-opt -Oz
-#   3. testing (SoftAuthenticator; the `embedded-wallet-kit/testing` entry, for tests only):
-#      the same build with --features testing-module -> wasm-bindgen --out-name
-#      embedded_wallet_kit_testing -> wasm-opt -Oz
-#   (wasm-opt: npm binaryen 132, by explicit path) -> JS entries, types, README, LICENSE,
-#   package.json. All builds write the same target/ artifact, so each is run through
-#   wasm-bindgen before the next build.
+# Assembles the npm package in pkg/, with three wasm modules, one per binding crate in
+# bindings/ (each a cdylib over the core crate; bindings/common is shared by all):
+#   1. signing (bindings/signing: ClientKey, Session, the session store's bindings,
+#      inspectPayload, the enclave exports; loaded by init()) -> embedded_wallet_kit*
+#   2. wallet (bindings/wallet: passkey.* and the flow drivers behind WalletClient; loaded
+#      by init({ passkeys: true }), the first passkey call or the first WalletClient call)
+#      -> embedded_wallet_kit_wallet*
+#   3. testing (bindings/testing: SoftAuthenticator; the `embedded-wallet-kit/testing`
+#      entry, for tests only) -> embedded_wallet_kit_testing*
+# Each: release wasm build of its crate -> wasm-bindgen --target web -> wasm-opt -Oz
+# (npm binaryen 132, by explicit path). Then JS entries, types, README, LICENSE,
+# package.json. Each crate writes its own target/ artifact (ewk_signing.wasm, ...).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 
 OUT=pkg
 NAME=embedded_wallet_kit
-PASSKEY_NAME=embedded_wallet_kit_passkey
+WALLET_NAME=embedded_wallet_kit_wallet
 TESTING_NAME=embedded_wallet_kit_testing
-WASM_IN="target/wasm32-unknown-unknown/release/${NAME}.wasm"
 WASM_OPT="$PWD/node_modules/.bin/wasm-opt"
 
 say() { printf '[build] %s\n' "$*"; }
@@ -40,16 +37,19 @@ fi
 rm -rf "${OUT}"
 mkdir -p "${OUT}"
 
-# build_module <out-name> <cargo feature args...>
+# build_module <out-name> <crate> (one cargo invocation per crate, so that no crate's
+# features reach another's module; the core is built without its default `json` feature:
+# the modules parse with the engine's JSON.parse)
 build_module() {
   local name=$1
-  shift
-  say "cargo build --release --target wasm32-unknown-unknown --no-default-features $*"
-  cargo build --release --target wasm32-unknown-unknown --no-default-features "$@"
+  local crate=$2
+  local wasm_in="target/wasm32-unknown-unknown/release/${crate//-/_}.wasm"
+  say "cargo build --release --target wasm32-unknown-unknown -p ${crate}"
+  cargo build --release --target wasm32-unknown-unknown -p "${crate}"
 
-  say "wasm-bindgen --target web --out-name ${name}"
+  say "wasm-bindgen --target web --out-name ${name} ${wasm_in}"
   wasm-bindgen --target web --no-typescript --remove-name-section --remove-producers-section \
-    --out-dir "${OUT}" --out-name "${name}" "${WASM_IN}"
+    --out-dir "${OUT}" --out-name "${name}" "${wasm_in}"
   # Keep only what we ship: wasm-bindgen (or a wasm-pack habit) may add these.
   rm -f "${OUT}/package.json" "${OUT}/README.md" "${OUT}/.gitignore" "${OUT}"/*.d.ts
 
@@ -58,20 +58,21 @@ build_module() {
   mv "${OUT}/${name}_bg.wasm.opt" "${OUT}/${name}_bg.wasm"
 }
 
-build_module "${NAME}"
+build_module "${NAME}" ewk-signing
 # Handles that cannot be forged or detached; WebCrypto and Date.now from js/platform.js (see the script).
 node scripts/harden-glue.mjs "${OUT}/${NAME}.js"
-build_module "${PASSKEY_NAME}" --features passkey-module
-build_module "${TESTING_NAME}" --features testing-module
+build_module "${WALLET_NAME}" ewk-wallet
+build_module "${TESTING_NAME}" ewk-testing
 
 # All three glues import KitError from the snippet wasm-bindgen copied out of
-# js/kit-error.js; the entries import ./kit-error.js, which must be that very module for
-# instanceof. All modules must name the same snippet path (one directory, same hash), or a
-# passkey or testing error would be another class than a signing error.
+# js/kit-error.js (imported once, in bindings/common, through its js/kit-error.js link);
+# the entries import ./kit-error.js, which must be that very module for instanceof. All
+# modules must name the same snippet path (one directory, same hash), or a wallet or
+# testing error would be another class than a signing error.
 mapfile -t SNIPPETS < <(find "${OUT}/snippets" -path '*/js/kit-error.js' -type f 2>/dev/null | sort)
 if [ "${#SNIPPETS[@]}" -ne 1 ]; then
   echo "[build] expected exactly one snippets/*/js/kit-error.js in ${OUT}, found ${#SNIPPETS[@]}:" \
-       "the Rust side must import KitError via #[wasm_bindgen(module = \"/js/kit-error.js\")]" >&2
+       "bindings/common must import KitError via #[wasm_bindgen(module = \"/js/kit-error.js\")]" >&2
   exit 1
 fi
 if ! cmp -s "${SNIPPETS[0]}" js/kit-error.js; then
@@ -79,7 +80,7 @@ if ! cmp -s "${SNIPPETS[0]}" js/kit-error.js; then
   exit 1
 fi
 SNIPPET_REL="./${SNIPPETS[0]#"${OUT}/"}"
-for glue in "${NAME}" "${PASSKEY_NAME}" "${TESTING_NAME}"; do
+for glue in "${NAME}" "${WALLET_NAME}" "${TESTING_NAME}"; do
   if ! grep -qF "from '${SNIPPET_REL}'" "${OUT}/${glue}.js"; then
     echo "[build] the glue ${OUT}/${glue}.js does not import ${SNIPPET_REL}" >&2
     exit 1
@@ -112,5 +113,5 @@ cp js/index.d.ts js/testing.d.ts "${OUT}/"
 cp pkg-template/package.json pkg-template/README.md pkg-template/LICENSE "${OUT}/"
 
 say "done: $(cd "${OUT}" && find . -type f | sort | tr '\n' ' ')"
-ls -l "${OUT}/${NAME}_bg.wasm" "${OUT}/${NAME}.js" "${OUT}/${PASSKEY_NAME}_bg.wasm" "${OUT}/${PASSKEY_NAME}.js" \
+ls -l "${OUT}/${NAME}_bg.wasm" "${OUT}/${NAME}.js" "${OUT}/${WALLET_NAME}_bg.wasm" "${OUT}/${WALLET_NAME}.js" \
   "${OUT}/${TESTING_NAME}_bg.wasm" "${OUT}/${TESTING_NAME}.js"

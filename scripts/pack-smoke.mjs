@@ -42,13 +42,13 @@ check('the tarball holds exactly the package files', () => {
   const files = packed.files.map((f) => f.path).sort();
   const expected = [
     'LICENSE', 'README.md', 'browser.js', 'embedded_wallet_kit.js', 'embedded_wallet_kit_bg.wasm',
-    'embedded_wallet_kit_passkey.js', 'embedded_wallet_kit_passkey_bg.wasm',
-    'embedded_wallet_kit_testing.js', 'embedded_wallet_kit_testing_bg.wasm', 'guard.js',
+    'embedded_wallet_kit_testing.js', 'embedded_wallet_kit_testing_bg.wasm',
+    'embedded_wallet_kit_wallet.js', 'embedded_wallet_kit_wallet_bg.wasm', 'guard.js',
     'index.d.ts', 'isolated-boot.js', 'isolated.js', 'kit-error.js', 'node.js', 'package.json', 'passkey.js', 'platform.js',
     'session-keeper-impl.js', 'session-keeper.js', 'session-store-impl.js', 'session-store.js', 'signer-worker.js', 'testing-node.js', 'testing.d.ts', 'testing.js', 'wallet-client-impl.js', 'wallet-client.js',
   ];
   const snippets = files.filter((f) => f.startsWith('snippets/'));
-  assert(snippets.length === 1 && /^snippets\/embedded-wallet-kit-[0-9a-f]+\/js\/kit-error\.js$/.test(snippets[0]),
+  assert(snippets.length === 1 && /^snippets\/ewk-common-[0-9a-f]+\/js\/kit-error\.js$/.test(snippets[0]),
     `snippets: ${snippets.join(', ')}`);
   const rest = files.filter((f) => !f.startsWith('snippets/'));
   assert(JSON.stringify(rest) === JSON.stringify(expected), `files: ${rest.join(', ')}`);
@@ -86,7 +86,7 @@ check('Node resolves the package to node.js and it works there', () => {
       (e) => e instanceof KitError && e.code === 'PASSKEY_UNSUPPORTED');
     assert.throws(() => passkey.registrationBody('InternalAccount:1', '', 'AAAA', {}),
       (e) => e instanceof KitError && e.code === 'INVALID_INPUT');
-    assert.ok(import.meta.resolve('embedded-wallet-kit/embedded_wallet_kit_passkey_bg.wasm').endsWith('_passkey_bg.wasm'));
+    assert.ok(import.meta.resolve('embedded-wallet-kit/embedded_wallet_kit_wallet_bg.wasm').endsWith('_wallet_bg.wasm'));
     const pkg = (await import('embedded-wallet-kit/package.json', { with: { type: 'json' } })).default;
     assert.equal(pkg.sideEffects, false);
     console.log('node entry ok');

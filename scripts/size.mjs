@@ -33,7 +33,7 @@ import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
 /** The wasm modules' base names: each ships as NAME.js (wasm-bindgen glue) + NAME_bg.wasm. */
 export const MODULES = {
   signing: 'embedded_wallet_kit',
-  passkey: 'embedded_wallet_kit_passkey',
+  passkey: 'embedded_wallet_kit_wallet',
   testing: 'embedded_wallet_kit_testing',
 };
 export const glue = (module) => `${MODULES[module]}.js`;

@@ -381,7 +381,7 @@ pub fn seal(recipient: &PublicKey, plaintext: &[u8]) -> Result<String> {
 /// under cargo-fuzz's `--cfg fuzzing`; the wire format always uses [`HPKE_INFO`] and
 /// enc ‖ pkR, which `aad` None stands for).
 #[cfg(fuzzing)]
-pub mod fuzzing {
+pub(crate) mod fuzzing {
     use super::*;
 
     /// Opens `ciphertext` (with its tag) sealed to `recipient` with encapsulated key `enc`.

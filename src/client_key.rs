@@ -30,7 +30,7 @@ pub struct ClientKey {
     secret: Option<SecretKey>,
     public: PublicKey,
     /// The requestIds this key signed as the OTP login's TEK
-    /// ([`crate::otp::sign_with_tek`]); its session inherits them
+    /// ([`crate::enclave::sign_with_tek`]); its session inherits them
     /// ([`ClientKey::take_signed_requests`]), so one key signs each id once.
     signed_requests: SignedRequestIds,
 }
@@ -121,8 +121,16 @@ impl ClientKey {
         })
     }
 
-    /// Drops (and so zeroizes) the secret: the key has done its one job.
-    pub(crate) fn consume(&mut self) {
+    /// The private key in PKCS#8 DER, for `crypto.subtle.importKey` into a non-extractable
+    /// WebCrypto key (the npm package's session store keeps a client key so across an
+    /// OAUTH redirect). `KEY_CONSUMED` once used. Secret: wiped when dropped.
+    pub fn key_pkcs8(&self) -> Result<zeroize::Zeroizing<Vec<u8>>> {
+        self.secret().map(crate::webcrypto::pkcs8_der)
+    }
+
+    /// Drops (and so zeroizes) the secret now: the key has done its one job, or is given
+    /// up. Later uses get `KEY_CONSUMED`.
+    pub fn consume(&mut self) {
         self.secret = None;
     }
 

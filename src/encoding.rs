@@ -46,7 +46,10 @@ fn checksum(payload: &[u8]) -> [u8; 4] {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Base58CheckError {
     /// A character outside the Bitcoin base58 alphabet, at this character index.
-    InvalidCharacter { index: usize },
+    InvalidCharacter {
+        /// The character's index in the input.
+        index: usize,
+    },
     /// Fewer than the 4 checksum bytes.
     TooShort,
     /// The checksum does not match the payload.

@@ -113,18 +113,18 @@ pub(crate) mod test_support {
 
     /// A field source for tests: string values, plus names that hold a non-string.
     #[derive(Clone, Debug, Default)]
-    pub struct TestFields(pub BTreeMap<String, Option<String>>);
+    pub(crate) struct TestFields(pub BTreeMap<String, Option<String>>);
 
     impl TestFields {
-        pub fn with(mut self, name: &str, value: &str) -> Self {
+        pub(crate) fn with(mut self, name: &str, value: &str) -> Self {
             self.0.insert(name.into(), Some(value.into()));
             self
         }
-        pub fn non_string(mut self, name: &str) -> Self {
+        pub(crate) fn non_string(mut self, name: &str) -> Self {
             self.0.insert(name.into(), None);
             self
         }
-        pub fn without(mut self, name: &str) -> Self {
+        pub(crate) fn without(mut self, name: &str) -> Self {
             self.0.remove(name);
             self
         }

@@ -1,4 +1,4 @@
-//! A strict RFC 8259 JSON reader for the payloads the kit is asked to sign. The wasm
+//! JSON: the writer the flows build request bodies with, and a strict RFC 8259 reader for the payloads the kit is asked to sign. The wasm
 //! build carries no serde, and a payload is read to show the user what a signature
 //! would authorize, so it must be read exactly as written: duplicate member names (which
 //! parsers resolve differently) and unpaired surrogates are refused, numbers are kept as
@@ -387,6 +387,48 @@ impl Reader<'_> {
     }
 }
 
+// The writer: request bodies and sealed plaintexts, from strings only.
+
+/// A JSON string literal (quotes included) with the escapes RFC 8259 requires.
+pub(crate) fn json_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                // \u00XX; no format! machinery for two hex digits.
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                out.push_str("\\u00");
+                out.push(HEX[c as usize >> 4] as char);
+                out.push(HEX[c as usize & 15] as char);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A compact JSON object of string members, in the order given.
+pub(crate) fn json_object(members: &[(&str, &str)]) -> String {
+    let mut out = String::from("{");
+    for (i, (k, v)) in members.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&json_string(k));
+        out.push(':');
+        out.push_str(&json_string(v));
+    }
+    out.push('}');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -598,5 +640,13 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn json_strings_are_escaped() {
+        assert_eq!(json_string("a\"b\\c\n\u{1}é"), r#""a\"b\\c\n\u0001é""#);
+        let parsed: serde_json::Value =
+            serde_json::from_str(&json_object(&[("k", "v\"\u{7f}\u{2028}")])).unwrap();
+        assert_eq!(parsed["k"], "v\"\u{7f}\u{2028}");
     }
 }

@@ -5,8 +5,9 @@
 //! the HPKE-sealed session bundle opened into a [`Session`], and the API-key stamps that
 //! session puts on signed retries and quote executions.
 //!
-//! The core is plain Rust and runs natively (servers, CLIs, tests); the `wasm` module is
-//! a thin `wasm-bindgen` layer over it for the npm package.
+//! The core is plain Rust with no JS bindings and runs natively (servers, CLIs, tests) and
+//! on wasm32; the npm package's wasm modules are thin `wasm-bindgen` crates over it
+//! (`bindings/` in the repository).
 //!
 //! ```
 //! use embedded_wallet_kit::{ClientKey, bundle, Session};
@@ -25,38 +26,61 @@
 //! # Ok(()) }
 //! ```
 
+#![warn(missing_docs, unreachable_pub)]
+
+// The public API is what this file re-exports, plus the modules declared `pub` below
+// (each a namespace of its own: `bundle::seal`, `stamp::verify_stamp`, `enclave::…`,
+// `passkey::…`, `flows::…`, `encoding::…`). Everything else is internal.
 pub mod bundle;
-pub mod client_key;
-pub mod ecdsa_der;
+mod client_key;
+#[cfg_attr(not(fuzzing), allow(unreachable_pub))]
+mod ecdsa_der;
 pub mod enclave;
 pub mod encoding;
-pub mod error;
-pub mod fields;
+mod error;
+mod fields;
 pub mod flows;
-pub mod inspect;
-pub mod json;
-pub mod otp;
+mod inspect;
+#[cfg_attr(not(fuzzing), allow(unreachable_pub))]
+mod json;
+mod message;
 pub mod passkey;
-pub mod session;
-pub mod signed_retry;
+mod session;
 pub mod stamp;
-pub mod timestamp;
-pub mod webcrypto;
-
-#[cfg(target_arch = "wasm32")]
-pub mod wasm;
+mod timestamp;
+mod webcrypto;
 
 #[cfg(test)]
 mod test_vectors;
 
 pub use p256;
 
-pub use client_key::{ClientKey, KeyForm};
+pub use client_key::{
+    compressed_hex, oidc_nonce_for, parse_public_key_hex, uncompressed_hex, ClientKey, KeyForm,
+};
 pub use error::{Error, ErrorCode, Result, ServiceDetails};
+#[cfg(feature = "json")]
+pub use fields::parse_object;
 pub use fields::{Field, Fields};
 pub use inspect::{inspect_payload, PayloadInspection};
-pub use session::{Session, SessionInfo, SANDBOX_SIGNATURE};
-pub use signed_retry::{
+pub use message::{
     PendingSignature, QuoteToSign, SignedRetryHeaders, REQUEST_ID_HEADER, SIGNATURE_HEADER,
 };
-pub use timestamp::{Clock, FixedClock, SystemClock, UnixMillis};
+pub use session::{
+    canonical_request_id, Session, SessionInfo, SignedRequestIds, MAX_SIGNED_REQUEST_IDS,
+    SANDBOX_SIGNATURE, SIGNED_REQUEST_ID_HORIZON_MS,
+};
+pub use timestamp::{format_rfc3339, parse_rfc3339, Clock, FixedClock, SystemClock, UnixMillis};
+
+/// Internals for the fuzz targets (cargo-fuzz builds with `--cfg fuzzing`); not part of
+/// the API.
+#[cfg(fuzzing)]
+pub mod fuzzing {
+    pub use crate::bundle::fuzzing::{open, seal};
+    pub use crate::json::{parse, Json, MAX_DEPTH};
+
+    /// The strict DER codec of ECDSA signatures.
+    pub mod ecdsa_der {
+        pub use crate::ecdsa_der::{decode, encode, DerSignature, MAX_LEN};
+    }
+}

@@ -11,7 +11,7 @@ use crate::bundle::{Bundle, SESSION_BUNDLE_LEN};
 use crate::client_key::ClientKey;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fields::{is_kind_uuid, optional, required, Fields};
-use crate::signed_retry::{PendingSignature, QuoteToSign, SignedRetryHeaders};
+use crate::message::{PendingSignature, QuoteToSign, SignedRetryHeaders};
 use crate::stamp::stamp;
 use crate::timestamp::{parse_rfc3339, Clock, SystemClock, UnixMillis};
 
@@ -278,16 +278,9 @@ impl Session {
     /// The session key in PKCS#8, for `crypto.subtle.importKey` (the session store).
     /// `SESSION_CLOSED` once freed; `INVALID_INPUT` for a session without a key of its
     /// own (sandbox, or one already kept in WebCrypto). Secret: wiped when dropped.
-    // Only the signing module's store binding calls it.
-    #[cfg_attr(
-        any(
-            not(target_arch = "wasm32"),
-            feature = "passkey-module",
-            feature = "testing-module"
-        ),
-        allow(dead_code)
-    )]
-    pub(crate) fn key_pkcs8(&self) -> Result<Zeroizing<Vec<u8>>> {
+    /// (The npm package's session store moves a session key into a non-extractable
+    /// WebCrypto key with it.)
+    pub fn key_pkcs8(&self) -> Result<Zeroizing<Vec<u8>>> {
         match &self.signer {
             Signer::Key(key) => Ok(crate::webcrypto::pkcs8_der(&p256::SecretKey::from(
                 key.as_nonzero_scalar(),
@@ -449,23 +442,39 @@ impl Session {
         }
     }
 
-    /// Whether the session may stamp now (live, not expired).
-    pub fn authorize_stamp(&self) -> Result<()> {
-        self.check_live(self.clock.now_ms())
+    // The guards take the time as an argument (`*_at`); the methods without it are thin
+    // wrappers reading the session's clock ([`Session::with_clock`]).
+
+    /// Whether the session may stamp at `now` (live, not expired).
+    pub fn authorize_stamp_at(&self, now: UnixMillis) -> Result<()> {
+        self.check_live(now)
     }
 
-    /// The `Service-Wallet-Signature` value for `payload`, signed byte for byte.
-    pub fn stamp(&self, payload: &str) -> Result<String> {
-        self.authorize_stamp()?;
+    /// [`Session::authorize_stamp_at`] the session's clock.
+    pub fn authorize_stamp(&self) -> Result<()> {
+        self.authorize_stamp_at(self.clock.now_ms())
+    }
+
+    /// The `Service-Wallet-Signature` value for `payload` at `now`, signed byte for byte.
+    pub fn stamp_at(&self, payload: &str, now: UnixMillis) -> Result<String> {
+        self.authorize_stamp_at(now)?;
         self.sign(payload)
     }
 
-    /// The guards of [`Session::sign_retry`], and the requestId recorded as signed: an
+    /// [`Session::stamp_at`] the session's clock.
+    pub fn stamp(&self, payload: &str) -> Result<String> {
+        self.stamp_at(payload, self.clock.now_ms())
+    }
+
+    /// The guards of [`Session::sign_retry_at`], and the requestId recorded as signed: an
     /// expired 202 is `REQUEST_EXPIRED`, a requestId seen before (in any letter case)
     /// `REQUEST_ALREADY_SIGNED`, more than [`MAX_SIGNED_REQUEST_IDS`] within
     /// [`SIGNED_REQUEST_ID_HORIZON_MS`] `RATE_LIMITED`.
-    pub fn authorize_retry(&mut self, pending: &PendingSignature) -> Result<()> {
-        let now = self.clock.now_ms();
+    pub fn authorize_retry_at(
+        &mut self,
+        pending: &PendingSignature,
+        now: UnixMillis,
+    ) -> Result<()> {
         self.check_live(now)?;
         if now >= pending.expires_at_ms {
             return Err(Error::new(
@@ -476,18 +485,32 @@ impl Session {
         self.signed_requests.record(&pending.request_id, now)
     }
 
-    /// Signs a 202: both retry headers, after [`Session::authorize_retry`].
-    pub fn sign_retry(&mut self, pending: &PendingSignature) -> Result<SignedRetryHeaders> {
-        self.authorize_retry(pending)?;
+    /// [`Session::authorize_retry_at`] the session's clock.
+    pub fn authorize_retry(&mut self, pending: &PendingSignature) -> Result<()> {
+        self.authorize_retry_at(pending, self.clock.now_ms())
+    }
+
+    /// Signs a 202 at `now`: both retry headers, after [`Session::authorize_retry_at`].
+    pub fn sign_retry_at(
+        &mut self,
+        pending: &PendingSignature,
+        now: UnixMillis,
+    ) -> Result<SignedRetryHeaders> {
+        self.authorize_retry_at(pending, now)?;
         Ok(SignedRetryHeaders {
             signature: self.sign(&pending.payload_to_sign)?,
             request_id: pending.request_id.clone(),
         })
     }
 
-    /// The guards of [`Session::sign_quote`]: `QUOTE_EXPIRED` after the quote's expiresAt.
-    pub fn authorize_quote(&self, quote: &QuoteToSign) -> Result<()> {
-        let now = self.clock.now_ms();
+    /// [`Session::sign_retry_at`] the session's clock.
+    pub fn sign_retry(&mut self, pending: &PendingSignature) -> Result<SignedRetryHeaders> {
+        self.sign_retry_at(pending, self.clock.now_ms())
+    }
+
+    /// The guards of [`Session::sign_quote_at`]: `QUOTE_EXPIRED` at or after the quote's
+    /// expiresAt.
+    pub fn authorize_quote_at(&self, quote: &QuoteToSign, now: UnixMillis) -> Result<()> {
         self.check_live(now)?;
         if now >= quote.expires_at_ms {
             return Err(Error::new(
@@ -498,10 +521,20 @@ impl Session {
         Ok(())
     }
 
-    /// Signs a quote for `POST /quotes/{id}/execute`: the header value alone.
-    pub fn sign_quote(&self, quote: &QuoteToSign) -> Result<String> {
-        self.authorize_quote(quote)?;
+    /// [`Session::authorize_quote_at`] the session's clock.
+    pub fn authorize_quote(&self, quote: &QuoteToSign) -> Result<()> {
+        self.authorize_quote_at(quote, self.clock.now_ms())
+    }
+
+    /// Signs a quote at `now` for `POST /quotes/{id}/execute`: the header value alone.
+    pub fn sign_quote_at(&self, quote: &QuoteToSign, now: UnixMillis) -> Result<String> {
+        self.authorize_quote_at(quote, now)?;
         self.sign(&quote.payload_to_sign)
+    }
+
+    /// [`Session::sign_quote_at`] the session's clock.
+    pub fn sign_quote(&self, quote: &QuoteToSign) -> Result<String> {
+        self.sign_quote_at(quote, self.clock.now_ms())
     }
 
     /// The stamp of a payload an authorize_* call let through, from the signature
@@ -746,6 +779,39 @@ mod tests {
                 ErrorCode::SessionExpired
             );
         }
+    }
+
+    #[test]
+    fn the_guards_judge_by_the_now_they_are_given() {
+        // The session's own clock is past expiry; the `*_at` guards go by their argument.
+        let s = Session::sandbox(&response(""))
+            .unwrap()
+            .with_clock(FixedClock(EXPIRES_MS));
+        let (before, at) = (EXPIRES_MS - 1, EXPIRES_MS);
+        assert!(s.stamp_at("p", before).is_ok());
+        assert_eq!(
+            s.stamp_at("p", at).unwrap_err().code(),
+            ErrorCode::SessionExpired
+        );
+        let mut s = s.with_clock(FixedClock(EXPIRES_MS));
+        let p = pending("2025-10-13T12:10:00Z"); // five minutes before the session expires
+        let request_expiry = p.expires_at_ms;
+        assert_eq!(
+            s.sign_retry_at(&p, request_expiry).unwrap_err().code(),
+            ErrorCode::RequestExpired
+        );
+        assert!(s.sign_retry_at(&p, request_expiry - 1).is_ok());
+        let q = QuoteToSign {
+            payload_to_sign: "q".into(),
+            expires_at_ms: 1_000,
+        };
+        assert!(s.sign_quote_at(&q, 999).is_ok());
+        assert_eq!(
+            s.sign_quote_at(&q, 1_000).unwrap_err().code(),
+            ErrorCode::QuoteExpired
+        );
+        assert!(s.authorize_stamp_at(before).is_ok());
+        assert!(s.authorize_quote_at(&q, 999).is_ok());
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 /// The parsed JSON of one vector file.
-pub fn vectors(name: &str) -> Value {
+pub(crate) fn vectors(name: &str) -> Value {
     let text = match name {
         "api-key-stamps.json" => include_str!("../tests/vectors/turnkey/api-key-stamps.json"),
         "credential-bundles.json" => {
@@ -22,6 +22,6 @@ pub fn vectors(name: &str) -> Value {
 }
 
 /// Hex to bytes, for test data.
-pub fn hex(text: &str) -> Vec<u8> {
+pub(crate) fn hex(text: &str) -> Vec<u8> {
     crate::encoding::hex_decode(text).expect("test hex")
 }

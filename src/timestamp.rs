@@ -13,14 +13,18 @@ pub trait Clock {
     fn now_ms(&self) -> UnixMillis;
 }
 
-/// The platform clock: `Date.now()` on wasm32, the system time elsewhere.
+/// The system clock, what sessions and flows read unless given another with `with_clock`.
+///
+/// wasm32-unknown-unknown has no clock the core can read without JavaScript bindings, so
+/// there it reads as the end of time: every expiry guard refuses (failing closed) until
+/// the caller sets a clock (the npm package's modules set one reading `Date.now()`).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SystemClock;
 
 impl Clock for SystemClock {
     #[cfg(target_arch = "wasm32")]
     fn now_ms(&self) -> UnixMillis {
-        js_sys::Date::now() as UnixMillis
+        UnixMillis::MAX
     }
 
     #[cfg(not(target_arch = "wasm32"))]

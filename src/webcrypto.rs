@@ -23,11 +23,11 @@ const PKCS8_PREFIX: [u8; 36] = [
 /// Between the scalar and the uncompressed public key: `[1] BIT STRING`, no unused bits.
 const PKCS8_PUBLIC_KEY_TAG: [u8; 5] = [0xa1, 0x44, 0x03, 0x42, 0x00];
 /// Length of [`pkcs8_der`]'s output.
-pub const PKCS8_LEN: usize = 36 + 32 + 5 + 65;
+pub(crate) const PKCS8_LEN: usize = 36 + 32 + 5 + 65;
 
 /// The PKCS#8 DER of `secret`, with its public key (some WebCrypto engines require it).
 /// Secret: the caller wipes every copy right after the import.
-pub fn pkcs8_der(secret: &SecretKey) -> Zeroizing<Vec<u8>> {
+pub(crate) fn pkcs8_der(secret: &SecretKey) -> Zeroizing<Vec<u8>> {
     let mut der = Zeroizing::new(Vec::with_capacity(PKCS8_LEN));
     der.extend_from_slice(&PKCS8_PREFIX);
     der.extend_from_slice(&Zeroizing::new(secret.to_bytes()));
@@ -38,7 +38,7 @@ pub fn pkcs8_der(secret: &SecretKey) -> Zeroizing<Vec<u8>> {
 
 /// The stamp for a payload that WebCrypto signed (ECDSA, SHA-256) with the private half
 /// of `public`: `p1363` is the 64-byte `r ‖ s` it returns, turned into DER here.
-pub fn stamp_from_p1363(public: &PublicKey, p1363: &[u8]) -> Result<String> {
+pub(crate) fn stamp_from_p1363(public: &PublicKey, p1363: &[u8]) -> Result<String> {
     let signature = Signature::from_slice(p1363).map_err(|_| {
         Error::new(
             ErrorCode::InvalidInput,

@@ -9,12 +9,12 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 
-use embedded_wallet_kit::client_key::uncompressed_hex;
-use embedded_wallet_kit::error::ErrorCode;
-use embedded_wallet_kit::fields::parse_object;
-use embedded_wallet_kit::otp::encrypt_otp;
+use embedded_wallet_kit::enclave::encrypt_otp;
 use embedded_wallet_kit::p256::SecretKey;
+use embedded_wallet_kit::parse_object;
+use embedded_wallet_kit::uncompressed_hex;
 use embedded_wallet_kit::ClientKey;
+use embedded_wallet_kit::ErrorCode;
 
 const MAX_NEEDLE: usize = 64;
 static NEEDLE: [AtomicU8; MAX_NEEDLE] = [const { AtomicU8::new(0) }; MAX_NEEDLE];

@@ -531,6 +531,13 @@ async function revokeSession() {
   return `${state.sessionView.id} revoked`;
 }
 
+/**
+ * The passkey step is behind us: a passkey registered, or none can be (a browser without
+ * WebAuthn, e.g. WebKitGTK: "Register a passkey" shows the kit's PASSKEY_UNSUPPORTED and
+ * the rest of the flow goes on with the OTP session).
+ */
+const passkeyStepDone = () => state.passkeyCredential || !passkey.isSupported();
+
 /** The steps, in order; `ready` says when a step's button is enabled. */
 const STEPS = [
   { id: 'account', title: 'Create a demo account', hint: 'POST /emulator/accounts', run: createAccount,
@@ -546,7 +553,7 @@ const STEPS = [
   { id: 'passkey-login', title: 'Log in with the passkey', hint: 'challenge → WebAuthn get → verify (Request-Id)', run: loginWithPasskey,
     ready: () => state.passkeyCredential },
   { id: 'fund', title: 'Fund the wallet', hint: 'POST /sandbox/internal-accounts/{id}/fund', run: fund,
-    ready: () => state.passkeyCredential && live() },
+    ready: () => passkeyStepDone() && live() },
   { id: 'quote-create', title: 'Create a quote to the merchant', hint: 'POST /quotes (Idempotency-Key)', run: createQuote,
     ready: () => state.funded && live() && (!state.quote || state.quote.executed) },
   { id: 'quote-execute', title: 'Execute the quote, signed', hint: 'session.signQuote → POST /quotes/{id}/execute', run: executeQuote,
@@ -554,9 +561,9 @@ const STEPS = [
   { id: 'balances', title: 'Show balances', hint: 'GET /internal-accounts', run: showBalances,
     ready: () => state.account },
   { id: 'refresh', title: 'Refresh the session', hint: 'new ClientKey → signed retry → Session.open', run: refreshSession,
-    ready: () => live() && state.passkeyCredential },
+    ready: () => live() && passkeyStepDone() },
   { id: 'revoke', title: 'Revoke the session', hint: 'signed retry DELETE /auth/sessions/{id}', run: revokeSession,
-    ready: () => live() && state.passkeyCredential },
+    ready: () => live() && passkeyStepDone() },
 ];
 
 /** Runs one step (what its button does); resolves to its one-line result. */

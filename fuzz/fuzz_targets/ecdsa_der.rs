@@ -2,7 +2,7 @@
 //! The hand-written DER of ECDSA signatures against the `der`-based one in p256: both
 //! must accept exactly the same byte strings, decode them to the same signature, and
 //! encode every signature to the same bytes.
-use embedded_wallet_kit::ecdsa_der;
+use embedded_wallet_kit::fuzzing::ecdsa_der;
 use embedded_wallet_kit::p256::ecdsa::Signature;
 use libfuzzer_sys::fuzz_target;
 

@@ -3,7 +3,7 @@
 //! response: parse, verify, open, under every pin.
 use embedded_wallet_kit::enclave::{open_export_json, SignerPin, PRODUCTION_SIGNER_PUBLIC_KEY};
 use embedded_wallet_kit::flows::{PasskeyChallenge, Response};
-use embedded_wallet_kit::otp::encrypt_otp_json;
+use embedded_wallet_kit::enclave::encrypt_otp_json;
 use embedded_wallet_kit::Fields;
 use libfuzzer_sys::fuzz_target;
 
@@ -13,7 +13,7 @@ mod common;
 fuzz_target!(|text: &str| {
     // Key derivations are slow: spend them only on texts that get past the envelope's
     // own cheap checks (the same text, unquoted, must name version v1.0.0).
-    let unquoted = embedded_wallet_kit::otp::unquote_target_bundle(text);
+    let unquoted = embedded_wallet_kit::enclave::unquote_target_bundle(text);
     let looks_like_envelope = serde_json::from_str::<serde_json::Value>(unquoted)
         .is_ok_and(|v| v.get("version").and_then(|v| v.as_str()) == Some("v1.0.0"));
     if looks_like_envelope {

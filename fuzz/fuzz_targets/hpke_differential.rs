@@ -4,8 +4,8 @@
 //! info and aad. Both directions must open to the plaintext (ours seals → hpke opens;
 //! hpke seals → ours opens), and after a mutation of enc, ciphertext, info, aad or
 //! recipient both must fail, or both succeed with the same plaintext.
-use embedded_wallet_kit::bundle::fuzzing::{open, seal};
-use embedded_wallet_kit::error::ErrorCode;
+use embedded_wallet_kit::fuzzing::{open, seal};
+use embedded_wallet_kit::ErrorCode;
 use embedded_wallet_kit::p256::elliptic_curve::sec1::ToSec1Point;
 use embedded_wallet_kit::p256::{PublicKey, SecretKey};
 use hpke::{Deserializable, Serializable};

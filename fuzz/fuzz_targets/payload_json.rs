@@ -4,7 +4,7 @@
 //! unless a member name repeats or the nesting passes its bound. inspect_payload never
 //! panics.
 use embedded_wallet_kit::inspect_payload;
-use embedded_wallet_kit::json::{parse, Json, MAX_DEPTH};
+use embedded_wallet_kit::fuzzing::{parse, Json, MAX_DEPTH};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 

@@ -4,7 +4,7 @@
 
 use crate::error::{Error, ErrorCode, Result, ServiceDetails};
 use crate::fields::{Field, Fields};
-use crate::signed_retry::PendingSignature;
+use crate::message::PendingSignature;
 
 /// One HTTP request for the transport to send, path relative to the API base URL.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -150,7 +150,8 @@ pub fn expect_result(response: &Response<'_>) -> Result<()> {
     expect_success(response)
 }
 
-/// A random (version 4) UUID, for idempotency keys.
+/// A random (version 4) UUID, for idempotency keys: [`uuid_v4_from`] of 16 bytes from
+/// the platform's secure random number generator.
 pub fn uuid_v4() -> Result<String> {
     let mut b = [0u8; 16];
     getrandom::fill(&mut b).map_err(|_| {
@@ -159,17 +160,22 @@ pub fn uuid_v4() -> Result<String> {
             "the platform's secure random number generator failed",
         )
     })?;
+    Ok(uuid_v4_from(b))
+}
+
+/// The version 4 UUID of 16 random bytes (the caller draws them: replay, tests).
+pub fn uuid_v4_from(mut b: [u8; 16]) -> String {
     b[6] = (b[6] & 0x0f) | 0x40;
     b[8] = (b[8] & 0x3f) | 0x80;
     let h = crate::encoding::hex_encode(&b);
-    Ok(format!(
+    format!(
         "{}-{}-{}-{}-{}",
         &h[..8],
         &h[8..12],
         &h[12..16],
         &h[16..20],
         &h[20..]
-    ))
+    )
 }
 
 #[cfg(test)]

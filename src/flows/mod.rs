@@ -3,16 +3,17 @@
 //! the backend, so the API secret never enters the browser). The same drivers run
 //! natively and under the wasm `WalletClient`.
 
-pub mod http;
-pub mod otp;
-pub mod quote;
-pub mod signed_retry;
+mod http;
+mod otp_login;
+mod quote;
+mod signed_retry;
 pub mod wallet;
 
 pub use http::{
-    body_string, expect_result, expect_success, response_error, uuid_v4, Request, Response,
+    body_string, expect_result, expect_success, pending_signature, response_error, uuid_v4,
+    uuid_v4_from, Request, Response,
 };
-pub use otp::{OtpLogin, OtpNext, OtpStep};
-pub use quote::QuoteExecution;
+pub use otp_login::{target_bundle, OtpLogin, OtpNext, OtpStep};
+pub use quote::{QuoteExecution, IDEMPOTENCY_KEY_HEADER};
 pub use signed_retry::{Next, SignedRetryFlow, Step, MAX_SIGNED_LEGS};
-pub use wallet::PasskeyChallenge;
+pub use wallet::{KeyMode, KeyRef, Operation, PasskeyChallenge, SessionRef};

@@ -2,11 +2,11 @@
 //! over the quote's payloadToSign and an Idempotency-Key made once and reused on every
 //! retry of the same execution, so a retried request can never move money twice.
 
-use super::http::{expect_success, uuid_v4, Request, Response};
+use super::http::{expect_success, uuid_v4, uuid_v4_from, Request, Response};
 use crate::error::{Error, ErrorCode, Result};
 use crate::fields::{is_kind_uuid, required, Fields};
+use crate::message::{QuoteToSign, SIGNATURE_HEADER};
 use crate::session::Session;
-use crate::signed_retry::{QuoteToSign, SIGNATURE_HEADER};
 
 /// The header that makes a request idempotent.
 pub const IDEMPOTENCY_KEY_HEADER: &str = "Idempotency-Key";
@@ -20,8 +20,17 @@ pub struct QuoteExecution {
 }
 
 impl QuoteExecution {
-    /// Reads the quote (`id`, `payloadToSign`, `expiresAt`) and makes the idempotency key.
+    /// Reads the quote (`id`, `payloadToSign`, `expiresAt`) and makes the idempotency key
+    /// from fresh randomness: [`QuoteExecution::with_random`] with 16 random bytes.
     pub fn new(quote: &dyn Fields) -> Result<Self> {
+        let mut execution = Self::with_random(quote, [0; 16])?;
+        execution.idempotency_key = uuid_v4()?;
+        Ok(execution)
+    }
+
+    /// Reads the quote, with the idempotency key made from `random` (16 bytes the caller
+    /// drew; a UUID v4 of them). [`QuoteExecution::new`] draws them itself.
+    pub fn with_random(quote: &dyn Fields, random: [u8; 16]) -> Result<Self> {
         let quote_id = required(quote, "id", ErrorCode::InvalidInput, "quote")?;
         if !is_kind_uuid(&quote_id, "Quote") {
             return Err(Error::new(
@@ -32,7 +41,7 @@ impl QuoteExecution {
         Ok(Self {
             quote_id,
             quote: QuoteToSign::from_fields(quote)?,
-            idempotency_key: uuid_v4()?,
+            idempotency_key: uuid_v4_from(random),
         })
     }
 
@@ -126,6 +135,22 @@ mod tests {
         );
         let other = QuoteExecution::new(&quote()).unwrap();
         assert_ne!(other.idempotency_key(), exec.idempotency_key());
+    }
+
+    #[test]
+    fn the_idempotency_key_is_a_uuid_v4_of_the_random_bytes_given() {
+        let exec = QuoteExecution::with_random(&quote(), [0xff; 16]).unwrap();
+        assert_eq!(
+            exec.idempotency_key(),
+            "ffffffff-ffff-4fff-bfff-ffffffffffff"
+        );
+        let again = QuoteExecution::with_random(&quote(), [0xff; 16]).unwrap();
+        assert_eq!(again, exec, "the same bytes, the same execution");
+        let zero = QuoteExecution::with_random(&quote(), [0; 16]).unwrap();
+        assert_eq!(
+            zero.idempotency_key(),
+            "00000000-0000-4000-8000-000000000000"
+        );
     }
 
     #[test]

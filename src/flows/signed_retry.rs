@@ -6,10 +6,8 @@
 
 use super::http::{response_error, Request, Response};
 use crate::error::{Error, ErrorCode, Result};
+use crate::message::{PendingSignature, SignedRetryHeaders, REQUEST_ID_HEADER, SIGNATURE_HEADER};
 use crate::session::Session;
-use crate::signed_retry::{
-    PendingSignature, SignedRetryHeaders, REQUEST_ID_HEADER, SIGNATURE_HEADER,
-};
 
 /// More 202s than any operation has legs means something is wrong: stop.
 pub const MAX_SIGNED_LEGS: u8 = 8;

@@ -8,49 +8,10 @@ use super::signed_retry::SignedRetryFlow;
 use crate::client_key::ClientKey;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fields::{is_kind_uuid, optional, required, Fields};
+use crate::json::json_object;
 use crate::passkey::{Assertion, AuthenticationInput};
 use crate::session::Session;
 use crate::timestamp::{parse_rfc3339, UnixMillis};
-
-/// A JSON string literal (quotes included) with the escapes RFC 8259 requires.
-pub fn json_string(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                // \u00XX; no format! machinery for two hex digits.
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                out.push_str("\\u00");
-                out.push(HEX[c as usize >> 4] as char);
-                out.push(HEX[c as usize & 15] as char);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// A compact JSON object of string members, in the order given.
-pub(crate) fn json_object(members: &[(&str, &str)]) -> String {
-    let mut out = String::from("{");
-    for (i, (k, v)) in members.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push_str(&json_string(k));
-        out.push(':');
-        out.push_str(&json_string(v));
-    }
-    out.push('}');
-    out
-}
 
 /// An id to put in a path: `<kind>:<uuid>`, so it can never change the path's meaning.
 pub(crate) fn path_id(id: &str, kind: &str, name: &str) -> Result<String> {
@@ -107,8 +68,8 @@ pub fn challenge(credential_id: &str, key: Option<&ClientKey>) -> Result<Request
     }
 }
 
-/// [`challenge`] with the key's public half (uncompressed hex) as given.
-pub fn challenge_for(credential_id: &str, client_public_key: Option<&str>) -> Result<Request> {
+/// [`challenge`] with the key's public half as given.
+fn challenge_for(credential_id: &str, client_public_key: Option<&str>) -> Result<Request> {
     let id = path_id(credential_id, "AuthMethod", "credential id")?;
     let body = match client_public_key {
         Some(public) => json_object(&[("clientPublicKey", public)]),
@@ -133,8 +94,8 @@ pub fn verify_email_otp(credential_id: &str, otp: &str, key: &ClientKey) -> Resu
 }
 
 /// A verify request of `kind` carrying `secret` (the OTP or the OIDC token) and the
-/// client key's public half (uncompressed hex).
-pub fn verify_for(
+/// client key's public half.
+fn verify_for(
     kind: &str,
     credential_id: &str,
     (name, secret): (&str, &str),
@@ -241,10 +202,7 @@ impl PasskeyChallenge {
             ["/auth/credentials/", &id, "/verify"].concat(),
             Some(body),
         )
-        .with_header(
-            crate::signed_retry::REQUEST_ID_HEADER,
-            self.request_id.clone(),
-        ))
+        .with_header(crate::message::REQUEST_ID_HEADER, self.request_id.clone()))
     }
 }
 
@@ -304,16 +262,6 @@ pub enum KeyMode {
 }
 
 impl KeyMode {
-    /// The mode operation `name` actually runs in. Only the PASSKEY challenge, OAUTH
-    /// verify and refresh take the compressed key; the plaintext-OTP verify and export
-    /// take only the uncompressed one (the encrypted OTP login is [`super::otp::OtpLogin`]).
-    pub fn for_operation(self, name: &str) -> Self {
-        match name {
-            "challenge" | "verifyOauth" | "refresh" => self,
-            _ => Self::Sealed,
-        }
-    }
-
     /// The `clientPublicKey` this mode sends for `key`.
     pub fn client_public_key<'a>(self, key: KeyRef<'a>) -> &'a str {
         match self {
@@ -325,7 +273,8 @@ impl KeyMode {
     /// The OAUTH `nonce` for a login with `key` in this mode: the hash of the exact
     /// `clientPublicKey` string the verify sends (compressed in client-held mode).
     pub fn oidc_nonce(self, key: KeyRef<'_>) -> String {
-        crate::client_key::oidc_nonce_for(self.for_operation("verifyOauth").client_public_key(key))
+        // The OAUTH verify sends the key in the mode's own form (see Operation::key_mode).
+        crate::client_key::oidc_nonce_for(self.client_public_key(key))
     }
 }
 
@@ -376,7 +325,7 @@ pub fn refresh(session: &Session, new_key: &ClientKey) -> Result<SignedRetryFlow
 
 /// [`refresh`] (or, in [`KeyMode::ClientHeld`], [`refresh_client_held`]) from the
 /// session's and the new key's public data.
-pub fn refresh_for(
+fn refresh_for(
     session: SessionRef<'_>,
     new_key: KeyRef<'_>,
     mode: KeyMode,
@@ -475,7 +424,7 @@ pub fn export_wallet(account_id: &str, key: &ClientKey) -> Result<SignedRetryFlo
 }
 
 /// [`export_wallet`] with the key's public half (uncompressed hex) as given.
-pub fn export_wallet_for(account_id: &str, client_public_key: &str) -> Result<SignedRetryFlow> {
+fn export_wallet_for(account_id: &str, client_public_key: &str) -> Result<SignedRetryFlow> {
     let id = path_id(account_id, "InternalAccount", "account id")?;
     let body = json_object(&[("clientPublicKey", client_public_key)]);
     Ok(SignedRetryFlow::new(Request::new(
@@ -496,54 +445,143 @@ pub fn update_account(account_id: &str, patch: String) -> Result<SignedRetryFlow
     )))
 }
 
-/// Every operation above by name, as the flow it starts (a plain request is a flow whose
-/// response is read without a session): one entry point for bindings instead of one per
-/// operation (the wasm `WalletClient` builds all its requests here). `id` is the path id
-/// (account, credential); `text` the OTP, OIDC token, credential body or account patch.
-/// `mode` picks the `clientPublicKey` form where the operation has a choice
-/// ([`KeyMode::for_operation`]); open its session accordingly.
-pub fn operation(
-    name: &str,
-    session: Option<SessionRef<'_>>,
-    id: &str,
-    text: Option<&str>,
-    key: Option<KeyRef<'_>>,
-    mode: KeyMode,
-) -> Result<SignedRetryFlow> {
-    let mode = mode.for_operation(name);
-    let missing = |what| Error::new(ErrorCode::InvalidInput, [name, " needs ", what].concat());
-    let session = || session.ok_or_else(|| missing("a session"));
-    let needs_key = || key.ok_or_else(|| missing("a ClientKey"));
-    let text = text.unwrap_or_default();
-    let plain = |request: Result<Request>| request.map(SignedRetryFlow::new);
-    match name {
-        "createEmailOtp" => plain(create_email_otp(id)),
-        "addCredential" => {
-            non_empty(text, "the credential body")?;
-            Ok(add_credential(text.to_owned()))
+/// A wallet operation with what it needs, as one value: one entry point for bindings
+/// instead of one per operation (the wasm `WalletClient` builds all its requests through
+/// [`Operation::flow`]; the binding parses the operation's JS name into this). A session
+/// and a key are given by their public parts, so the flows need neither in hand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operation<'a> {
+    /// `POST /auth/credentials` creating an EMAIL_OTP credential ([`create_email_otp`]).
+    CreateEmailOtp {
+        /// `InternalAccount:<uuid>`.
+        account_id: &'a str,
+    },
+    /// `POST /auth/credentials` with a credential body, signed ([`add_credential`]).
+    AddCredential {
+        /// The credential body, JSON text.
+        body: &'a str,
+    },
+    /// `POST /auth/credentials/{id}/challenge` ([`challenge`]).
+    Challenge {
+        /// `AuthMethod:<uuid>`.
+        credential_id: &'a str,
+        /// The key the challenge binds (PASSKEY), if any.
+        key: Option<KeyRef<'a>>,
+    },
+    /// The verify of an EMAIL_OTP credential ([`verify_email_otp`]).
+    VerifyEmailOtp {
+        /// `AuthMethod:<uuid>`.
+        credential_id: &'a str,
+        /// The code the user typed.
+        otp: &'a str,
+        /// The client key the session is sealed to.
+        key: KeyRef<'a>,
+    },
+    /// The verify of an OAUTH credential ([`verify_oauth`]).
+    VerifyOauth {
+        /// `AuthMethod:<uuid>`.
+        credential_id: &'a str,
+        /// The OIDC token, whose `nonce` is the key's ([`KeyMode::oidc_nonce`]).
+        oidc_token: &'a str,
+        /// The client key.
+        key: KeyRef<'a>,
+    },
+    /// A signed refresh of `session` to `new_key` ([`refresh`]).
+    Refresh {
+        /// The session that signs.
+        session: SessionRef<'a>,
+        /// The key of the new session.
+        new_key: KeyRef<'a>,
+    },
+    /// `DELETE /auth/sessions/{id}`, signed ([`revoke_session`]).
+    RevokeSession {
+        /// The session revoked (it signs its own revocation).
+        session: SessionRef<'a>,
+    },
+    /// `DELETE /auth/credentials/{id}`, signed by `session` ([`revoke_credential`]).
+    RevokeCredential {
+        /// The session that signs (not one `credential_id` issued).
+        session: SessionRef<'a>,
+        /// `AuthMethod:<uuid>`.
+        credential_id: &'a str,
+    },
+    /// `POST /internal-accounts/{id}/export`, signed ([`export_wallet`]).
+    ExportWallet {
+        /// `InternalAccount:<uuid>`.
+        account_id: &'a str,
+        /// The key the export envelope is sealed to.
+        key: KeyRef<'a>,
+    },
+    /// `PATCH /internal-accounts/{id}`, signed ([`update_account`]).
+    UpdateAccount {
+        /// `InternalAccount:<uuid>`.
+        account_id: &'a str,
+        /// The patch, JSON text.
+        patch: &'a str,
+    },
+}
+
+impl Operation<'_> {
+    /// The mode this operation actually runs in when the client's mode is `mode`. Only the
+    /// PASSKEY challenge, OAUTH verify and refresh take the compressed key; the
+    /// plaintext-OTP verify and export take only the uncompressed one (the encrypted OTP
+    /// login is [`super::OtpLogin`]). Open the operation's session accordingly.
+    pub fn key_mode(&self, mode: KeyMode) -> KeyMode {
+        match self {
+            Self::Challenge { .. } | Self::VerifyOauth { .. } | Self::Refresh { .. } => mode,
+            _ => KeyMode::Sealed,
         }
-        "challenge" => plain(challenge_for(id, key.map(|k| mode.client_public_key(k)))),
-        "verifyEmailOtp" => plain(verify_for(
-            "EMAIL_OTP",
-            id,
-            ("otp", text),
-            needs_key()?.public_key_hex,
-        )),
-        "verifyOauth" => plain(verify_for(
-            "OAUTH",
-            id,
-            ("oidcToken", text),
-            mode.client_public_key(needs_key()?),
-        )),
-        "refresh" => refresh_for(session()?, needs_key()?, mode),
-        "revokeSession" => revoke_session(session()?),
-        "revokeCredential" => revoke_credential(session()?, id),
-        "exportWallet" => export_wallet_for(id, needs_key()?.public_key_hex),
-        "updateAccount" => update_account(id, text.to_owned()),
-        _ => Err(Error::new(
-            ErrorCode::InvalidInput,
-            "unknown wallet operation",
-        )),
+    }
+
+    /// The flow that sends this operation (a plain request is a flow whose response is
+    /// read without a session), with the `clientPublicKey` form [`Operation::key_mode`]
+    /// picks.
+    pub fn flow(&self, mode: KeyMode) -> Result<SignedRetryFlow> {
+        let mode = self.key_mode(mode);
+        let plain = |request: Result<Request>| request.map(SignedRetryFlow::new);
+        match *self {
+            Self::CreateEmailOtp { account_id } => plain(create_email_otp(account_id)),
+            Self::AddCredential { body } => {
+                non_empty(body, "the credential body")?;
+                Ok(add_credential(body.to_owned()))
+            }
+            Self::Challenge { credential_id, key } => plain(challenge_for(
+                credential_id,
+                key.map(|k| mode.client_public_key(k)),
+            )),
+            Self::VerifyEmailOtp {
+                credential_id,
+                otp,
+                key,
+            } => plain(verify_for(
+                "EMAIL_OTP",
+                credential_id,
+                ("otp", otp),
+                key.public_key_hex,
+            )),
+            Self::VerifyOauth {
+                credential_id,
+                oidc_token,
+                key,
+            } => plain(verify_for(
+                "OAUTH",
+                credential_id,
+                ("oidcToken", oidc_token),
+                mode.client_public_key(key),
+            )),
+            Self::Refresh { session, new_key } => refresh_for(session, new_key, mode),
+            Self::RevokeSession { session } => revoke_session(session),
+            Self::RevokeCredential {
+                session,
+                credential_id,
+            } => revoke_credential(session, credential_id),
+            Self::ExportWallet { account_id, key } => {
+                export_wallet_for(account_id, key.public_key_hex)
+            }
+            Self::UpdateAccount { account_id, patch } => {
+                update_account(account_id, patch.to_owned())
+            }
+        }
     }
 }
 
@@ -555,14 +593,6 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     const CRED: &str = "AuthMethod:0b9a4a2e-5f7e-4d7e-9a57-2f0f8c1d3e4b";
-
-    #[test]
-    fn json_strings_are_escaped() {
-        assert_eq!(json_string("a\"b\\c\n\u{1}é"), r#""a\"b\\c\n\u0001é""#);
-        let parsed: serde_json::Value =
-            serde_json::from_str(&json_object(&[("k", "v\"\u{7f}\u{2028}")])).unwrap();
-        assert_eq!(parsed["k"], "v\"\u{7f}\u{2028}");
-    }
 
     #[test]
     fn request_shapes() {
@@ -715,8 +745,9 @@ mod tests {
     }
 
     #[test]
-    fn operations_by_name() {
+    fn operations_build_their_requests() {
         const ACCOUNT: &str = "InternalAccount:5d2c8f3e-1a4b-4c6d-8e9f-0a1b2c3d4e5f";
+        const OTHER_CRED: &str = "AuthMethod:5d2c8f3e-1a4b-4c6d-8e9f-0a1b2c3d4e5f";
         let key = ClientKey::generate().unwrap();
         let body = sandbox_response();
         let ok = Response {
@@ -732,114 +763,154 @@ mod tests {
             compressed_public_key_hex: &compressed,
         };
         let session = SessionRef::from(&session);
-        let first = |name, id, text, key, session| {
-            operation(name, session, id, text, key, KeyMode::Sealed)
+        let first = |operation: Operation<'_>| {
+            operation
+                .flow(KeyMode::Sealed)
                 .map(|flow| flow.first_request())
                 .map(|r| (r.method, r.path, r.body))
         };
-        let cases: [(&str, &str, Option<&str>, &str, String); 10] = [
+        use Operation as Op;
+        let cases: [(Operation<'_>, Option<&str>, &str, String); 10] = [
             (
-                "createEmailOtp",
-                ACCOUNT,
+                Op::CreateEmailOtp {
+                    account_id: ACCOUNT,
+                },
                 None,
                 "POST",
                 "/auth/credentials".into(),
             ),
             (
-                "addCredential",
-                "",
+                Op::AddCredential { body: "{\"x\":1}" },
                 Some("{\"x\":1}"),
                 "POST",
                 "/auth/credentials".into(),
             ),
             (
-                "challenge",
-                CRED,
+                Op::Challenge {
+                    credential_id: CRED,
+                    key: Some(key),
+                },
                 None,
                 "POST",
                 format!("/auth/credentials/{CRED}/challenge"),
             ),
             (
-                "verifyEmailOtp",
-                CRED,
+                Op::VerifyEmailOtp {
+                    credential_id: CRED,
+                    otp: "123456",
+                    key,
+                },
                 Some("123456"),
                 "POST",
                 format!("/auth/credentials/{CRED}/verify"),
             ),
             (
-                "verifyOauth",
-                CRED,
+                Op::VerifyOauth {
+                    credential_id: CRED,
+                    oidc_token: "a.b.c",
+                    key,
+                },
                 Some("a.b.c"),
                 "POST",
                 format!("/auth/credentials/{CRED}/verify"),
             ),
             (
-                "refresh",
-                "",
+                Op::Refresh {
+                    session,
+                    new_key: key,
+                },
                 None,
                 "POST",
                 format!("/auth/sessions/{}/refresh", session.id),
             ),
             (
-                "revokeSession",
-                "",
+                Op::RevokeSession { session },
                 None,
                 "DELETE",
                 format!("/auth/sessions/{}", session.id),
             ),
             (
-                "revokeCredential",
-                "AuthMethod:5d2c8f3e-1a4b-4c6d-8e9f-0a1b2c3d4e5f",
+                Op::RevokeCredential {
+                    session,
+                    credential_id: OTHER_CRED,
+                },
                 None,
                 "DELETE",
-                "/auth/credentials/AuthMethod:5d2c8f3e-1a4b-4c6d-8e9f-0a1b2c3d4e5f".into(),
+                format!("/auth/credentials/{OTHER_CRED}"),
             ),
             (
-                "exportWallet",
-                ACCOUNT,
+                Op::ExportWallet {
+                    account_id: ACCOUNT,
+                    key,
+                },
                 None,
                 "POST",
                 format!("/internal-accounts/{ACCOUNT}/export"),
             ),
             (
-                "updateAccount",
-                ACCOUNT,
+                Op::UpdateAccount {
+                    account_id: ACCOUNT,
+                    patch: "{}",
+                },
                 Some("{}"),
                 "PATCH",
                 format!("/internal-accounts/{ACCOUNT}"),
             ),
         ];
-        for (name, id, text, method, path) in cases {
-            let (m, p, b) = first(name, id, text, Some(key), Some(session)).unwrap();
-            assert_eq!((m.as_str(), p.as_str()), (method, path.as_str()), "{name}");
+        for (operation, text, method, path) in cases {
+            let (m, p, b) = first(operation).unwrap();
+            assert_eq!(
+                (m.as_str(), p.as_str()),
+                (method, path.as_str()),
+                "{operation:?}"
+            );
             if let Some(text) = text {
-                assert!(b.unwrap().contains(text.trim_matches(['{', '}'])), "{name}");
+                assert!(
+                    b.unwrap().contains(text.trim_matches(['{', '}'])),
+                    "{operation:?}"
+                );
             }
         }
-        // What an operation needs is named; nothing is built without it.
-        for (name, needs) in [
-            ("refresh", "a session"),
-            ("revokeSession", "a session"),
-            ("verifyEmailOtp", "a ClientKey"),
-            ("exportWallet", "a ClientKey"),
+        // An empty text is named; nothing is built without it. (A missing session or key
+        // cannot be expressed here; the binding that parses names reports those.)
+        for (operation, needle) in [
+            (
+                Op::AddCredential { body: "" },
+                "credential body is required",
+            ),
+            (
+                Op::UpdateAccount {
+                    account_id: ACCOUNT,
+                    patch: "",
+                },
+                "patch is required",
+            ),
+            (
+                Op::VerifyEmailOtp {
+                    credential_id: CRED,
+                    otp: "",
+                    key,
+                },
+                "otp is required",
+            ),
+            (
+                Op::VerifyOauth {
+                    credential_id: CRED,
+                    oidc_token: "",
+                    key,
+                },
+                "oidcToken is required",
+            ),
         ] {
-            let key = (needs == "a session").then_some(key);
-            let err = first(name, ACCOUNT, Some("1"), key, None).unwrap_err();
-            assert_eq!(err.code(), ErrorCode::InvalidInput);
-            assert_eq!(err.message(), format!("{name} needs {needs}"));
-        }
-        for (name, id, text, needle) in [
-            ("addCredential", "", None, "credential body is required"),
-            ("updateAccount", ACCOUNT, Some(""), "patch is required"),
-            ("verifyEmailOtp", CRED, None, "otp is required"),
-            ("verifyOauth", CRED, None, "oidcToken is required"),
-            ("nope", ACCOUNT, None, "unknown wallet operation"),
-        ] {
-            let err = first(name, id, text, Some(key), Some(session)).unwrap_err();
-            assert!(err.message().contains(needle), "{name}: {err}");
+            let err = first(operation).unwrap_err();
+            assert!(err.message().contains(needle), "{operation:?}: {err}");
         }
         // The session issued by a credential may not revoke it (checked before any request).
-        let err = first("revokeCredential", CRED, None, None, Some(session)).unwrap_err();
+        let err = first(Op::RevokeCredential {
+            session,
+            credential_id: CRED,
+        })
+        .unwrap_err();
         assert!(err.message().contains("cannot be revoked"), "{err}");
     }
 
@@ -856,41 +927,67 @@ mod tests {
             id: "Session:0b9a4a2e-5f7e-4d7e-9a57-2f0f8c1d3e4c",
             credential_id: None,
         };
-        let sent = |name, id, text, mode| {
-            let body = operation(name, Some(session), id, text, Some(key), mode)
-                .unwrap()
-                .first_request()
-                .body
-                .unwrap();
+        let sent = |operation: Operation<'_>, mode| {
+            let body = operation.flow(mode).unwrap().first_request().body.unwrap();
             let v: serde_json::Value = serde_json::from_str(&body).unwrap();
             v["clientPublicKey"].as_str().unwrap().to_owned()
         };
-        for (name, id, text, client_held_form) in [
-            ("challenge", CRED, None, &compressed),
-            ("verifyOauth", CRED, Some("a.b.c"), &compressed),
-            ("refresh", "", None, &compressed),
+        use Operation as Op;
+        for (operation, client_held_form) in [
+            (
+                Op::Challenge {
+                    credential_id: CRED,
+                    key: Some(key),
+                },
+                &compressed,
+            ),
+            (
+                Op::VerifyOauth {
+                    credential_id: CRED,
+                    oidc_token: "a.b.c",
+                    key,
+                },
+                &compressed,
+            ),
+            (
+                Op::Refresh {
+                    session,
+                    new_key: key,
+                },
+                &compressed,
+            ),
             // The plaintext-OTP verify and export take only the uncompressed key.
-            ("verifyEmailOtp", CRED, Some("123456"), &public),
-            ("exportWallet", ACCOUNT, None, &public),
+            (
+                Op::VerifyEmailOtp {
+                    credential_id: CRED,
+                    otp: "123456",
+                    key,
+                },
+                &public,
+            ),
+            (
+                Op::ExportWallet {
+                    account_id: ACCOUNT,
+                    key,
+                },
+                &public,
+            ),
         ] {
-            assert_eq!(sent(name, id, text, KeyMode::Sealed), public, "{name}");
+            assert_eq!(sent(operation, KeyMode::Sealed), public, "{operation:?}");
             assert_eq!(
-                sent(name, id, text, KeyMode::ClientHeld),
+                sent(operation, KeyMode::ClientHeld),
                 *client_held_form,
-                "{name}"
+                "{operation:?}"
             );
-            let held = KeyMode::ClientHeld.for_operation(name) == KeyMode::ClientHeld;
-            assert_eq!(held, client_held_form == &compressed, "{name}");
+            let held = operation.key_mode(KeyMode::ClientHeld) == KeyMode::ClientHeld;
+            assert_eq!(held, client_held_form == &compressed, "{operation:?}");
         }
         // The client-held refresh still signs only a payload naming the new key.
-        let mut flow = operation(
-            "refresh",
-            Some(session),
-            "",
-            None,
-            Some(key),
-            KeyMode::ClientHeld,
-        )
+        let mut flow = Op::Refresh {
+            session,
+            new_key: key,
+        }
+        .flow(KeyMode::ClientHeld)
         .unwrap();
         let other = ClientKey::generate().unwrap().compressed_public_key_hex();
         let payload = format!(r#"{{"parameters":{{"targetPublicKey":"{other}"}}}}"#);

@@ -18,11 +18,11 @@ use crate::encoding::base64url_encode;
 use crate::error::{Error, ErrorCode, Result};
 
 /// Authenticator-data flag: user present.
-pub const FLAG_UP: u8 = 0x01;
+pub(super) const FLAG_UP: u8 = 0x01;
 /// Authenticator-data flag: user verified.
-pub const FLAG_UV: u8 = 0x04;
+pub(super) const FLAG_UV: u8 = 0x04;
 /// Authenticator-data flag: attested credential data included.
-pub const FLAG_AT: u8 = 0x40;
+pub(super) const FLAG_AT: u8 = 0x40;
 
 struct SoftCredential {
     id: Vec<u8>,

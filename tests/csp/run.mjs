@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /* global window, document */
-// The demo wallet (examples/wallet) under the emulator's strict Content-Security-Policy,
+// The demo wallet (examples/wallet) under the emulator's strict Content-Security-Policy
+// (--strict-csp, as `make demo` serves it),
 // in headless Chromium: the page loads, init({ passkeys: true }) compiles both wasm
 // modules, and the EMAIL_OTP flow opens a session (a ClientKey generated, a sealed bundle
 // opened), which then signs, with no CSP violation: no `securitypolicyviolation` event in
@@ -64,9 +65,9 @@ async function clickStep(page, id) {
   return state.result;
 }
 
-const demo = await startEmulator(['--static-dir', join(ROOT, 'examples', 'wallet'), '--pkg-dir', join(ROOT, 'pkg')]);
-const shortSessions = await startEmulator(['--session-ttl-secs', '6', '--static-dir', join(ROOT, 'examples', 'wallet'), '--pkg-dir', join(ROOT, 'pkg')]);
-const isolatePage = await startEmulator(['--static-dir', join(ROOT, 'tests', 'csp'), '--pkg-dir', join(ROOT, 'pkg')]);
+const demo = await startEmulator(['--strict-csp', '--static-dir', join(ROOT, 'examples', 'wallet'), '--pkg-dir', join(ROOT, 'pkg')]);
+const shortSessions = await startEmulator(['--strict-csp', '--session-ttl-secs', '6', '--static-dir', join(ROOT, 'examples', 'wallet'), '--pkg-dir', join(ROOT, 'pkg')]);
+const isolatePage = await startEmulator(['--strict-csp', '--static-dir', join(ROOT, 'tests', 'csp'), '--pkg-dir', join(ROOT, 'pkg')]);
 const browser = await launchChromium(chromium);
 try {
   await check("every file of the demo is served with a strict CSP: script-src 'self' 'wasm-unsafe-eval', no unsafe-eval, no inline", async () => {

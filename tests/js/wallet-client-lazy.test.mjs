@@ -58,10 +58,10 @@ test('registerPasskey with an injected driver loads the flow module itself', asy
   const user = { id: ACCOUNT, name: 'ann' };
   const created = await client.registerPasskey({ accountId: ACCOUNT, nickname: 'Laptop', challenge, rpId: 'localhost', rpName: 'x', user }, session);
   assert.deepEqual(created, { id: 'AuthMethod:1' });
-  assert.deepEqual(fetched, ['embedded_wallet_kit_passkey_bg.wasm'], 'the first call loaded the lazy module');
+  assert.deepEqual(fetched, ['embedded_wallet_kit_wallet_bg.wasm'], 'the first call loaded the lazy module');
   const afterCall = pkgLoads();
   assert.deepEqual(afterCall.filter((f) => f.startsWith('wallet-client-impl')), ['wallet-client-impl.js'], 'the first call loaded the implementation once');
-  assert.ok(afterCall.includes('embedded_wallet_kit_passkey.js'), `loaded: ${afterCall.join(', ')}`);
+  assert.ok(afterCall.includes('embedded_wallet_kit_wallet.js'), `loaded: ${afterCall.join(', ')}`);
   assert.deepEqual(JSON.parse(sent[1].body), { accountId: ACCOUNT, nickname: 'Laptop', challenge, attestation });
   assert.equal(sent[1].headers['Service-Wallet-Signature'], 'sandbox-valid-signature');
 });

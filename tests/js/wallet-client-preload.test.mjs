@@ -28,7 +28,7 @@ test('init({ passkeys: true }) loads the WalletClient implementation before any 
   await init({ module_or_path: readFileSync(WASM_PATH), passkeys: true });
   const loaded = pkgLoads();
   assert.ok(loaded.includes('wallet-client-impl.js'), `loaded: ${loaded.join(', ')}`);
-  assert.ok(loaded.includes('embedded_wallet_kit_passkey.js'), `loaded: ${loaded.join(', ')}`);
+  assert.ok(loaded.includes('embedded_wallet_kit_wallet.js'), `loaded: ${loaded.join(', ')}`);
 
   // A client made afterwards works and loads nothing more.
   const client = new WalletClient({ transport: () => ({ status: 200, body: '{"id":"AuthMethod:1"}' }) });

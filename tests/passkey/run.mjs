@@ -37,7 +37,7 @@ import { createChecks } from '../support/checks.mjs';
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = resolve(here, '../..');
 const pkgDir = join(root, 'pkg');
-const PASSKEY_WASM = '/pkg/embedded_wallet_kit_passkey_bg.wasm';
+const PASSKEY_WASM = '/pkg/embedded_wallet_kit_wallet_bg.wasm';
 const SIGNING_WASM = '/pkg/embedded_wallet_kit_bg.wasm';
 
 const json = (v) => JSON.stringify(v);
@@ -348,7 +348,7 @@ async function webauthnSuite() {
         const paths = s.requests().map((r) => r.path);
         assert(paths.includes(SIGNING_WASM), `signing wasm not fetched: ${paths.join(', ')}`);
         // passkey.js (the namespace) is part of the entry; the passkey glue and .wasm are not.
-        assert(!paths.some((p) => p.includes('embedded_wallet_kit_passkey')),
+        assert(!paths.some((p) => p.includes('embedded_wallet_kit_wallet')),
           `the passkey module was fetched by init(): ${paths.join(', ')}`);
       });
 

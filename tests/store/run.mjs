@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// The session store end to end, through the built package (pkg/browser.js) in headless
-// Chromium (Debian's, via playwright-core): real sessions (session keys sealed by the
+// The session store end to end, through the built package (pkg/browser.js) in every engine
+// (tests/support/engines.mjs): headless Chromium (Debian's, via playwright-core), Firefox
+// ESR (geckodriver) and WebKitGTK (WebKitWebDriver on Xvfb), the same checks in each: real sessions (session keys sealed by the
 // service's peer, @turnkey/crypto, to a ClientKey made in the page) are saved, the page
 // is RELOADED, and the restored sessions sign through WebCrypto; every stamp is verified
 // here, in Node (@noble/curves and node:crypto, tests/support/fixtures.mjs). Also: the
@@ -9,17 +10,17 @@
 // a sandbox session round-trips, and the OAUTH path (client key kept across a reload,
 // single use).
 //
-// The page is served from http://localhost:<port>. Prints "N passed, N failed"; exits
-// non-zero on failure.
+// The page is served from http://localhost:<port>. Prints "N passed, N failed" over all
+// engines and each engine's time; exits non-zero on failure.
 //
-// Usage: node tests/store/run.mjs
+// Usage: node tests/store/run.mjs [--engine chromium|firefox|webkit|all] (default all)
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { p256 } from '@noble/curves/nist.js';
 import { serveStatic } from '../../scripts/serve.mjs';
-import { launchChromium } from '../support/chromium.mjs';
+import { collectPageErrors, enginesFromArgs, launchEngine } from '../support/engines.mjs';
 import { createChecks } from '../support/checks.mjs';
 import {
   sessionResponse, pending202, quote, randomScalar, sealBundle, compressedPublicKeyHex, checkStamp, iso, HOUR,
@@ -30,7 +31,10 @@ const root = resolve(here, '../..');
 const pkgDir = join(root, 'pkg');
 const DB = 'store-e2e';
 
-const { check, assert, fail, finish } = createChecks();
+const { check: checkIn, assert, fail, finish } = createChecks();
+let engine;
+/** Every check is named after the engine it ran in. */
+const check = (name, fn) => checkIn(`[${engine}] ${name}`, fn);
 const json = (v) => JSON.stringify(v);
 const hex = (bytes) => Buffer.from(bytes).toString('hex');
 
@@ -57,6 +61,7 @@ function expectStamp(stamp, payload, publicKeyHex) {
 }
 const sameKeys = (obj, keys) => json(Object.keys(obj).sort()) === json([...keys].sort());
 
+const errors = []; // every KitError seen in an engine's run, checked for secrets at its end
 // Secrets the page must never reveal (scalars of the session keys sealed to it).
 const secrets = [];
 /** Fails if any string in `value` (an error message, a record) holds a known secret. */
@@ -74,24 +79,30 @@ const origin = `http://localhost:${server.port}`;
 console.log(`# serving ${origin}`);
 
 let browser;
-try {
-  browser = await launchChromium(chromium);
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  // Before any page script: watch the buffers WebCrypto's ECDH returns (the store must wipe
-  // them). The kit captures WebCrypto at init, so a wrapper installed later is never called.
-  await page.addInitScript(() => {
-    const subtle = crypto.subtle;
-    const derive = subtle.deriveBits;
-    window.ecdhResults = [];
-    subtle.deriveBits = async function deriveBits(...args) {
-      const bits = await derive.apply(subtle, args);
-      window.ecdhResults.push(bits);
-      return bits;
-    };
-  });
+/**
+ * The whole suite in `engine`; `browser` is its launch. Chromium: a context and its pages.
+ * Firefox and WebKitGTK: one WebDriver session (one profile, as the context) whose window
+ * is reloaded; the second page is a second window of that session.
+ */
+async function suite() {
+  const firstRequest = server.requests.length;
+  /** The requests the server answered in this engine's run. */
+  const requests = () => server.requests.slice(firstRequest);
+  const context = engine === 'chromium' ? await browser.newContext() : null;
   const pageErrors = [];
-  page.on('pageerror', (err) => pageErrors.push(err.message));
+  const page = context ? await context.newPage() : collectPageErrors(await browser.newPage(), pageErrors);
+  if (context) page.on('pageerror', (err) => pageErrors.push(err.message));
+  /** Runs `fn(otherPage)` in a second page of the same profile, then closes it. */
+  const inOtherPage = async (fn) => {
+    if (!context) return page.inNewWindow(fn);
+    const other = await context.newPage();
+    other.on('pageerror', (err) => pageErrors.push(err.message));
+    try {
+      return await fn(other);
+    } finally {
+      await other.close();
+    }
+  };
   const load = async (query = '') => {
     await page.goto(`${origin}/${query}`);
     await page.waitForFunction(() => window.kitLoaded === true, null, { timeout: 20_000 });
@@ -99,7 +110,6 @@ try {
   /** Runs `fn(arg)` in the page as an attempt (never rejects). */
   const attempt = (fn, arg) =>
     page.evaluate(({ src, arg }) => window.attempt(() => (0, eval)(src)(arg)), { src: `(${fn})`, arg });
-  const errors = []; // every KitError seen, checked for secrets at the end
   const attemptErr = async (fn, arg, code) => {
     const e = expectKitError(await attempt(fn, arg), code);
     errors.push(e);
@@ -117,8 +127,8 @@ try {
   await load();
   const state = {};
   await check('init() does not load the store implementation; the first SessionStore.open() does', async () => {
-    const impl = () => server.requests.filter((r) => r.path === '/pkg/session-store-impl.js').length;
-    assert(server.requests.some((r) => r.path === '/pkg/session-store.js'), 'the entry imports session-store.js');
+    const impl = () => requests().filter((r) => r.path === '/pkg/session-store-impl.js').length;
+    assert(requests().some((r) => r.path === '/pkg/session-store.js'), 'the entry imports session-store.js');
     assert(impl() === 0, 'session-store-impl.js loaded by init()');
     const isStore = expectOk(await attempt(async (db) => {
       window.store = await window.kit.SessionStore.open({ name: db });
@@ -438,22 +448,62 @@ try {
     expectStamp(stamp, 'second', compressedPublicKeyHex(scalar));
   });
 
+  await check('an engine that cannot store a CryptoKey (put: DataCloneError) gets STORE_UNAVAILABLE with that cause from save and saveClientKey; nothing is written; the store works again after', async () => {
+    const pub = await page.evaluate(() => {
+      window.key3 = window.kit.ClientKey.generate();
+      return window.key3.publicKeyHex;
+    });
+    const scalar = randomScalar();
+    secrets.push(scalar);
+    const response = sessionResponse({ bundle: sealBundle(scalar, pub), expiresAt: iso(HOUR) });
+    const before = await page.evaluate((db) => window.rawRecords(db), DB);
+    const out = await page.evaluate(async (response) => {
+      // What an engine without CryptoKey serialisation in IndexedDB does (the structured
+      // clone of a CryptoKey throws DataCloneError), for the kit's records only.
+      const put = IDBObjectStore.prototype.put;
+      IDBObjectStore.prototype.put = function refusingCryptoKeys(value, ...rest) {
+        if (value?.key instanceof CryptoKey) throw new DOMException('CryptoKey cannot be cloned', 'DataCloneError');
+        return put.call(this, value, ...rest);
+      };
+      try {
+        const session = window.kit.Session.open(response, window.key3);
+        return {
+          save: await window.attempt(() => window.store.save(session)),
+          saveClientKey: await window.attempt(() => window.store.saveClientKey(window.kit.ClientKey.generate())),
+          stillLive: session.stamp('x').length > 0,
+        };
+      } finally {
+        IDBObjectStore.prototype.put = put;
+      }
+    }, response);
+    for (const what of ['save', 'saveClientKey']) {
+      const e = expectKitError(out[what], 'STORE_UNAVAILABLE');
+      errors.push(e);
+      assert(e.causeName === 'DataCloneError' && /IndexedDB/.test(e.message), `${what}: ${json(e)}`);
+    }
+    assert(out.stillLive, 'the in-memory session was lost');
+    const after = await page.evaluate((db) => window.rawRecords(db), DB);
+    assert(after.sessions.length === before.sessions.length && after.clientKeys.length === before.clientKeys.length,
+      `records written: ${json({ before: [before.sessions.length, before.clientKeys.length], after: [after.sessions.length, after.clientKeys.length] })}`);
+    const again = expectOk(await attempt(async () => (await window.store.saveClientKey(window.kit.ClientKey.generate())).publicKeyHex), 'saveClientKey after');
+    assert(/^04[0-9a-f]{128}$/.test(again), again);
+  });
+
   await check('a delete in another page reaches this one: its handle then throws SESSION_CLOSED (BroadcastChannel)', async () => {
     expectOk(await attempt(async (id) => {
       window.crossTab = await window.store.load(id);
       return window.crossTab.stamp('before');
     }, state.sandbox.id), 'load in this page');
-    const other = await context.newPage();
-    other.on('pageerror', (err) => pageErrors.push(err.message));
-    await other.goto(`${origin}/`);
-    await other.waitForFunction(() => window.kitLoaded === true, null, { timeout: 20_000 });
-    expectOk(await other.evaluate(({ db, id }) => window.attempt(async () => {
-      const store = await window.kit.SessionStore.open({ name: db });
-      await store.delete(id);
-      store.close();
-      return true;
-    }), { db: DB, id: state.sandbox.id }), 'delete in the other page');
-    await other.close();
+    await inOtherPage(async (other) => {
+      await other.goto(`${origin}/`);
+      await other.waitForFunction(() => window.kitLoaded === true, null, { timeout: 20_000 });
+      expectOk(await other.evaluate(({ db, id }) => window.attempt(async () => {
+        const store = await window.kit.SessionStore.open({ name: db });
+        await store.delete(id);
+        store.close();
+        return true;
+      }), { db: DB, id: state.sandbox.id }), 'delete in the other page');
+    });
     // The message arrives a task later; no IndexedDB read is needed to refuse.
     await attemptErr(async () => {
       await new Promise((ok) => setTimeout(ok, 50));
@@ -546,11 +596,24 @@ try {
     assertNoSecret(errors, 'an error message');
     assert(pageErrors.length === 0, `page errors: ${pageErrors.join('; ')}`);
   });
-  await context.close();
-} catch (err) {
-  fail(`driver crashed: ${err?.stack ?? err}`);
-} finally {
-  await browser?.close();
-  await server.close();
+  await context?.close();
+  await page.close?.();
 }
+
+for (engine of enginesFromArgs()) {
+  const t0 = Date.now();
+  errors.length = 0;
+  secrets.length = 0;
+  try {
+    browser = await launchEngine(engine, { chromium });
+    await suite();
+  } catch (err) {
+    fail(`[${engine}] driver crashed: ${err?.stack ?? err}`);
+  } finally {
+    await browser?.close();
+    browser = undefined;
+  }
+  console.log(`# ${engine}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+}
+await server.close();
 finish();

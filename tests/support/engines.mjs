@@ -7,6 +7,7 @@
 // The W3C client is hand-rolled over fetch (a dozen endpoints; no driver library needed).
 // Every process is started in its own process group and killed as a group on close or
 // exit; every request has a deadline, so a wedged driver fails a run instead of hanging it.
+/* global document, getComputedStyle -- in the functions the element helpers run in the page */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { launchChromium } from './chromium.mjs';
@@ -212,19 +213,25 @@ async function waitForDriver(base, child, name, timeoutMs = 20_000) {
  * not become a WebDriver "javascript error" that loses the message). The result travels
  * as a JSON string, because WebDriver's own serialisation reorders object keys (Firefox
  * sorts them) and turns undefined into null; undefined and non-finite numbers are tagged
- * so that they come back as they were, as with Playwright.
+ * so that they come back as they were, as with Playwright. The function is compiled by the
+ * page's own eval (window.eval): geckodriver runs scripts in a sandbox with its own
+ * builtins, where the page's Dates, Arrays and errors would fail `instanceof`; Playwright
+ * evaluates in the page's realm too.
  */
 const EVALUATE = `
 const [source, arg, done] = arguments;
+const pageEval = window.eval;
 const TAG = '\u0000wd:';
 const tag = (k, v) => v === undefined ? TAG + 'undefined'
   : typeof v === 'number' && !Number.isFinite(v) ? TAG + String(v) : v;
 Promise.resolve()
-  .then(() => (0, eval)('(' + source + ')')(arg))
+  .then(() => pageEval('(' + source + ')')(arg))
   .then((value) => done({ ok: true, json: JSON.stringify(value, tag) }),
         (e) => done({ ok: false, error: String(e) + (e && e.stack ? ' | ' + e.stack : '') }));
 `;
 const TAG = '\u0000wd:';
+/** The W3C key under which an element reference travels. */
+const ELEMENT_KEY = 'element-6066-11e4-a52e-4f735466cecf';
 const UNTAG = { undefined, NaN: NaN, Infinity: Infinity, '-Infinity': -Infinity };
 
 function untag(v) {
@@ -273,6 +280,83 @@ export class WebDriverPage {
       }
       if (Date.now() > deadline) throw new Error(`waitForFunction timed out after ${timeout} ms${last ? `: ${last.message}` : ''}`);
       await sleep(100);
+    }
+  }
+
+  /** Reloads the current page (W3C Refresh). */
+  async reload({ timeoutMs = 30_000 } = {}) {
+    await this.cmd('POST', '/refresh', {}, timeoutMs + 5_000);
+  }
+
+  // ---- the few element helpers of Playwright's Page the suites use ----------------
+  // Selectors are CSS; reads run in the page, clicks go through WebDriver's Element Click
+  // (real pointer events, and the driver's "not interactable" errors), as Playwright's do.
+
+  /** fn(element, arg) in the page for the first element matching `selector`. */
+  $eval(selector, fn, arg = null) {
+    return this.evaluate(({ selector, src, arg }) => {
+      const el = document.querySelector(selector);
+      if (!el) throw new Error(`no element matches ${selector}`);
+      return (0, eval)(src)(el, arg);
+    }, { selector, src: `(${fn})`, arg });
+  }
+
+  /** fn(elements, arg) in the page for every element matching `selector`. */
+  $$eval(selector, fn, arg = null) {
+    return this.evaluate(({ selector, src, arg }) =>
+      (0, eval)(src)([...document.querySelectorAll(selector)], arg), { selector, src: `(${fn})`, arg });
+  }
+
+  textContent(selector) {
+    return this.$eval(selector, (el) => el.textContent);
+  }
+
+  getAttribute(selector, name) {
+    return this.$eval(selector, (el, n) => el.getAttribute(n), name);
+  }
+
+  isEnabled(selector) {
+    return this.$eval(selector, (el) => !el.disabled);
+  }
+
+  isDisabled(selector) {
+    return this.$eval(selector, (el) => el.disabled === true);
+  }
+
+  /** Visible as Playwright means it: a non-empty box and not visibility:hidden. */
+  isVisible(selector) {
+    return this.evaluate((selector) => {
+      const el = document.querySelector(selector);
+      if (!el) return false;
+      const box = el.getBoundingClientRect();
+      return box.width > 0 && box.height > 0 && getComputedStyle(el).visibility !== 'hidden';
+    }, selector);
+  }
+
+  async click(selector) {
+    const found = await this.cmd('POST', '/element', { using: 'css selector', value: selector });
+    const id = found[ELEMENT_KEY];
+    await this.cmd('POST', `/element/${id}/click`, {});
+  }
+
+  async waitForSelector(selector, { timeout = 10_000 } = {}) {
+    await this.waitForFunction((s) => document.querySelector(s) !== null, selector, { timeout });
+  }
+
+  /**
+   * Opens a second top-level browsing context of this session (same profile, like a new
+   * page of a Playwright context), runs `fn(handle)` with it current, then closes it and
+   * switches back; `handle` has goto/evaluate/waitForFunction (this page's methods).
+   */
+  async inNewWindow(fn) {
+    const original = await this.cmd('GET', '/window');
+    const { handle } = await this.cmd('POST', '/window/new', { type: 'tab' });
+    await this.cmd('POST', '/window', { handle });
+    try {
+      return await fn(this);
+    } finally {
+      await this.cmd('DELETE', '/window').catch(() => {});
+      await this.cmd('POST', '/window', { handle: original });
     }
   }
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// End to end: the packed tarball, installed into a Vite app, built with Vite, served from
-// a local static server and driven in headless Chromium (Debian's, via playwright-core).
+// End to end: the packed tarball, installed into a Vite app, built with Vite (once), served
+// from a local static server and driven in every engine (tests/support/engines.mjs):
+// headless Chromium (Debian's, via playwright-core), Firefox ESR (geckodriver) and
+// WebKitGTK (WebKitWebDriver on Xvfb), the same page checks in each.
 // Node seals a session key to the page's ClientKey with @turnkey/crypto; the page opens
 // it and stamps; Node verifies the stamp with @noble/curves. Also checks that the passkey
 // module and WalletClient's implementation are separate chunks loaded by
@@ -11,7 +13,7 @@
 // again from Vite's dev server. Neither `vite build` nor the dev server may warn. (The
 // plain demo page is driven against the emulator by tests/e2e/run.mjs.) Prints "N passed, N failed"; exits non-zero on failure.
 //
-// Usage: node tests/vite/run.mjs [path/to/embedded-wallet-kit-x.y.z.tgz]
+// Usage: node tests/vite/run.mjs [--engine chromium|firefox|webkit|all] [path/to/embedded-wallet-kit-x.y.z.tgz]
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -20,19 +22,24 @@ import { build, createLogger, createServer } from 'vite';
 import { chromium } from 'playwright-core';
 import { serveStatic } from '../../scripts/serve.mjs';
 import { sessionResponse, pending202, randomScalar, compressedPublicKeyHex, sealBundle, checkStamp } from '../support/fixtures.mjs';
-import { launchChromium } from '../support/chromium.mjs';
+import { collectPageErrors, enginesFromArgs, launchEngine } from '../support/engines.mjs';
 import { createChecks } from '../support/checks.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = resolve(here, '../..');
 
-const { check, assert, fail, finish } = createChecks();
+const { check: checkIn, assert, fail, finish } = createChecks();
+/** The engine of the page checks; the build checks (once) are named without one. */
+let engine;
+const check = (name, fn) => checkIn(engine ? `[${engine}] ${name}` : name, fn);
+const engines = enginesFromArgs();
 function sh(cmd, args, cwd) {
   execFileSync(cmd, args, { cwd, stdio: ['ignore', 'inherit', 'inherit'] });
 }
 
 function findTarball() {
-  if (process.argv[2]) return resolve(process.argv[2]);
+  const given = process.argv.slice(2).filter((a, i, all) => !a.startsWith('--engine') && all[i - 1] !== '--engine');
+  if (given[0]) return resolve(given[0]);
   const dist = join(root, 'dist');
   const candidates = existsSync(dist)
     ? readdirSync(dist).filter((f) => /^embedded-wallet-kit-.*\.tgz$/.test(f)).map((f) => join(dist, f))
@@ -74,41 +81,35 @@ const server = await serveStatic({ '/': outDir });
 const base = `http://localhost:${server.port}`;
 
 /**
- * The isolated signer in a fresh browser context at `pageUrl` (main.js with
- * ?isolate=worker): the Worker is started from the expected script, a session sealed here
- * opens in it, its stamp and signRetry verify here, and the page's own realm never fetches,
- * compiles or instantiates wasm while the Worker fetches the signing .wasm once.
+ * The isolated signer at `pageUrl` (main.js with ?isolate=worker), in a fresh browser
+ * context (Chromium) or the engine's WebDriver session: the Worker is started from the
+ * expected script, a session sealed here opens in it, its stamp and signRetry verify here,
+ * and the page's own realm never fetches, compiles or instantiates wasm (index.html counts
+ * every WebAssembly compile/instantiate call of the page's realm, before any module runs)
+ * while the Worker fetches the signing .wasm once. `served()` is the serving side's log of
+ * the requests since the page was opened (it sees the Worker's requests as well as the
+ * page's; every response is fresh: no-store, or a fresh profile).
  */
-async function checkIsolatedPage(label, pageUrl, expected) {
-  const context = await browser.newContext();
-  // Counts, in the page's own realm only, every way to compile or instantiate wasm.
-  await context.addInitScript(() => {
-    window.pageRealmWasm = [];
-    for (const name of ['instantiate', 'instantiateStreaming', 'compile', 'compileStreaming']) {
-      const original = WebAssembly[name];
-      WebAssembly[name] = function (...args) {
-        window.pageRealmWasm.push(name);
-        return Reflect.apply(original, this, args);
-      };
-    }
-  });
-  // The context sees the Worker's requests as well as the page's.
-  const wasmFetches = [];
-  context.on('response', (r) => {
-    const path = new URL(r.url()).pathname;
-    if (path.endsWith('.wasm')) wasmFetches.push({ path, status: r.status(), type: r.headers()['content-type'] });
-  });
-  const page = await context.newPage();
-  page.on('pageerror', (err) => pageErrors.push(`isolated page (${label}): ${err.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') pageErrors.push(`isolated page (${label}) console: ${msg.text()}`);
-  });
+async function checkIsolatedPage(label, pageUrl, expected, served) {
+  const context = engine === 'chromium' ? await browser.newContext() : null;
+  let page;
   const workers = [];
-  page.on('worker', (w) => workers.push(new URL(w.url()).pathname));
+  if (context) {
+    page = await context.newPage();
+    page.on('pageerror', (err) => pageErrors.push(`isolated page (${label}): ${err.message}`));
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') pageErrors.push(`isolated page (${label}) console: ${msg.text()}`);
+    });
+    page.on('worker', (w) => workers.push(new URL(w.url()).pathname));
+  } else {
+    page = session;
+  }
   try {
     await page.goto(pageUrl);
     await page.waitForFunction(() => window.kitState?.done === true, null, { timeout: 30_000 });
     const state = await page.evaluate(() => window.kitState);
+    // WebDriver reports no workers: the serving side saw which Worker script was fetched.
+    if (!context) workers.push(...served().map((r) => r.path).filter((path) => /signer-worker[^/]*\.js$/.test(path)));
 
     await check(`${label}: init({ isolate: 'worker' }) resolves in the Vite page (default Vite config)`, () => {
       assert(state.isolated === true, 'the page did not take the isolated path');
@@ -171,35 +172,72 @@ async function checkIsolatedPage(label, pageUrl, expected) {
       assert(inPage.wasmResources.length === 0, `page realm fetched ${inPage.wasmResources.join(', ')}`);
       assert(state.preInitCode === 'NOT_INITIALIZED' && state.sameThreadCodeAfterInit === 'NOT_INITIALIZED',
         `same-thread ClientKey.generate before/after init({ isolate }): ${state.preInitCode}/${state.sameThreadCodeAfterInit}`);
+      const wasmFetches = served().filter((r) => r.path.endsWith('.wasm'));
       assert(wasmFetches.length === 1 && expected.wasm(wasmFetches[0].path) && wasmFetches[0].status === 200
         && wasmFetches[0].type === 'application/wasm', `wasm fetches: ${JSON.stringify(wasmFetches)}`);
     });
   } finally {
-    await context.close();
+    if (context) await context.close();
+    else {
+      await session.evaluate(() => true); // collects what the page recorded since the last evaluate
+      await session.goto('about:blank'); // ends the page's Worker
+    }
   }
 }
 
 let browser;
-const pageErrors = [];
+/** Firefox and WebKitGTK: the engine's one WebDriver session. */
+let session;
+let pageErrors = [];
+// ---- the build (once) ------------------------------------------------------------------
 try {
-  browser = await launchChromium(chromium);
-  const page = await browser.newPage();
-  page.on('pageerror', (err) => pageErrors.push(err.message));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') pageErrors.push(`console: ${msg.text()}`);
-  });
-
   await check('vite build emitted the .wasm as an asset', () => {
     assert(assets.some((a) => a.endsWith('.wasm')), `no .wasm in ${assets.join(', ')}`);
   });
   await check('vite build printed no warnings', () => assert(buildWarnings.length === 0, buildWarnings.join('\n')));
   await check('vite build emitted the passkey module as its own chunk plus its .wasm', () => {
-    assert(assets.some((a) => /^embedded_wallet_kit_passkey_bg-.*\.wasm$/.test(a)), `no passkey .wasm in ${assets.join(', ')}`);
-    assert(assets.some((a) => /^embedded_wallet_kit_passkey-.*\.js$/.test(a)), `no passkey chunk in ${assets.join(', ')}`);
+    assert(assets.some((a) => /^embedded_wallet_kit_wallet_bg-.*\.wasm$/.test(a)), `no passkey .wasm in ${assets.join(', ')}`);
+    assert(assets.some((a) => /^embedded_wallet_kit_wallet-.*\.js$/.test(a)), `no passkey chunk in ${assets.join(', ')}`);
   });
   await check("vite build emitted WalletClient's implementation as its own chunk", () => {
     assert(assets.some((a) => /^wallet-client-impl-.*\.js$/.test(a)), `no wallet-client-impl chunk in ${assets.join(', ')}`);
   });
+} catch (err) {
+  fail(`vite build checks: ${err?.stack ?? err}`);
+}
+const pkgWasm = readFileSync(join(here, 'node_modules', 'embedded-wallet-kit', 'embedded_wallet_kit_bg.wasm'));
+const workerAsset = assets.find((a) => /^signer-worker-.*\.js$/.test(a));
+await check('vite build emitted the signer Worker as its own asset, started by URL from the page chunk', () => {
+  assert(workerAsset !== undefined, `no signer-worker-*.js in ${assets.join(', ')}`);
+  const startsIt = assets.filter((a) => a.endsWith('.js') && a !== workerAsset)
+    .filter((a) => readFileSync(join(outDir, 'assets', a), 'utf8').includes(`/assets/${workerAsset}`));
+  assert(startsIt.length === 1, `chunks naming /assets/${workerAsset}: ${startsIt.join(', ') || 'none'}`);
+});
+await check('the Worker bundle loads an emitted .wasm that is the package\'s signing module', () => {
+  const code = readFileSync(join(outDir, 'assets', workerAsset), 'utf8');
+  const named = [...new Set(code.match(/[\w.-]+\.wasm/g) ?? [])];
+  assert(named.length === 1, `.wasm names in the Worker bundle: ${named.join(', ') || 'none'}`);
+  assert(assets.includes(named[0]), `${named[0]} is not among the emitted assets`);
+  assert(readFileSync(join(outDir, 'assets', named[0])).equals(pkgWasm), `${named[0]} is not embedded_wallet_kit_bg.wasm`);
+});
+
+// ---- the page, in each engine -----------------------------------------------------------
+async function suite() {
+  const firstRequest = server.requests.length;
+  /** What the static server answered in this engine's run. */
+  const requests = () => server.requests.slice(firstRequest);
+  pageErrors = [];
+  let page;
+  if (engine === 'chromium') {
+    page = await browser.newPage();
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') pageErrors.push(`console: ${msg.text()}`);
+    });
+  } else {
+    session = collectPageErrors(await browser.newPage(), pageErrors);
+    page = session;
+  }
 
   await page.goto(`${base}/`);
   await page.waitForFunction(() => window.kitState?.done === true, null, { timeout: 30_000 });
@@ -210,16 +248,16 @@ try {
     assert(state.preInitCode === 'NOT_INITIALIZED', `got ${state.preInitCode}`));
   await check('concurrent init() calls share one promise', () => assert(state.sameInitPromise === true, 'different promises'));
   await check('the .wasm was fetched once, as application/wasm', () => {
-    const wasm = server.requests.filter((r) => r.path.endsWith('.wasm'));
+    const wasm = requests().filter((r) => r.path.endsWith('.wasm'));
     assert(wasm.length === 1, `wasm requests: ${JSON.stringify(wasm)}`);
     assert(wasm[0].status === 200 && wasm[0].type === 'application/wasm', JSON.stringify(wasm[0]));
   });
   await check('init() alone did not fetch the passkey module', () => {
-    const passkeyFiles = server.requests.filter((r) => r.path.includes('embedded_wallet_kit_passkey'));
+    const passkeyFiles = requests().filter((r) => r.path.includes('embedded_wallet_kit_wallet'));
     assert(passkeyFiles.length === 0, `fetched: ${passkeyFiles.map((r) => r.path).join(', ')}`);
   });
   await check("init() alone did not fetch WalletClient's implementation chunk", () => {
-    const implFiles = server.requests.filter((r) => r.path.includes('wallet-client-impl'));
+    const implFiles = requests().filter((r) => r.path.includes('wallet-client-impl'));
     assert(implFiles.length === 0, `fetched: ${implFiles.map((r) => r.path).join(', ')}`);
   });
   await check('ClientKey.generate in the page', () => assert(/^04[0-9a-f]{128}$/.test(state.publicKeyHex ?? ''), state.publicKeyHex));
@@ -319,63 +357,71 @@ try {
     assert(pk.error === undefined, pk.error);
     assert(typeof pk.supported === 'boolean', JSON.stringify(pk));
     assert(pk.bad === 'INVALID_INPUT', `passkey.register({}) in the Vite page: ${pk.bad}`);
-    const wasm = server.requests.filter((r) => /embedded_wallet_kit_passkey_bg-.*\.wasm$/.test(r.path));
+    const wasm = requests().filter((r) => /embedded_wallet_kit_wallet_bg-.*\.wasm$/.test(r.path));
     assert(wasm.length === 1 && wasm[0].type === 'application/wasm', JSON.stringify(wasm));
   });
   await check("init({ passkeys: true }) in the Vite page also loads WalletClient's implementation chunk, once; a flow runs", () => {
-    const impl = server.requests.filter((r) => /\/wallet-client-impl-.*\.js$/.test(r.path));
+    const impl = requests().filter((r) => /\/wallet-client-impl-.*\.js$/.test(r.path));
     assert(impl.length === 1 && impl[0].status === 200, JSON.stringify(impl));
     assert(pk.flow?.isClient === true && pk.flow.created?.id === 'AuthMethod:1', JSON.stringify(pk.flow));
   });
 
   // ---- the isolated signer: init({ isolate: 'worker' }) in the same Vite build -------------
-  const pkgWasm = readFileSync(join(here, 'node_modules', 'embedded-wallet-kit', 'embedded_wallet_kit_bg.wasm'));
-  const workerAsset = assets.find((a) => /^signer-worker-.*\.js$/.test(a));
-  await check('vite build emitted the signer Worker as its own asset, started by URL from the page chunk', () => {
-    assert(workerAsset !== undefined, `no signer-worker-*.js in ${assets.join(', ')}`);
-    const startsIt = assets.filter((a) => a.endsWith('.js') && a !== workerAsset)
-      .filter((a) => readFileSync(join(outDir, 'assets', a), 'utf8').includes(`/assets/${workerAsset}`));
-    assert(startsIt.length === 1, `chunks naming /assets/${workerAsset}: ${startsIt.join(', ') || 'none'}`);
-  });
-  await check('the Worker bundle loads an emitted .wasm that is the package\'s signing module', () => {
-    const code = readFileSync(join(outDir, 'assets', workerAsset), 'utf8');
-    const named = [...new Set(code.match(/[\w.-]+\.wasm/g) ?? [])];
-    assert(named.length === 1, `.wasm names in the Worker bundle: ${named.join(', ') || 'none'}`);
-    assert(assets.includes(named[0]), `${named[0]} is not among the emitted assets`);
-    assert(readFileSync(join(outDir, 'assets', named[0])).equals(pkgWasm), `${named[0]} is not embedded_wallet_kit_bg.wasm`);
-  });
-
+  const isolatedFrom = server.requests.length;
   await checkIsolatedPage('build', `${base}/?isolate=worker`, {
     worker: (path) => path === `/assets/${workerAsset}`,
     wasm: (path) => /^\/assets\/embedded_wallet_kit_bg-.*\.wasm$/.test(path),
-  });
+  }, () => server.requests.slice(isolatedFrom));
 
   // The same page from Vite's dev server (no bundling of the Worker, the kit served from
   // node_modules): init({ isolate: 'worker' }) must work there too, unconfigured.
   const devWarnings = [];
+  const devRequests = [];
   const dev = await createServer({
     root: here, configFile: false, logLevel: 'warn', customLogger: recordingLogger(devWarnings), server: { host: 'localhost', port: 0 },
+    // Only records what the dev server answered (first in its middleware stack); no other config.
+    plugins: [{
+      name: 'record-requests',
+      configureServer(devServer) {
+        devServer.middlewares.use((req, res, next) => {
+          const path = new URL(req.url, 'http://localhost').pathname;
+          res.on('finish', () => devRequests.push({ path, status: res.statusCode, type: String(res.getHeader('content-type') ?? '') }));
+          next();
+        });
+      },
+    }],
   });
   try {
     await dev.listen();
     await checkIsolatedPage('dev server', new URL('?isolate=worker', dev.resolvedUrls.local[0]).href, {
       worker: (path) => path.endsWith('/embedded-wallet-kit/signer-worker.js'),
       wasm: (path) => path.endsWith('/embedded-wallet-kit/embedded_wallet_kit_bg.wasm'),
-    });
+    }, () => devRequests);
   } finally {
     await dev.close();
   }
   await check('vite dev server printed no warnings', () => assert(devWarnings.length === 0, devWarnings.join('\n')));
 
-  await check('no page errors and no 404s', () => {
-    const missing = server.requests.filter((r) => r.status !== 200).map((r) => `${r.status} ${r.path}`);
+  await check('no page errors and no 404s', async () => {
+    const missing = requests().filter((r) => r.status !== 200).map((r) => `${r.status} ${r.path}`);
     assert(pageErrors.length === 0 && missing.length === 0, [...pageErrors, ...missing].join('\n'));
   });
-} catch (err) {
-  fail(`e2e driver: ${err?.stack ?? err}`);
-} finally {
-  await browser?.close();
-  await server.close();
 }
 
+for (engine of engines) {
+  const t0 = Date.now();
+  try {
+    browser = await launchEngine(engine, { chromium });
+    await suite();
+  } catch (err) {
+    fail(`[${engine}] e2e driver: ${err?.stack ?? err}`);
+  } finally {
+    await session?.close();
+    session = undefined;
+    await browser?.close();
+    browser = undefined;
+  }
+  console.log(`# ${engine}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+}
+await server.close();
 finish();

@@ -59,6 +59,10 @@ pub struct Config {
     /// `POST /quotes` and `POST /quotes/{id}/execute` answer 403 (switchable at run time
     /// with `POST /emulator/permissions`).
     pub forbid_transact: bool,
+    /// `--strict-csp`: static and `/pkg/` files carry a strict Content-Security-Policy
+    /// (`server::CONTENT_SECURITY_POLICY`). Off by default: WebDriver harnesses that
+    /// evaluate script through `eval` in the page are blocked by it in Firefox and WebKit.
+    pub strict_csp: bool,
 }
 
 impl Default for Config {
@@ -81,6 +85,7 @@ impl Default for Config {
             otp_ttl: Duration::from_secs(300),
             quiet: false,
             forbid_transact: false,
+            strict_csp: false,
         }
     }
 }
@@ -121,6 +126,8 @@ USAGE: emulator [OPTIONS]
   --forbid-transact            the API token lacks the TRANSACT permission: quotes and
                                their execution answer 403 (POST /emulator/permissions
                                switches it at run time)
+  --strict-csp                 serve files with a strict Content-Security-Policy
+                               (script-src 'self' 'wasm-unsafe-eval'; no inline; make demo)
   --quiet                      no request log on stderr
   -h, --help                   this text
 ";
@@ -144,6 +151,10 @@ where
         }
         if arg == "--forbid-transact" {
             config.forbid_transact = true;
+            continue;
+        }
+        if arg == "--strict-csp" {
+            config.strict_csp = true;
             continue;
         }
         let (flag, inline) = match arg.split_once('=') {
@@ -225,6 +236,7 @@ mod tests {
         assert_eq!(c.host, "127.0.0.1");
         assert_eq!(c.session_ttl, Duration::from_secs(900));
         assert!(!c.forbid_transact);
+        assert!(!c.strict_csp);
         let c = parse_args([
             "--mode",
             "sandbox",
@@ -235,9 +247,11 @@ mod tests {
             "https://wallet.example.com/",
             "--challenge-interval-ms=0",
             "--forbid-transact",
+            "--strict-csp",
         ])
         .unwrap()
         .unwrap();
+        assert!(c.strict_csp);
         assert_eq!(c.mode, Mode::Sandbox);
         assert_eq!(c.port, 0);
         assert_eq!(c.session_ttl, Duration::from_secs(5));

@@ -3,7 +3,6 @@
 //! assertion checks, and the signed wallet-export envelope.
 
 use embedded_wallet_kit::bundle::{self, Bundle};
-use embedded_wallet_kit::client_key::{compressed_hex, parse_public_key_hex, uncompressed_hex};
 use embedded_wallet_kit::encoding::{
     base58check_decode, base58check_encode, base64url_decode, base64url_encode, hex_decode,
     hex_encode,
@@ -13,6 +12,7 @@ use embedded_wallet_kit::p256::ecdsa::{DerSignature, Signature, SigningKey, Veri
 use embedded_wallet_kit::p256::elliptic_curve::sec1::ToSec1Point;
 use embedded_wallet_kit::p256::elliptic_curve::Generate;
 use embedded_wallet_kit::p256::{PublicKey, SecretKey};
+use embedded_wallet_kit::{compressed_hex, parse_public_key_hex, uncompressed_hex};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 

@@ -181,20 +181,25 @@ async fn fallback(AxumState(app): AxumState<Shared>, request: Request) -> Respon
     let path = request.uri().path().to_owned();
     if (request.method() == Method::GET || request.method() == Method::HEAD) && !is_api_path(&path)
     {
-        return serve_file(&app.config.static_dir, path.trim_start_matches('/')).await;
+        return serve_file(
+            &app.config,
+            &app.config.static_dir,
+            path.trim_start_matches('/'),
+        )
+        .await;
     }
     ApiError::not_found(format!("no route for {} {path}", request.method())).into_response()
 }
 
 async fn index(AxumState(app): AxumState<Shared>) -> Response {
-    serve_file(&app.config.static_dir, "index.html").await
+    serve_file(&app.config, &app.config.static_dir, "index.html").await
 }
 
 async fn pkg_file(
     AxumState(app): AxumState<Shared>,
     axum::extract::Path(path): axum::extract::Path<String>,
 ) -> Response {
-    serve_file(&app.config.pkg_dir, &path).await
+    serve_file(&app.config, &app.config.pkg_dir, &path).await
 }
 
 fn mime(path: &FsPath) -> &'static str {
@@ -213,7 +218,7 @@ fn mime(path: &FsPath) -> &'static str {
     }
 }
 
-/// The Content-Security-Policy of every static and `/pkg/` file: the strict policy the kit's
+/// With `--strict-csp`, the Content-Security-Policy of every static and `/pkg/` file: the strict policy the kit's
 /// README recommends, so the demo shows it is enough. `'wasm-unsafe-eval'` lets the kit
 /// compile its WebAssembly (no `'unsafe-eval'`); `worker-src 'self'` the isolated signer's
 /// Worker; no inline script or style anywhere. (A Worker's policy is its script's response
@@ -224,7 +229,7 @@ pub const CONTENT_SECURITY_POLICY: &str =
      object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 /// A file under `root`, refusing any path that could leave it.
-async fn serve_file(root: &FsPath, relative: &str) -> Response {
+async fn serve_file(config: &Config, root: &FsPath, relative: &str) -> Response {
     let relative = PathBuf::from(relative);
     let safe = relative
         .components()
@@ -242,10 +247,12 @@ async fn serve_file(root: &FsPath, relative: &str) -> Response {
             let headers = response.headers_mut();
             headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(mime(&path)));
             headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-            headers.insert(
-                header::CONTENT_SECURITY_POLICY,
-                HeaderValue::from_static(CONTENT_SECURITY_POLICY),
-            );
+            if config.strict_csp {
+                headers.insert(
+                    header::CONTENT_SECURITY_POLICY,
+                    HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+                );
+            }
             response
         }
         Err(_) => not_found_page(relative.display()),

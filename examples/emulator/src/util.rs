@@ -146,9 +146,7 @@ mod tests {
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00.000Z");
         assert_eq!(rfc3339(1_760_357_100_123), "2025-10-13T12:05:00.123Z");
         assert_eq!(rfc3339(951_782_400_000), "2000-02-29T00:00:00.000Z");
-        let parsed =
-            embedded_wallet_kit::timestamp::parse_rfc3339(&rfc3339(1_760_357_100_123), "t")
-                .unwrap();
+        let parsed = embedded_wallet_kit::parse_rfc3339(&rfc3339(1_760_357_100_123), "t").unwrap();
         assert_eq!(parsed, 1_760_357_100_123);
     }
 

@@ -254,6 +254,7 @@ fn static_files_and_pkg_with_mime_types() {
     let emu = start_with(Mode::Strict, move |c| {
         c.static_dir = s;
         c.pkg_dir = p;
+        c.strict_csp = true;
     });
 
     let r = emu.raw("GET", "/", &[], "");
@@ -299,6 +300,15 @@ fn static_files_and_pkg_with_mime_types() {
         assert_eq!(r.status, 404, "{missing}: {}", r.body);
         assert!(!r.body.contains("no\n") && r.body != "no");
     }
+    // Without --strict-csp, no policy (WebDriver harnesses evaluate through eval).
+    let (s, p) = (site.clone(), pkg.clone());
+    let plain = start_with(Mode::Strict, move |c| {
+        c.static_dir = s;
+        c.pkg_dir = p;
+    });
+    let r = plain.raw("GET", "/", &[], "");
+    r.expect(200);
+    assert_eq!(r.header("content-security-policy"), None);
     // API paths never fall through to files.
     std::fs::write(site.join("quotes"), "file").unwrap();
     assert_eq!(emu.raw("GET", "/quotes", &[], "").status, 401);

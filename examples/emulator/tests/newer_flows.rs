@@ -7,13 +7,13 @@ mod common;
 use std::time::Duration;
 
 use common::{body, drive, send, start_with, view, Emu};
+use embedded_wallet_kit::enclave::encrypt_otp_json;
 use embedded_wallet_kit::enclave::{
     open_export_json, SignerPin, PRODUCTION_TLS_FETCHER_PUBLIC_KEY,
 };
 use embedded_wallet_kit::flows::body_string;
-use embedded_wallet_kit::flows::otp::{target_bundle, OtpLogin, OtpNext};
 use embedded_wallet_kit::flows::wallet;
-use embedded_wallet_kit::otp::encrypt_otp_json;
+use embedded_wallet_kit::flows::{target_bundle, OtpLogin, OtpNext};
 use embedded_wallet_kit::{ClientKey, ErrorCode, Result, Session, SIGNATURE_HEADER};
 use emulator::Mode;
 use serde_json::{json, Value};
@@ -283,7 +283,7 @@ fn client_held_oauth_verify_and_key_reuse() {
     // The nonce binds the clientPublicKey string as sent: here the compressed form.
     let mut key = ClientKey::generate().unwrap();
     let compressed = key.compressed_public_key_hex();
-    let nonce = embedded_wallet_kit::client_key::oidc_nonce_for(&compressed);
+    let nonce = embedded_wallet_kit::oidc_nonce_for(&compressed);
     let verify_body =
         json!({"type": "OAUTH", "oidcToken": token(&nonce), "clientPublicKey": compressed});
     let r = emu.post(&format!("/auth/credentials/{cred}/verify"), &verify_body);

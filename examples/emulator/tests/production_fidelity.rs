@@ -9,12 +9,12 @@ use std::time::Duration;
 
 use common::{start_with, Emu, Resp};
 use embedded_wallet_kit::bundle::seal_raw;
-use embedded_wallet_kit::client_key::{compressed_hex, uncompressed_hex};
 use embedded_wallet_kit::encoding::{base64url_encode, hex_decode, hex_encode};
 use embedded_wallet_kit::p256::ecdsa::SigningKey;
 use embedded_wallet_kit::p256::elliptic_curve::sec1::ToSec1Point;
 use embedded_wallet_kit::p256::{PublicKey, SecretKey};
 use embedded_wallet_kit::stamp::{sign_der, stamp};
+use embedded_wallet_kit::{compressed_hex, uncompressed_hex};
 use embedded_wallet_kit::{ClientKey, PendingSignature, SANDBOX_SIGNATURE};
 use emulator::Mode;
 use serde_json::{json, Value};
@@ -282,7 +282,7 @@ fn sandbox_runs_the_encrypted_otp_with_the_magic_code_and_either_key_form() {
         let pending = PendingSignature::from_json(&first.body).unwrap();
         // The kit signs the second leg with the TEK: a real stamp by it is accepted...
         let mut client_key = ClientKey::from_secret(tek.secret.clone());
-        let headers = embedded_wallet_kit::otp::sign_with_tek(
+        let headers = embedded_wallet_kit::enclave::sign_with_tek(
             &mut client_key,
             &pending,
             emulator::util::now_ms(),

@@ -10,9 +10,9 @@ use std::collections::HashMap;
 use axum::extract::{Query, State as AxumState};
 use axum::http::StatusCode;
 use axum::response::Response;
-use embedded_wallet_kit::client_key::uncompressed_hex;
 use embedded_wallet_kit::encoding::base64url_encode;
 use embedded_wallet_kit::p256::PublicKey;
+use embedded_wallet_kit::uncompressed_hex;
 use serde_json::{json, Value};
 
 use super::http::{json_response, Req};

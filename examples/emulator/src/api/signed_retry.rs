@@ -4,9 +4,9 @@
 
 use axum::http::StatusCode;
 use axum::response::Response;
-use embedded_wallet_kit::client_key::{compressed_hex, parse_public_key_hex};
 use embedded_wallet_kit::encoding::sha256_hex;
 use embedded_wallet_kit::stamp::{decode_stamp, verify_stamp};
+use embedded_wallet_kit::{compressed_hex, parse_public_key_hex};
 use embedded_wallet_kit::{REQUEST_ID_HEADER, SANDBOX_SIGNATURE, SIGNATURE_HEADER};
 use serde_json::{json, Value};
 

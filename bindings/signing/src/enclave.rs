@@ -6,16 +6,16 @@ use js_sys::Object;
 use wasm_bindgen::prelude::*;
 use zeroize::Zeroizing;
 
-use super::js::{exact_string, own, scrub_stack};
-use super::signing::{headers_to_js, object_or_json, pending_from_js, JsClientKey, JsFields};
-use super::{invalid_input, to_js};
-use crate::enclave::{
+use crate::signing::{headers_to_js, object_or_json, pending_from_js, JsClientKey, JsFields};
+use embedded_wallet_kit::enclave::{encrypt_otp, sign_with_tek, unquote_target_bundle};
+use embedded_wallet_kit::enclave::{
     open_export, SignerPin, VerifiedEnvelope, PRODUCTION_SIGNER_PUBLIC_KEY,
     PRODUCTION_TLS_FETCHER_PUBLIC_KEY,
 };
-use crate::error::ErrorCode;
-use crate::otp::{encrypt_otp, sign_with_tek, unquote_target_bundle};
-use crate::timestamp::{Clock, SystemClock};
+use embedded_wallet_kit::ErrorCode;
+use ewk_common::js::{exact_string, own};
+use ewk_common::scrubbed;
+use ewk_common::{invalid_input, to_js};
 
 type JsResult<T> = Result<T, JsValue>;
 
@@ -24,11 +24,11 @@ fn option(options: &JsValue, name: &str) -> Option<JsValue> {
     own(options, name).filter(|v| !v.is_undefined() && !v.is_null())
 }
 
-/// `options.pin` (`"production"`, the default; `"sandbox"`; or a signer key in hex) and
-/// `options.sandbox` (`true` is `pin: "sandbox"`) as a [`SignerPin`].
+/// `options.pin` and `options.sandbox`, read from JS; what they mean is the core's
+/// [`SignerPin::choose`].
 fn signer_pin(options: &JsValue, production: &str) -> JsResult<SignerPin> {
     if options.is_undefined() || options.is_null() {
-        return Ok(SignerPin::Key(production.into()));
+        return SignerPin::choose(None, false, production).map_err(to_js);
     }
     if !options.is_object() {
         return Err(invalid_input("options must be an object"));
@@ -47,16 +47,7 @@ fn signer_pin(options: &JsValue, production: &str) -> JsResult<SignerPin> {
             .as_bool()
             .ok_or_else(|| invalid_input("options.sandbox must be a boolean"))?,
     };
-    Ok(match (pin.as_deref(), sandbox) {
-        (None | Some("production"), false) => SignerPin::Key(production.into()),
-        (None | Some("sandbox"), true) | (Some("sandbox"), false) => SignerPin::Sandbox,
-        (Some(_), true) => {
-            return Err(invalid_input(
-                "options.sandbox: true contradicts options.pin",
-            ))
-        }
-        (Some(key), false) => SignerPin::Key(key.into()),
-    })
+    SignerPin::choose(pin.as_deref(), sandbox, production).map_err(to_js)
 }
 
 /// Verifies a signed envelope and reads its data as an object.
@@ -77,19 +68,20 @@ pub fn encrypt_otp_js(
     key: &JsClientKey,
     options: &JsValue,
 ) -> JsResult<String> {
-    const WHAT: &str = "OTP target bundle";
-    let pin = signer_pin(options, PRODUCTION_TLS_FETCHER_PUBLIC_KEY)?;
-    let otp = Zeroizing::new(exact_string(otp_code, "otpCode", ErrorCode::InvalidInput)?);
-    key.0.read(|k| k.check_unused())?.map_err(to_js)?;
-    let bundle = match target_bundle.as_string() {
-        Some(text) => JsValue::from_str(unquote_target_bundle(&text)),
-        None => target_bundle.clone(),
-    };
-    let envelope = object_or_json(&bundle, ErrorCode::InvalidBundle, WHAT)?;
-    let data = verified_data(&envelope, &pin, WHAT)?;
-    let sealed = key.0.write(|k| encrypt_otp(&data, &otp, k).map_err(to_js));
-    scrub_stack(); // the ephemeral HPKE secret and the plaintext passed through the stack
-    sealed
+    scrubbed(|| {
+        const WHAT: &str = "OTP target bundle";
+        let pin = signer_pin(options, PRODUCTION_TLS_FETCHER_PUBLIC_KEY)?;
+        let otp = Zeroizing::new(exact_string(otp_code, "otpCode", ErrorCode::InvalidInput)?);
+        key.0.read(|k| k.check_unused())?.map_err(to_js)?;
+        let bundle = match target_bundle.as_string() {
+            Some(text) => JsValue::from_str(unquote_target_bundle(&text)),
+            None => target_bundle.clone(),
+        };
+        let envelope = object_or_json(&bundle, ErrorCode::InvalidBundle, WHAT)?;
+        let data = verified_data(&envelope, &pin, WHAT)?;
+
+        key.0.write(|k| encrypt_otp(&data, &otp, k).map_err(to_js))
+    })
 }
 
 /// Opens a wallet export (the 200 `{id, encryptedWalletCredentials}`, or the envelope
@@ -100,29 +92,30 @@ pub fn open_wallet_export(
     key: &JsClientKey,
     options: &JsValue,
 ) -> JsResult<JsValue> {
-    const WHAT: &str = "export bundle";
-    let pin = signer_pin(options, PRODUCTION_SIGNER_PUBLIC_KEY)?;
-    let organization_id = match option(options, "organizationId") {
-        None => None,
-        Some(v) => Some(
-            v.as_string()
-                .ok_or_else(|| invalid_input("options.organizationId must be a string"))?,
-        ),
-    };
-    key.0.read(|k| k.check_unused())?.map_err(to_js)?;
-    let mut envelope = object_or_json(response, ErrorCode::InvalidBundle, WHAT)?;
-    if let Some(inner) = own(&envelope.0, "encryptedWalletCredentials") {
-        envelope = object_or_json(&inner, ErrorCode::InvalidBundle, WHAT)?;
-    }
-    let data = verified_data(&envelope, &pin, WHAT)?;
-    // Copied into a JS string (which cannot be wiped); the Rust copy is zeroized on drop.
-    let opened = key.0.write(|k| {
-        open_export(&data, k, organization_id.as_deref())
-            .map(|m| JsValue::from_str(&m))
-            .map_err(to_js)
-    });
-    scrub_stack();
-    opened
+    scrubbed(|| {
+        const WHAT: &str = "export bundle";
+        let pin = signer_pin(options, PRODUCTION_SIGNER_PUBLIC_KEY)?;
+        let organization_id = match option(options, "organizationId") {
+            None => None,
+            Some(v) => Some(
+                v.as_string()
+                    .ok_or_else(|| invalid_input("options.organizationId must be a string"))?,
+            ),
+        };
+        key.0.read(|k| k.check_unused())?.map_err(to_js)?;
+        let mut envelope = object_or_json(response, ErrorCode::InvalidBundle, WHAT)?;
+        if let Some(inner) = own(&envelope.0, "encryptedWalletCredentials") {
+            envelope = object_or_json(&inner, ErrorCode::InvalidBundle, WHAT)?;
+        }
+        let data = verified_data(&envelope, &pin, WHAT)?;
+        // Copied into a JS string (which cannot be wiped); the Rust copy is zeroized on drop.
+        let opened = key.0.write(|k| {
+            open_export(&data, k, organization_id.as_deref())
+                .map(|m| JsValue::from_str(&m))
+                .map_err(to_js)
+        });
+        opened
+    })
 }
 
 #[wasm_bindgen(js_class = ClientKey)]
@@ -131,22 +124,22 @@ impl JsClientKey {
     /// signed by the TEK before it becomes the session key. The key is not consumed.
     #[wasm_bindgen(js_name = signRetry)]
     pub fn sign_retry(&self, pending: &JsValue) -> JsResult<Object> {
-        let pending = pending_from_js(pending)?;
-        let now = SystemClock.now_ms();
-        let headers = self
-            .0
-            .write(|k| sign_with_tek(k, &pending, now).map_err(to_js));
-        scrub_stack();
-        headers.map(|h| headers_to_js(&h))
+        scrubbed(|| {
+            let pending = pending_from_js(pending)?;
+            let now = ewk_common::now_ms();
+            let headers = self
+                .0
+                .write(|k| sign_with_tek(k, &pending, now).map_err(to_js));
+            headers.map(|h| headers_to_js(&h))
+        })
     }
 }
 
-#[cfg(all(test, feature = "json"))]
+#[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_vectors::{hex, vectors};
+    use embedded_wallet_kit::p256::SecretKey;
     use js_sys::Reflect;
-    use p256::SecretKey;
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn code(err: JsValue) -> String {
@@ -160,10 +153,14 @@ mod tests {
     // is checked with it here; the JS tests use throwaway keys.
     #[test]
     fn the_published_export_vector_opens_through_the_binding() {
-        let v = vectors("export-bundles.json");
+        let v: serde_json::Value = serde_json::from_str(include_str!(
+            "../../../tests/vectors/turnkey/export-bundles.json"
+        ))
+        .unwrap();
+        let hex = |text: &str| embedded_wallet_kit::encoding::hex_decode(text).unwrap();
         let c = &v["vectors"][0];
         let key = || {
-            JsClientKey::from_key(crate::ClientKey::from_secret(
+            JsClientKey::from_key(embedded_wallet_kit::ClientKey::from_secret(
                 SecretKey::from_slice(&hex(c["embeddedPrivateKeyHex"].as_str().unwrap())).unwrap(),
             ))
         };

@@ -4,9 +4,9 @@
 //! wasm-bindgen-test serves the page from http://127.0.0.1, an origin WebAuthn refuses
 //! as a relying party, which is exactly what the invalid-domain path needs. Ceremonies
 //! that succeed run under Playwright with a virtual authenticator (tests/passkey/).
-#![cfg(all(target_arch = "wasm32", feature = "passkey"))]
+#![cfg(target_arch = "wasm32")]
 
-use embedded_wallet_kit::wasm::passkey;
+use ewk_wallet::passkey;
 use js_sys::{Object, Reflect, JSON};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;

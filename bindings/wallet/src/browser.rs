@@ -14,11 +14,11 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, AbortSignal};
 
-use super::credential::{Assertion, Attestation};
-use super::errors::{classify, Ceremony, Circumstances};
-use super::options::{Authentication, Registration, PUB_KEY_CRED_ALGS};
-use crate::error::{Error, ErrorCode};
-use crate::wasm::{to_js, to_js_with_cause};
+use embedded_wallet_kit::passkey::{classify, Ceremony, Circumstances};
+use embedded_wallet_kit::passkey::{Assertion, Attestation};
+use embedded_wallet_kit::passkey::{Authentication, Registration, PUB_KEY_CRED_ALGS};
+use embedded_wallet_kit::{Error, ErrorCode};
+use ewk_common::{to_js, to_js_with_cause};
 
 /// How long after the requested timeout the watchdog gives up on the browser.
 const WATCHDOG_GRACE_MS: u32 = 1_000;
@@ -373,7 +373,7 @@ pub async fn register(reg: &Registration, signal: Option<AbortSignal>) -> JsResu
         ("residentKey", reg.resident_key.as_str().into()),
         (
             "requireResidentKey",
-            JsValue::from(reg.resident_key == super::ResidentKey::Required),
+            JsValue::from(reg.resident_key == embedded_wallet_kit::passkey::ResidentKey::Required),
         ),
         ("userVerification", reg.user_verification.as_str().into()),
     ]);

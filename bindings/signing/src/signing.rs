@@ -5,12 +5,13 @@ use core::cell::{Cell, RefCell};
 use js_sys::Object;
 use wasm_bindgen::prelude::*;
 
-use super::js::{date_millis, exact_string, own, own_keys, scrub_stack, set};
-pub(crate) use super::js::{object_or_json, JsFields};
-use super::{invalid_input, to_js};
-use crate::error::{Error, ErrorCode};
-use crate::signed_retry::{PendingSignature, QuoteToSign, REQUEST_ID_HEADER, SIGNATURE_HEADER};
-use crate::timestamp::UnixMillis;
+use embedded_wallet_kit::UnixMillis;
+use embedded_wallet_kit::{Error, ErrorCode};
+use embedded_wallet_kit::{PendingSignature, QuoteToSign, REQUEST_ID_HEADER, SIGNATURE_HEADER};
+use ewk_common::js::{date_millis, exact_string, own, own_keys, set};
+pub(crate) use ewk_common::js::{object_or_json, JsFields};
+use ewk_common::scrubbed;
+use ewk_common::{invalid_input, now_ms, to_js};
 
 type JsResult<T> = Result<T, JsValue>;
 
@@ -29,12 +30,12 @@ pub(crate) fn with_exact_payload(
 
 /// `{ compressed?: boolean }` (absent: uncompressed). Anything else, unknown members
 /// included, is `INVALID_INPUT`: a misspelt option must not silently give the other nonce.
-fn key_form(options: &JsValue) -> JsResult<crate::KeyForm> {
+fn key_form(options: &JsValue) -> JsResult<embedded_wallet_kit::KeyForm> {
     const SHAPE: &str = "oidcNonce options must be an object like { compressed: true }";
     if options.is_undefined() || options.is_null() {
-        return Ok(crate::KeyForm::Uncompressed);
+        return Ok(embedded_wallet_kit::KeyForm::Uncompressed);
     }
-    if !options.is_object() || options.is_function() || super::js::is_array(options) {
+    if !options.is_object() || options.is_function() || ewk_common::js::is_array(options) {
         return Err(invalid_input(SHAPE));
     }
     let keys = own_keys(options).map_err(|_| invalid_input(SHAPE))?;
@@ -44,10 +45,10 @@ fn key_form(options: &JsValue) -> JsResult<crate::KeyForm> {
         ));
     }
     match own(options, "compressed").filter(|v| !v.is_undefined()) {
-        None => Ok(crate::KeyForm::Uncompressed),
+        None => Ok(embedded_wallet_kit::KeyForm::Uncompressed),
         Some(v) => match v.as_bool() {
-            Some(true) => Ok(crate::KeyForm::Compressed),
-            Some(false) => Ok(crate::KeyForm::Uncompressed),
+            Some(true) => Ok(embedded_wallet_kit::KeyForm::Compressed),
+            Some(false) => Ok(embedded_wallet_kit::KeyForm::Uncompressed),
             None => Err(invalid_input("options.compressed must be a boolean")),
         },
     }
@@ -66,7 +67,7 @@ pub(crate) trait Closable {
     fn closed_during_call() -> Error;
 }
 
-impl Closable for crate::ClientKey {
+impl Closable for embedded_wallet_kit::ClientKey {
     const BUSY: &'static str =
         "this ClientKey is in use by a call that has not returned (re-entered from a getter or callback)";
     fn close_now(&mut self) {
@@ -80,7 +81,7 @@ impl Closable for crate::ClientKey {
     }
 }
 
-impl Closable for crate::Session {
+impl Closable for embedded_wallet_kit::Session {
     const BUSY: &'static str =
         "this Session is in use by a call that has not returned (re-entered from a getter or callback)";
     fn close_now(&mut self) {
@@ -167,20 +168,20 @@ impl<T: Closable> Handle<T> {
 }
 
 /// Runs `make` and moves its result to the heap in a frame of its own, below the export's:
-/// the export's `scrub_stack()` then overwrites every stack copy the construction left.
+/// the export's scrub (`scrubbed`) then overwrites every stack copy the construction left.
 #[inline(never)]
-pub(crate) fn boxed<T>(make: impl FnOnce() -> crate::error::Result<T>) -> JsResult<Box<T>> {
+pub(crate) fn boxed<T>(make: impl FnOnce() -> embedded_wallet_kit::Result<T>) -> JsResult<Box<T>> {
     make().map(Box::new).map_err(to_js)
 }
 
 /// An ephemeral P-256 client key. Its private half never leaves wasm memory.
 #[wasm_bindgen(js_name = ClientKey)]
-pub struct JsClientKey(pub(crate) Handle<crate::ClientKey>);
+pub struct JsClientKey(pub(crate) Handle<embedded_wallet_kit::ClientKey>);
 
 impl JsClientKey {
     /// A handle on `key` (tests, and the bindings that restore one).
     #[cfg_attr(not(test), allow(dead_code))]
-    pub(crate) fn from_key(key: crate::ClientKey) -> Self {
+    pub(crate) fn from_key(key: embedded_wallet_kit::ClientKey) -> Self {
         Self(Handle::new(Box::new(key)))
     }
 }
@@ -189,50 +190,54 @@ impl JsClientKey {
 impl JsClientKey {
     /// Generates a key from `crypto.getRandomValues`.
     pub fn generate() -> JsResult<JsClientKey> {
-        let key = boxed(crate::ClientKey::generate);
-        scrub_stack();
-        key.map(|key| JsClientKey(Handle::new(key)))
+        scrubbed(|| {
+            let key = boxed(embedded_wallet_kit::ClientKey::generate);
+            key.map(|key| JsClientKey(Handle::new(key)))
+        })
     }
 
     /// Uncompressed SEC1 lowercase hex (130 chars): the `clientPublicKey` to send.
     #[wasm_bindgen(getter, js_name = publicKeyHex)]
     pub fn public_key_hex(&self) -> JsResult<String> {
-        self.0.read(|k| k.public_key_hex())
+        scrubbed(|| self.0.read(|k| k.public_key_hex()))
     }
 
     /// Compressed SEC1 lowercase hex (66 chars).
     #[wasm_bindgen(getter, js_name = compressedPublicKeyHex)]
     pub fn compressed_public_key_hex(&self) -> JsResult<String> {
-        self.0.read(|k| k.compressed_public_key_hex())
+        scrubbed(|| self.0.read(|k| k.compressed_public_key_hex()))
     }
 
     /// The OAUTH nonce: hex SHA-256 of the `clientPublicKey` string sent: `publicKeyHex`,
     /// or `compressedPublicKeyHex` with `{ compressed: true }` (the client-held flow).
     #[wasm_bindgen(js_name = oidcNonce)]
     pub fn oidc_nonce(&self, options: &JsValue) -> JsResult<String> {
-        let form = key_form(options)?;
-        self.0.read(|k| k.oidc_nonce_for_form(form))
+        scrubbed(|| {
+            let form = key_form(options)?;
+            self.0.read(|k| k.oidc_nonce_for_form(form))
+        })
     }
 
     /// Whether the key was used (or closed) already.
     #[wasm_bindgen(getter)]
     pub fn consumed(&self) -> JsResult<bool> {
-        self.0.read(|k| k.is_consumed())
+        scrubbed(|| self.0.read(|k| k.is_consumed()))
     }
 
     /// Zeroizes the private key now; the JS `free()` calls this.
     pub fn close(&self) {
-        self.0.close();
-        scrub_stack();
+        scrubbed(|| {
+            self.0.close();
+        })
     }
 }
 
 /// A signing session.
 #[wasm_bindgen(js_name = Session)]
-pub struct JsSession(pub(crate) Handle<crate::Session>);
+pub struct JsSession(pub(crate) Handle<embedded_wallet_kit::Session>);
 
 impl JsSession {
-    pub(crate) fn from_boxed(session: Box<crate::Session>) -> Self {
+    pub(crate) fn from_boxed(session: Box<embedded_wallet_kit::Session>) -> Self {
         Self(Handle::new(session))
     }
 }
@@ -243,10 +248,11 @@ const SESSION_RESPONSE: &str = "session response";
 /// decryption and the move to the heap left copies of both scalars in dead frames.
 fn open_with_key(
     key: &JsClientKey,
-    open: impl FnOnce(&mut crate::ClientKey) -> crate::error::Result<crate::Session>,
+    open: impl FnOnce(
+        &mut embedded_wallet_kit::ClientKey,
+    ) -> embedded_wallet_kit::Result<embedded_wallet_kit::Session>,
 ) -> JsResult<JsSession> {
     let session = key.0.write(|k| boxed(|| open(k)));
-    scrub_stack();
     session.map(JsSession::from_boxed)
 }
 
@@ -254,120 +260,141 @@ fn open_with_key(
 impl JsSession {
     /// Opens a verify/refresh response (object or JSON text) with `key`, consuming it.
     pub fn open(response: &JsValue, key: &JsClientKey) -> JsResult<JsSession> {
-        key.0.read(|k| k.check_unused())?.map_err(to_js)?;
-        let fields = object_or_json(response, ErrorCode::InvalidSession, SESSION_RESPONSE)?;
-        open_with_key(key, |k| crate::Session::open(&fields, k))
+        scrubbed(|| {
+            key.0.read(|k| k.check_unused())?.map_err(to_js)?;
+            let fields = object_or_json(response, ErrorCode::InvalidSession, SESSION_RESPONSE)?;
+            open_with_key(key, |k| embedded_wallet_kit::Session::open(&fields, k))
+        })
     }
 
     /// A sandbox session: signs with the magic value, never reads the bundle.
     pub fn sandbox(response: &JsValue) -> JsResult<JsSession> {
-        let fields = object_or_json(response, ErrorCode::InvalidSession, SESSION_RESPONSE)?;
-        boxed(|| crate::Session::sandbox(&fields)).map(JsSession::from_boxed)
+        scrubbed(|| {
+            let fields = object_or_json(response, ErrorCode::InvalidSession, SESSION_RESPONSE)?;
+            boxed(|| embedded_wallet_kit::Session::sandbox(&fields)).map(JsSession::from_boxed)
+        })
     }
 
     /// Newer API versions: the client key is the session key.
     #[wasm_bindgen(js_name = fromClientKey)]
     pub fn from_client_key(response: &JsValue, key: &JsClientKey) -> JsResult<JsSession> {
-        key.0.read(|k| k.check_unused())?.map_err(to_js)?;
-        let fields = object_or_json(response, ErrorCode::InvalidSession, SESSION_RESPONSE)?;
-        open_with_key(key, |k| crate::Session::from_client_key(&fields, k))
+        scrubbed(|| {
+            key.0.read(|k| k.check_unused())?.map_err(to_js)?;
+            let fields = object_or_json(response, ErrorCode::InvalidSession, SESSION_RESPONSE)?;
+            open_with_key(key, |k| {
+                embedded_wallet_kit::Session::from_client_key(&fields, k)
+            })
+        })
     }
 
     /// `Session:<uuid>`.
     #[wasm_bindgen(getter)]
     pub fn id(&self) -> JsResult<String> {
-        self.0.read(|s| s.info().id.clone())
+        scrubbed(|| self.0.read(|s| s.info().id.clone()))
     }
 
     /// The internal account id.
     #[wasm_bindgen(getter, js_name = accountId)]
     pub fn account_id(&self) -> JsResult<String> {
-        self.0.read(|s| s.info().account_id.clone())
+        scrubbed(|| self.0.read(|s| s.info().account_id.clone()))
     }
 
     /// The credential type.
     #[wasm_bindgen(getter, js_name = type)]
     pub fn kind(&self) -> JsResult<String> {
-        self.0.read(|s| s.info().kind.clone())
+        scrubbed(|| self.0.read(|s| s.info().kind.clone()))
     }
 
     /// When the session stops signing.
     #[wasm_bindgen(getter, js_name = expiresAt)]
     pub fn expires_at(&self) -> JsResult<js_sys::Date> {
-        let ms = self.0.read(|s| s.info().expires_at_ms)?;
-        Ok(date(ms))
+        scrubbed(|| {
+            let ms = self.0.read(|s| s.info().expires_at_ms)?;
+            Ok(date(ms))
+        })
     }
 
     /// Compressed session public key hex; `undefined` for sandbox or freed sessions.
     #[wasm_bindgen(getter, js_name = publicKeyHex)]
     pub fn public_key_hex(&self) -> JsResult<Option<String>> {
-        self.0.read(|s| s.public_key_hex())
+        scrubbed(|| self.0.read(|s| s.public_key_hex()))
     }
 
     /// Whether this is a sandbox session.
     #[wasm_bindgen(getter)]
     pub fn sandboxed(&self) -> JsResult<bool> {
-        self.0.read(|s| s.is_sandbox())
+        scrubbed(|| self.0.read(|s| s.is_sandbox()))
     }
 
     /// Whether `now` (a Date or epoch milliseconds; default: the current time) is at or
     /// after `expiresAt`.
     #[wasm_bindgen(js_name = isExpired)]
     pub fn is_expired(&self, now: &JsValue) -> JsResult<bool> {
-        if now.is_undefined() || now.is_null() {
-            return self.0.read(|s| s.is_expired());
-        }
-        let ms = match now.as_f64() {
-            Some(ms) => ms,
-            None => date_millis(now)
-                .ok_or_else(|| invalid_input("now must be a Date or epoch milliseconds"))?,
-        };
-        if !ms.is_finite() {
-            return Err(invalid_input("now is an invalid Date"));
-        }
-        self.0.read(|s| s.is_expired_at(ms as UnixMillis))
+        scrubbed(|| {
+            if now.is_undefined() || now.is_null() {
+                return self.0.read(|s| s.is_expired_at(now_ms()));
+            }
+            let ms = match now.as_f64() {
+                Some(ms) => ms,
+                None => date_millis(now)
+                    .ok_or_else(|| invalid_input("now must be a Date or epoch milliseconds"))?,
+            };
+            if !ms.is_finite() {
+                return Err(invalid_input("now is an invalid Date"));
+            }
+            self.0.read(|s| s.is_expired_at(ms as UnixMillis))
+        })
     }
 
     /// The `Service-Wallet-Signature` value for `payloadToSign`, byte for byte.
     pub fn stamp(&self, payload: &JsValue) -> JsResult<String> {
-        let payload = exact_string(payload, "payloadToSign", ErrorCode::InvalidInput)?;
-        let stamp = self.0.write(|s| s.stamp(&payload).map_err(to_js));
-        scrub_stack(); // signing left the scalar and the nonce in dead frames
-        stamp
+        scrubbed(|| {
+            let payload = exact_string(payload, "payloadToSign", ErrorCode::InvalidInput)?;
+
+            self.0
+                .write(|s| s.stamp_at(&payload, now_ms()).map_err(to_js))
+        })
     }
 
     /// Both headers of a signed retry, from a 202 body (object or JSON text).
     #[wasm_bindgen(js_name = signRetry)]
     pub fn sign_retry(&self, pending: &JsValue) -> JsResult<Object> {
-        // Read (getters run) before the session is borrowed.
-        let pending = pending_from_js(pending)?;
-        let headers = self.0.write(|s| s.sign_retry(&pending).map_err(to_js));
-        scrub_stack();
-        headers.map(|h| headers_to_js(&h))
+        scrubbed(|| {
+            // Read (getters run) before the session is borrowed.
+            let pending = pending_from_js(pending)?;
+            let headers = self
+                .0
+                .write(|s| s.sign_retry_at(&pending, now_ms()).map_err(to_js));
+            headers.map(|h| headers_to_js(&h))
+        })
     }
 
     /// `{ "Service-Wallet-Signature" }` for executing a quote (reads only payloadToSign
     /// and expiresAt).
     #[wasm_bindgen(js_name = signQuote)]
     pub fn sign_quote(&self, quote: &JsValue) -> JsResult<Object> {
-        let quote = quote_from_js(quote)?;
-        let signature = self.0.write(|s| s.sign_quote(&quote).map_err(to_js));
-        scrub_stack();
-        let out = Object::new();
-        set(&out, SIGNATURE_HEADER, &signature?);
-        Ok(out)
+        scrubbed(|| {
+            let quote = quote_from_js(quote)?;
+            let signature = self
+                .0
+                .write(|s| s.sign_quote_at(&quote, now_ms()).map_err(to_js));
+            let out = Object::new();
+            set(&out, SIGNATURE_HEADER, &signature?);
+            Ok(out)
+        })
     }
 
     /// Zeroizes the session key now; the JS `free()` calls this. Later signing calls
     /// throw `SESSION_CLOSED`.
     pub fn close(&self) {
-        self.0.close();
-        scrub_stack();
+        scrubbed(|| {
+            self.0.close();
+        })
     }
 }
 
 /// Exactly `{ "Service-Wallet-Signature", "Request-Id" }`.
-pub(crate) fn headers_to_js(headers: &crate::SignedRetryHeaders) -> Object {
+pub(crate) fn headers_to_js(headers: &embedded_wallet_kit::SignedRetryHeaders) -> Object {
     let out = Object::new();
     set(&out, SIGNATURE_HEADER, &headers.signature);
     set(&out, REQUEST_ID_HEADER, &headers.request_id);

@@ -1,8 +1,8 @@
 //! The software authenticator through its JS class (feature `testing`). Runs in Node and,
 //! with `WASM_BINDGEN_USE_BROWSER=1`, in Chromium.
-#![cfg(all(target_arch = "wasm32", feature = "testing"))]
+#![cfg(target_arch = "wasm32")]
 
-use embedded_wallet_kit::wasm::testing::JsSoftAuthenticator;
+use ewk_testing::JsSoftAuthenticator;
 use js_sys::{Object, Reflect, JSON};
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::wasm_bindgen_test;

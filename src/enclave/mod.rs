@@ -4,7 +4,8 @@
 //! is pinned to a published key; sandboxes leave both signature fields empty.
 //!
 //! Used by wallet export (`encryptedWalletCredentials`, opened here to the mnemonic) and by
-//! the encrypted OTP flow (`otpEncryptionTargetBundle`).
+//! the encrypted OTP flow (`otpEncryptionTargetBundle`, whose enclave the OTP is sealed to
+//! here too: [`encrypt_otp`], and the TEK's stamp of the login's 202: [`sign_with_tek`]).
 
 use p256::ecdsa::signature::Verifier as _;
 use p256::ecdsa::VerifyingKey;
@@ -16,6 +17,12 @@ use crate::client_key::{parse_public_key_hex, ClientKey};
 use crate::encoding::hex_decode;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fields::{required, Fields};
+
+mod otp;
+
+#[cfg(feature = "json")]
+pub use otp::encrypt_otp_json;
+pub use otp::{encrypt_otp, sign_with_tek, unquote_target_bundle};
 
 /// The production signer of export bundles (`PRODUCTION_SIGNER_SIGN_PUBLIC_KEY`).
 pub const PRODUCTION_SIGNER_PUBLIC_KEY: &str = "04cf288fe433cc4e1aa0ce1632feac4ea26bf2f5a09dcfe5a42c398e06898710330f0572882f4dbdf0f5304b8fc8703acd69adca9a4bbf7f5d00d20a5e364b2569";
@@ -33,6 +40,28 @@ pub enum SignerPin {
     Unpinned,
     /// No signature check at all: the sandbox of the newer versions sends empty fields.
     Sandbox,
+}
+
+impl SignerPin {
+    /// The pin a caller chose: `pin` is `"production"` (also what `None` means), `"sandbox"`,
+    /// or a signer public key in hex; `sandbox: true` is `pin: "sandbox"`. `production` is
+    /// the production signer of the envelope at hand ([`PRODUCTION_SIGNER_PUBLIC_KEY`] for
+    /// exports, [`PRODUCTION_TLS_FETCHER_PUBLIC_KEY`] for OTP target bundles). A
+    /// `sandbox: true` beside any other pin is `INVALID_INPUT`: a contradiction must not
+    /// silently drop the signature check.
+    pub fn choose(pin: Option<&str>, sandbox: bool, production: &str) -> Result<Self> {
+        Ok(match (pin, sandbox) {
+            (None | Some("production"), false) => SignerPin::Key(production.into()),
+            (None | Some("sandbox"), true) | (Some("sandbox"), false) => SignerPin::Sandbox,
+            (Some(_), true) => {
+                return Err(Error::new(
+                    ErrorCode::InvalidInput,
+                    "options.sandbox: true contradicts options.pin",
+                ))
+            }
+            (Some(key), false) => SignerPin::Key(key.into()),
+        })
+    }
 }
 
 /// A parsed envelope whose signature has been checked as its pin requires.
@@ -175,6 +204,38 @@ mod tests {
     use p256::SecretKey;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn a_chosen_pin_defaults_to_production_and_refuses_contradictions() {
+        let prod = PRODUCTION_SIGNER_PUBLIC_KEY;
+        let key = |k: &str| SignerPin::Key(k.into());
+        assert_eq!(SignerPin::choose(None, false, prod).unwrap(), key(prod));
+        assert_eq!(
+            SignerPin::choose(Some("production"), false, prod).unwrap(),
+            key(prod)
+        );
+        assert_eq!(
+            SignerPin::choose(Some("sandbox"), false, prod).unwrap(),
+            SignerPin::Sandbox
+        );
+        assert_eq!(
+            SignerPin::choose(None, true, prod).unwrap(),
+            SignerPin::Sandbox
+        );
+        assert_eq!(
+            SignerPin::choose(Some("sandbox"), true, prod).unwrap(),
+            SignerPin::Sandbox
+        );
+        assert_eq!(
+            SignerPin::choose(Some("04ab"), false, prod).unwrap(),
+            key("04ab")
+        );
+        for pin in ["production", "04ab"] {
+            let err = SignerPin::choose(Some(pin), true, prod).unwrap_err();
+            assert_eq!(err.code(), ErrorCode::InvalidInput);
+            assert!(err.message().contains("contradicts"), "{err}");
+        }
+    }
 
     fn case() -> (String, ClientKey, String, String) {
         let v = vectors("export-bundles.json");

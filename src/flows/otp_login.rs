@@ -1,22 +1,21 @@
 //! The encrypted EMAIL_OTP / SMS_OTP login of newer deployments (DESIGN §3, research
 //! notes §5), sans-IO: `/challenge` returns `otpEncryptionTargetBundle`; the client seals
-//! `{otp_code, public_key}` to it ([`crate::otp::encrypt_otp`]); verify answers 202, whose
+//! `{otp_code, public_key}` to it ([`crate::enclave::encrypt_otp`]); verify answers 202, whose
 //! payload the TEK stamps; the retry answers 200 with a session that carries no bundle:
 //! the TEK is the session key.
 
 use super::http::{body_string, expect_success, response_error, Request, Response};
-use super::wallet::{json_object, path_id};
+use super::wallet::path_id;
 use crate::client_key::ClientKey;
+use crate::enclave::sign_with_tek;
 use crate::error::{Error, ErrorCode, Result};
-use crate::otp::sign_with_tek;
+use crate::json::json_object;
+use crate::message::{PendingSignature, SignedRetryHeaders, REQUEST_ID_HEADER, SIGNATURE_HEADER};
 use crate::session::Session;
-use crate::signed_retry::{
-    PendingSignature, SignedRetryHeaders, REQUEST_ID_HEADER, SIGNATURE_HEADER,
-};
-use crate::timestamp::{Clock, SystemClock};
+use crate::timestamp::{Clock, SystemClock, UnixMillis};
 
 /// The `otpEncryptionTargetBundle` of a `/challenge` response (JSON text, to verify and
-/// seal to with [`crate::otp::encrypt_otp`]).
+/// seal to with [`crate::enclave::encrypt_otp`]).
 pub fn target_bundle(response: &Response<'_>) -> Result<String> {
     expect_success(response)?;
     body_string(response, "otpEncryptionTargetBundle").ok_or_else(|| {
@@ -67,7 +66,7 @@ impl core::fmt::Debug for OtpLogin {
 
 impl OtpLogin {
     /// `POST /auth/credentials/{id}/verify {type, encryptedOtpBundle}`; `encrypted_otp_bundle`
-    /// is the string [`crate::otp::encrypt_otp`] returned (sent single-encoded, as a string
+    /// is the string [`crate::enclave::encrypt_otp`] returned (sent single-encoded, as a string
     /// member). `kind` is `EMAIL_OTP` or `SMS_OTP`.
     pub fn new(credential_id: &str, kind: &str, encrypted_otp_bundle: &str) -> Result<Self> {
         let id = path_id(credential_id, "AuthMethod", "credential id")?;
@@ -110,8 +109,9 @@ impl OtpLogin {
 
     /// Reads a response, leaving the TEK's stamp to the caller. The OTP was spent on the
     /// first leg, so an expired 202 is `REQUEST_EXPIRED` rather than a silent restart
-    /// (a restart would send a spent code); a second 202 is `SERVICE_ERROR`.
-    pub fn next_step(&mut self, response: &Response<'_>) -> Result<OtpStep> {
+    /// (a restart would send a spent code); a second 202 is `SERVICE_ERROR`. The 202's
+    /// expiry is checked against `now`.
+    pub fn next_step_at(&mut self, response: &Response<'_>, now: UnixMillis) -> Result<OtpStep> {
         match response.status {
             202 => {}
             200..=299 => return Ok(OtpStep::Done),
@@ -124,11 +124,16 @@ impl OtpLogin {
             ));
         }
         let pending = super::http::pending_signature(response)?;
-        if self.clock.now_ms() >= pending.expires_at_ms {
+        if now >= pending.expires_at_ms {
             return Err(expired());
         }
         self.signed = true;
         Ok(OtpStep::Sign(pending))
+    }
+
+    /// [`OtpLogin::next_step_at`] the login's clock ([`OtpLogin::with_clock`]).
+    pub fn next_step(&mut self, response: &Response<'_>) -> Result<OtpStep> {
+        self.next_step_at(response, self.clock.now_ms())
     }
 
     /// The retry after an [`OtpStep::Sign`]: the same body with the TEK's headers. A
@@ -146,9 +151,19 @@ impl OtpLogin {
     /// public half is in the sealed bundle) and retried with the same body; the 200 opens
     /// the session with `tek` as its key (consuming it).
     pub fn on_response(&mut self, tek: &mut ClientKey, response: &Response<'_>) -> Result<OtpNext> {
-        match self.next_step(response)? {
+        self.on_response_at(tek, response, self.clock.now_ms())
+    }
+
+    /// [`OtpLogin::on_response`] at `now`.
+    pub fn on_response_at(
+        &mut self,
+        tek: &mut ClientKey,
+        response: &Response<'_>,
+        now: UnixMillis,
+    ) -> Result<OtpNext> {
+        match self.next_step_at(response, now)? {
             OtpStep::Sign(pending) => {
-                let signed = sign_with_tek(tek, &pending, self.clock.now_ms());
+                let signed = sign_with_tek(tek, &pending, now);
                 self.after_signing(signed).map(OtpNext::Send)
             }
             OtpStep::Done => {

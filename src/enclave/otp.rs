@@ -15,7 +15,7 @@ use crate::enclave::{SignerPin, VerifiedEnvelope};
 use crate::encoding::hex_encode;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fields::{required, Fields};
-use crate::signed_retry::{PendingSignature, SignedRetryHeaders};
+use crate::message::{PendingSignature, SignedRetryHeaders};
 use crate::timestamp::UnixMillis;
 
 /// The longest OTP accepted (codes are 6–8 digits; this only bounds hostile input).

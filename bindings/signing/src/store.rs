@@ -5,16 +5,15 @@
 use js_sys::{Array, Object, Promise};
 use wasm_bindgen::prelude::*;
 
-use super::js::scrub_stack;
-use super::js::set;
-use super::signing::{
+use crate::signing::{
     boxed, object_or_json, pending_from_js, quote_from_js, JsClientKey, JsSession,
 };
-use super::to_js;
-use crate::client_key::parse_public_key_hex;
-use crate::error::{Error, ErrorCode};
-use crate::session::SignedRequestIds;
-use crate::timestamp::{Clock, SystemClock};
+use embedded_wallet_kit::parse_public_key_hex;
+use embedded_wallet_kit::SignedRequestIds;
+use embedded_wallet_kit::{Error, ErrorCode};
+use ewk_common::js::set;
+use ewk_common::scrubbed;
+use ewk_common::to_js;
 
 type JsResult<T> = Result<T, JsValue>;
 
@@ -55,95 +54,113 @@ fn import_non_extractable(der: &[u8], algorithm: &str, usage: &str) -> JsResult<
 /// The client key as a non-extractable WebCrypto ECDH key (kept across an OAUTH redirect).
 #[wasm_bindgen(js_name = storeImportClientKey)]
 pub fn import_client_key(key: &JsClientKey) -> JsResult<Promise> {
-    let promise = key.0.write(|k| {
-        let der = crate::webcrypto::pkcs8_der(k.secret().map_err(to_js)?);
-        import_non_extractable(&der, "ECDH", "deriveBits")
-    });
-    scrub_stack();
-    promise
+    scrubbed(|| {
+        key.0.write(|k| {
+            let der = k.key_pkcs8().map_err(to_js)?;
+            import_non_extractable(&der, "ECDH", "deriveBits")
+        })
+    })
 }
 
 /// The session key as a non-extractable WebCrypto ECDSA signing key.
 #[wasm_bindgen(js_name = storeImportSessionKey)]
 pub fn import_session_key(session: &JsSession) -> JsResult<Promise> {
-    let promise = session.0.write(|s| {
-        let der = s.key_pkcs8().map_err(to_js)?;
-        import_non_extractable(&der, "ECDSA", "sign")
-    });
-    scrub_stack();
-    promise
+    scrubbed(|| {
+        session.0.write(|s| {
+            let der = s.key_pkcs8().map_err(to_js)?;
+            import_non_extractable(&der, "ECDSA", "sign")
+        })
+    })
 }
 
 /// A session restored from a store record (`id`, `accountId`, `type`, `expiresAt`)
 /// whose key is in WebCrypto; `publicKeyHex` is that key's public half.
 #[wasm_bindgen(js_name = storeExternalSession)]
 pub fn external_session(record: &JsValue, public_key_hex: &str) -> JsResult<JsSession> {
-    let fields = object_or_json(record, ErrorCode::InvalidSession, "stored session")?;
-    let public =
-        parse_public_key_hex(public_key_hex, "stored session publicKeyHex").map_err(to_js)?;
-    crate::Session::external(&fields, public)
-        .map(|s| JsSession::from_boxed(Box::new(s)))
-        .map_err(to_js)
+    scrubbed(|| {
+        let fields = object_or_json(record, ErrorCode::InvalidSession, "stored session")?;
+        let public =
+            parse_public_key_hex(public_key_hex, "stored session publicKeyHex").map_err(to_js)?;
+        embedded_wallet_kit::Session::external(&fields, public)
+            .map(|s| JsSession::from_boxed(Box::new(s)))
+            .map_err(to_js)
+    })
 }
 
 /// Checks the session may stamp now; returns the exact payload to sign.
 #[wasm_bindgen(js_name = storeAuthorizeStamp)]
 pub fn authorize_stamp(session: &JsSession, payload: &JsValue) -> JsResult<String> {
-    let payload = super::js::exact_string(payload, "payloadToSign", ErrorCode::InvalidInput)?;
-    session.0.write(|s| s.authorize_stamp().map_err(to_js))?;
-    Ok(payload)
+    scrubbed(|| {
+        let payload =
+            ewk_common::js::exact_string(payload, "payloadToSign", ErrorCode::InvalidInput)?;
+        session
+            .0
+            .write(|s| s.authorize_stamp_at(ewk_common::now_ms()).map_err(to_js))?;
+        Ok(payload)
+    })
 }
 
 /// The guards of `signRetry` (the requestId is then spent); returns
 /// `{ payloadToSign, requestId }`.
 #[wasm_bindgen(js_name = storeAuthorizeRetry)]
 pub fn authorize_retry(session: &JsSession, pending: &JsValue) -> JsResult<Object> {
-    let pending = pending_from_js(pending)?;
-    session
-        .0
-        .write(|s| s.authorize_retry(&pending).map_err(to_js))?;
-    let out = Object::new();
-    set(&out, "payloadToSign", &pending.payload_to_sign);
-    set(&out, "requestId", &pending.request_id);
-    Ok(out)
+    scrubbed(|| {
+        let pending = pending_from_js(pending)?;
+        session.0.write(|s| {
+            s.authorize_retry_at(&pending, ewk_common::now_ms())
+                .map_err(to_js)
+        })?;
+        let out = Object::new();
+        set(&out, "payloadToSign", &pending.payload_to_sign);
+        set(&out, "requestId", &pending.request_id);
+        Ok(out)
+    })
 }
 
 /// The guards of `signQuote`; returns the payload to sign.
 #[wasm_bindgen(js_name = storeAuthorizeQuote)]
 pub fn authorize_quote(session: &JsSession, quote: &JsValue) -> JsResult<String> {
-    let quote = quote_from_js(quote)?;
-    session
-        .0
-        .write(|s| s.authorize_quote(&quote).map_err(to_js))?;
-    Ok(quote.payload_to_sign)
+    scrubbed(|| {
+        let quote = quote_from_js(quote)?;
+        session.0.write(|s| {
+            s.authorize_quote_at(&quote, ewk_common::now_ms())
+                .map_err(to_js)
+        })?;
+        Ok(quote.payload_to_sign)
+    })
 }
 
 /// The stamp from WebCrypto's signature (64-byte `r ‖ s`) of an authorized payload.
 #[wasm_bindgen(js_name = storeStampFromP1363)]
 pub fn stamp_from_p1363(session: &JsSession, signature: &[u8]) -> JsResult<String> {
-    session
-        .0
-        .write(|s| s.stamp_from_p1363(signature).map_err(to_js))
+    scrubbed(|| {
+        session
+            .0
+            .write(|s| s.stamp_from_p1363(signature).map_err(to_js))
+    })
 }
 
 /// The uncompressed encapsulated key of a verify/refresh response's bundle.
 #[wasm_bindgen(js_name = storeEncapsulatedKey)]
 pub fn encapsulated_key(response: &JsValue) -> JsResult<Vec<u8>> {
-    let fields = object_or_json(response, ErrorCode::InvalidSession, "session response")?;
-    crate::Session::encapsulated_key(&fields).map_err(to_js)
+    scrubbed(|| {
+        let fields = object_or_json(response, ErrorCode::InvalidSession, "session response")?;
+        embedded_wallet_kit::Session::encapsulated_key(&fields).map_err(to_js)
+    })
 }
 
 /// Opens a verify/refresh response with the ECDH result `dh` of a WebCrypto-kept client
 /// key (public half `publicKeyHex`) and the bundle's encapsulated key.
 #[wasm_bindgen(js_name = storeOpenWithDh)]
 pub fn open_with_dh(response: &JsValue, dh: Vec<u8>, public_key_hex: &str) -> JsResult<JsSession> {
-    // Owned, so this copy of the ECDH result is wiped here (JS wipes its own).
-    let dh = zeroize::Zeroizing::new(dh);
-    let fields = object_or_json(response, ErrorCode::InvalidSession, "session response")?;
-    let public = parse_public_key_hex(public_key_hex, "client publicKeyHex").map_err(to_js)?;
-    let session = boxed(|| crate::Session::open_with_dh(&fields, &dh, &public));
-    scrub_stack();
-    session.map(JsSession::from_boxed)
+    scrubbed(|| {
+        // Owned, so this copy of the ECDH result is wiped here (JS wipes its own).
+        let dh = zeroize::Zeroizing::new(dh);
+        let fields = object_or_json(response, ErrorCode::InvalidSession, "session response")?;
+        let public = parse_public_key_hex(public_key_hex, "client publicKeyHex").map_err(to_js)?;
+        let session = boxed(|| embedded_wallet_kit::Session::open_with_dh(&fields, &dh, &public));
+        session.map(JsSession::from_boxed)
+    })
 }
 
 fn ids_to_js(ids: &SignedRequestIds) -> Array {
@@ -188,7 +205,7 @@ fn ids_from_js(signed: &JsValue) -> JsResult<SignedRequestIds> {
 /// signs no id twice, whether it signed it before or after being stored.
 #[wasm_bindgen(js_name = storeSignedRequestIds)]
 pub fn signed_request_ids(session: &JsSession) -> JsResult<Array> {
-    session.0.read(|s| ids_to_js(s.signed_request_ids()))
+    scrubbed(|| session.0.read(|s| ids_to_js(s.signed_request_ids())))
 }
 
 /// Records `request_id` in a stored record's `signed` list by the core's rule (canonical
@@ -196,8 +213,10 @@ pub fn signed_request_ids(session: &JsSession) -> JsResult<Array> {
 /// and returns the new list; `REQUEST_ALREADY_SIGNED` or `RATE_LIMITED` otherwise.
 #[wasm_bindgen(js_name = storeRecordRequestId)]
 pub fn record_request_id(signed: &JsValue, request_id: &str) -> JsResult<Array> {
-    let mut ids = ids_from_js(signed)?;
-    ids.record(request_id, SystemClock.now_ms())
-        .map_err(to_js)?;
-    Ok(ids_to_js(&ids))
+    scrubbed(|| {
+        let mut ids = ids_from_js(signed)?;
+        ids.record(request_id, ewk_common::now_ms())
+            .map_err(to_js)?;
+        Ok(ids_to_js(&ids))
+    })
 }

@@ -12,16 +12,19 @@ use js_sys::{Object, Reflect, JSON};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::js::{object_or_json, own, set, string_entries, JsFields};
-use super::{invalid_input, to_js};
-use crate::error::{Error, ErrorCode};
-use crate::fields::Fields;
-use crate::flows::wallet::{self, KeyMode, KeyRef, PasskeyChallenge, SessionRef};
-use crate::flows::{
+use embedded_wallet_kit::flows::wallet::{
+    self, KeyMode, KeyRef, Operation, PasskeyChallenge, SessionRef,
+};
+use embedded_wallet_kit::flows::{
     expect_result, OtpLogin, OtpStep, QuoteExecution, Request, Response, SignedRetryFlow, Step,
 };
-use crate::signed_retry::{PendingSignature, QuoteToSign, SignedRetryHeaders};
-use crate::timestamp::format_rfc3339;
+use embedded_wallet_kit::format_rfc3339;
+use embedded_wallet_kit::Fields;
+use embedded_wallet_kit::{Error, ErrorCode};
+use embedded_wallet_kit::{PendingSignature, QuoteToSign, SignedRetryHeaders};
+use ewk_common::js::{object_or_json, own, set, string_entries, JsFields};
+use ewk_common::scrubbed;
+use ewk_common::{invalid_input, to_js};
 
 type JsResult<T> = Result<T, JsValue>;
 
@@ -183,69 +186,79 @@ impl JsSignedRetryFlow {
     /// Starts an operation for `{method, path, headers?, body?}`.
     #[wasm_bindgen(constructor)]
     pub fn new(request: &JsValue) -> JsResult<JsSignedRetryFlow> {
-        Ok(Self(
-            SignedRetryFlow::new(request_from_js(request)?),
-            KeyMode::Sealed,
-        ))
+        scrubbed(|| {
+            Ok(Self(
+                SignedRetryFlow::new(request_from_js(request)?),
+                KeyMode::Sealed,
+            ))
+        })
     }
 
     /// Whether the session this flow's answer issues is client-held (open it with
     /// `Session.fromClientKey`) rather than sealed (`Session.open`).
     #[wasm_bindgen(getter, js_name = clientHeld)]
     pub fn client_held(&self) -> bool {
-        self.1 == KeyMode::ClientHeld
+        scrubbed(|| self.1 == KeyMode::ClientHeld)
     }
 
     /// The first call, without signature headers.
     #[wasm_bindgen(js_name = firstRequest)]
     pub fn first_request(&self) -> Object {
-        request_to_js(&self.0.first_request())
+        scrubbed(|| request_to_js(&self.0.first_request()))
     }
 
     /// Reads a response: undefined when done, `{ send: request }` or `{ sign: pending }`.
     #[wasm_bindgen(js_name = onResponse)]
     pub fn on_response(&mut self, response: &JsValue) -> JsResult<Option<Object>> {
-        let response = JsResponse::read(response)?;
-        match self.0.next_step(&response.view()).map_err(to_js)? {
-            Step::Done => Ok(None),
-            Step::Send(request) => Ok(Some(wrap("send", &request_to_js(&request)))),
-            Step::Sign(pending) => Ok(Some(wrap("sign", &pending_to_js(&pending)))),
-        }
+        scrubbed(|| {
+            let response = JsResponse::read(response)?;
+            match self.0.next_step(&response.view()).map_err(to_js)? {
+                Step::Done => Ok(None),
+                Step::Send(request) => Ok(Some(wrap("send", &request_to_js(&request)))),
+                Step::Sign(pending) => Ok(Some(wrap("sign", &pending_to_js(&pending)))),
+            }
+        })
     }
 
     /// The retry carrying the session's signature of the last `{ sign }`.
     pub fn signed(&mut self, signature: String, request_id: String) -> JsResult<Object> {
-        let headers = SignedRetryHeaders {
-            signature,
-            request_id,
-        };
-        self.0
-            .after_signing(Ok(headers))
-            .map(|r| request_to_js(&r))
-            .map_err(to_js)
+        scrubbed(|| {
+            let headers = SignedRetryHeaders {
+                signature,
+                request_id,
+            };
+            self.0
+                .after_signing(Ok(headers))
+                .map(|r| request_to_js(&r))
+                .map_err(to_js)
+        })
     }
 
     /// After the session refused to sign: an expired 202 restarts the request once (the
     /// first request again); any other error is thrown on unchanged.
     #[wasm_bindgen(js_name = signFailed)]
     pub fn sign_failed(&mut self, error: JsValue) -> JsResult<Object> {
-        let expired = own(&error, "code").and_then(|c| c.as_string());
-        if expired.as_deref() != Some(ErrorCode::RequestExpired.as_str()) {
-            return Err(error);
-        }
-        let failure = Error::new(ErrorCode::RequestExpired, "the 202 expired");
-        self.0
-            .after_signing(Err(failure))
-            .map(|r| request_to_js(&r))
-            .map_err(|_| error)
+        scrubbed(|| {
+            let expired = own(&error, "code").and_then(|c| c.as_string());
+            if expired.as_deref() != Some(ErrorCode::RequestExpired.as_str()) {
+                return Err(error);
+            }
+            let failure = Error::new(ErrorCode::RequestExpired, "the 202 expired");
+            self.0
+                .after_signing(Err(failure))
+                .map(|r| request_to_js(&r))
+                .map_err(|_| error)
+        })
     }
 
     /// Reads the response to a request sent without a session: a 202 is an error then,
     /// not something to sign.
     #[wasm_bindgen(js_name = onUnsignedResponse)]
     pub fn on_unsigned_response(&self, response: &JsValue) -> JsResult<()> {
-        let response = JsResponse::read(response)?;
-        expect_result(&response.view()).map_err(to_js)
+        scrubbed(|| {
+            let response = JsResponse::read(response)?;
+            expect_result(&response.view()).map_err(to_js)
+        })
     }
 }
 
@@ -258,32 +271,36 @@ impl JsQuoteExecution {
     /// Reads the quote (object or JSON text).
     #[wasm_bindgen(constructor)]
     pub fn new(quote: &JsValue) -> JsResult<JsQuoteExecution> {
-        let fields = object_or_json(quote, ErrorCode::InvalidInput, "quote")?;
-        QuoteExecution::new(&fields).map(Self).map_err(to_js)
+        scrubbed(|| {
+            let fields = object_or_json(quote, ErrorCode::InvalidInput, "quote")?;
+            QuoteExecution::new(&fields).map(Self).map_err(to_js)
+        })
     }
 
     /// The Idempotency-Key every attempt of this execution sends.
     #[wasm_bindgen(getter, js_name = idempotencyKey)]
     pub fn idempotency_key(&self) -> String {
-        self.0.idempotency_key().to_owned()
+        scrubbed(|| self.0.idempotency_key().to_owned())
     }
 
     /// `{ payloadToSign, expiresAt }` for the session's `signQuote`.
     #[wasm_bindgen(js_name = toSign)]
     pub fn to_sign(&self) -> Object {
-        quote_to_js(self.0.to_sign())
+        scrubbed(|| quote_to_js(self.0.to_sign()))
     }
 
     /// The execute request with the session's signature of `toSign()`.
     pub fn request(&self, signature: String) -> Object {
-        request_to_js(&self.0.request_with_signature(signature))
+        scrubbed(|| request_to_js(&self.0.request_with_signature(signature)))
     }
 
     /// Checks the execute response (throws the typed error on failure).
     #[wasm_bindgen(js_name = onResponse)]
     pub fn on_response(&self, response: &JsValue) -> JsResult<()> {
-        let response = JsResponse::read(response)?;
-        self.0.on_response(&response.view()).map_err(to_js)
+        scrubbed(|| {
+            let response = JsResponse::read(response)?;
+            self.0.on_response(&response.view()).map_err(to_js)
+        })
     }
 }
 
@@ -295,7 +312,61 @@ fn key_mode(client_held: bool) -> KeyMode {
     }
 }
 
-/// A wallet operation by name (`flows::wallet::operation`), as the flow that sends it. A
+/// A wallet operation by its JS name, with the flat arguments of `walletFlow`, as the
+/// core's typed [`Operation`]. `id` is the path id (account, credential); `text` the OTP,
+/// OIDC token, credential body or account patch. What an operation needs is named when
+/// it is missing.
+fn operation<'a>(
+    name: &str,
+    id: &'a str,
+    text: &'a str,
+    session: Option<SessionRef<'a>>,
+    key: Option<KeyRef<'a>>,
+) -> JsResult<Operation<'a>> {
+    let missing = |what| invalid_input(&[name, " needs ", what].concat());
+    let session = || session.ok_or_else(|| missing("a session"));
+    let key = || key.ok_or_else(|| missing("a ClientKey"));
+    Ok(match name {
+        "createEmailOtp" => Operation::CreateEmailOtp { account_id: id },
+        "addCredential" => Operation::AddCredential { body: text },
+        "challenge" => Operation::Challenge {
+            credential_id: id,
+            key: key().ok(),
+        },
+        "verifyEmailOtp" => Operation::VerifyEmailOtp {
+            credential_id: id,
+            otp: text,
+            key: key()?,
+        },
+        "verifyOauth" => Operation::VerifyOauth {
+            credential_id: id,
+            oidc_token: text,
+            key: key()?,
+        },
+        "refresh" => Operation::Refresh {
+            session: session()?,
+            new_key: key()?,
+        },
+        "revokeSession" => Operation::RevokeSession {
+            session: session()?,
+        },
+        "revokeCredential" => Operation::RevokeCredential {
+            session: session()?,
+            credential_id: id,
+        },
+        "exportWallet" => Operation::ExportWallet {
+            account_id: id,
+            key: key()?,
+        },
+        "updateAccount" => Operation::UpdateAccount {
+            account_id: id,
+            patch: text,
+        },
+        _ => return Err(invalid_input("unknown wallet operation")),
+    })
+}
+
+/// A wallet operation by name (the core's [`Operation`]), as the flow that sends it. A
 /// session and a key are given by their public parts: the session's id and issuing
 /// credential, the key's two public hex forms. `clientHeld`: the client's key mode
 /// (the flow's `clientHeld` says whether this operation's session is client-held).
@@ -311,18 +382,22 @@ pub fn wallet_flow(
     key_compressed_hex: Option<String>,
     client_held: bool,
 ) -> JsResult<JsSignedRetryFlow> {
-    let session = session_id.as_deref().map(|id| SessionRef {
-        id,
-        credential_id: session_credential_id.as_deref(),
-    });
-    let key = key_public_hex.as_deref().map(|public| KeyRef {
-        public_key_hex: public,
-        compressed_public_key_hex: key_compressed_hex.as_deref().unwrap_or_default(),
-    });
-    let mode = key_mode(client_held);
-    wallet::operation(name, session, id, text.as_deref(), key, mode)
-        .map(|flow| JsSignedRetryFlow(flow, mode.for_operation(name)))
-        .map_err(to_js)
+    scrubbed(|| {
+        let session = session_id.as_deref().map(|id| SessionRef {
+            id,
+            credential_id: session_credential_id.as_deref(),
+        });
+        let key = key_public_hex.as_deref().map(|public| KeyRef {
+            public_key_hex: public,
+            compressed_public_key_hex: key_compressed_hex.as_deref().unwrap_or_default(),
+        });
+        let operation = operation(name, id, text.as_deref().unwrap_or_default(), session, key)?;
+        let mode = key_mode(client_held);
+        operation
+            .flow(mode)
+            .map(|flow| JsSignedRetryFlow(flow, operation.key_mode(mode)))
+            .map_err(to_js)
+    })
 }
 
 /// The encrypted OTP login's verify (`flows::otp::OtpLogin`), driven like a
@@ -343,49 +418,59 @@ impl JsOtpLoginFlow {
         kind: &str,
         encrypted_otp_bundle: &str,
     ) -> JsResult<JsOtpLoginFlow> {
-        OtpLogin::new(credential_id, kind, encrypted_otp_bundle)
-            .map(Self)
-            .map_err(to_js)
+        scrubbed(|| {
+            OtpLogin::new(credential_id, kind, encrypted_otp_bundle)
+                .map(Self)
+                .map_err(to_js)
+        })
     }
 
     /// The first call, without signature headers.
     #[wasm_bindgen(js_name = firstRequest)]
     pub fn first_request(&self) -> Object {
-        request_to_js(&self.0.first_request())
+        scrubbed(|| request_to_js(&self.0.first_request()))
     }
 
     /// Always true: the TEK becomes the session key.
     #[wasm_bindgen(getter, js_name = clientHeld)]
     pub fn client_held(&self) -> bool {
-        true
+        scrubbed(|| true)
     }
 
     /// Reads a response: undefined when done, `{ sign: pending }` for the TEK.
     #[wasm_bindgen(js_name = onResponse)]
     pub fn on_response(&mut self, response: &JsValue) -> JsResult<Option<Object>> {
-        let response = JsResponse::read(response)?;
-        match self.0.next_step(&response.view()).map_err(to_js)? {
-            OtpStep::Done => Ok(None),
-            OtpStep::Sign(pending) => Ok(Some(wrap("sign", &pending_to_js(&pending)))),
-        }
+        scrubbed(|| {
+            let response = JsResponse::read(response)?;
+            match self
+                .0
+                .next_step_at(&response.view(), ewk_common::now_ms())
+                .map_err(to_js)?
+            {
+                OtpStep::Done => Ok(None),
+                OtpStep::Sign(pending) => Ok(Some(wrap("sign", &pending_to_js(&pending)))),
+            }
+        })
     }
 
     /// The retry carrying the TEK's signature of the `{ sign }`.
     pub fn signed(&mut self, signature: String, request_id: String) -> JsResult<Object> {
-        let headers = SignedRetryHeaders {
-            signature,
-            request_id,
-        };
-        self.0
-            .after_signing(Ok(headers))
-            .map(|r| request_to_js(&r))
-            .map_err(to_js)
+        scrubbed(|| {
+            let headers = SignedRetryHeaders {
+                signature,
+                request_id,
+            };
+            self.0
+                .after_signing(Ok(headers))
+                .map(|r| request_to_js(&r))
+                .map_err(to_js)
+        })
     }
 
     /// The TEK refused to sign: its error is thrown on (no restart).
     #[wasm_bindgen(js_name = signFailed)]
     pub fn sign_failed(&mut self, error: JsValue) -> JsResult<Object> {
-        Err(error)
+        scrubbed(|| Err(error))
     }
 }
 
@@ -398,36 +483,42 @@ impl JsPasskeyChallenge {
     /// Reads the challenge response for the credential `credentialId` (AuthMethod).
     #[wasm_bindgen(constructor)]
     pub fn new(credential_id: &str, response: &JsValue) -> JsResult<JsPasskeyChallenge> {
-        let response = JsResponse::read(response)?;
-        PasskeyChallenge::from_response(credential_id, &response.view())
-            .map(Self)
-            .map_err(to_js)
+        scrubbed(|| {
+            let response = JsResponse::read(response)?;
+            PasskeyChallenge::from_response(credential_id, &response.view())
+                .map(Self)
+                .map_err(to_js)
+        })
     }
 
     /// `{challenge, credentialId, rpId?}` for `passkey.authenticate`.
     #[wasm_bindgen(js_name = authenticationInput)]
     pub fn authentication_input(&self, rp_id: Option<String>) -> Object {
-        let input = self.0.authentication_input(rp_id.as_deref());
-        let out = Object::new();
-        for (name, value) in [
-            ("challenge", input.challenge),
-            ("credentialId", input.credential_id),
-            ("rpId", input.rp_id),
-        ] {
-            if let Some(value) = value {
-                set(&out, name, &value);
+        scrubbed(|| {
+            let input = self.0.authentication_input(rp_id.as_deref());
+            let out = Object::new();
+            for (name, value) in [
+                ("challenge", input.challenge),
+                ("credentialId", input.credential_id),
+                ("rpId", input.rp_id),
+            ] {
+                if let Some(value) = value {
+                    set(&out, name, &value);
+                }
             }
-        }
-        out
+            out
+        })
     }
 
     /// The verify call for an assertion (object or JSON text), with the challenge's
     /// Request-Id.
     pub fn verify(&self, assertion: &JsValue) -> JsResult<JsSignedRetryFlow> {
-        let fields = object_or_json(assertion, ErrorCode::InvalidInput, "assertion")?;
-        wallet::assertion_from_fields(&fields)
-            .and_then(|a| self.0.verify_request(&a))
-            .map(|r| JsSignedRetryFlow(SignedRetryFlow::new(r), KeyMode::Sealed))
-            .map_err(to_js)
+        scrubbed(|| {
+            let fields = object_or_json(assertion, ErrorCode::InvalidInput, "assertion")?;
+            wallet::assertion_from_fields(&fields)
+                .and_then(|a| self.0.verify_request(&a))
+                .map(|r| JsSignedRetryFlow(SignedRetryFlow::new(r), KeyMode::Sealed))
+                .map_err(to_js)
+        })
     }
 }

@@ -1,20 +1,22 @@
 //! Passkey options from JS objects and results to JS objects, shared by the passkey
-//! module and the testing module. Conversions only: validation is in `crate::passkey`.
+//! module and the testing module. Conversions only: validation is in `embedded_wallet_kit::passkey`.
 
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::invalid_input;
-use super::js::array_items;
-use crate::passkey::{Assertion, Attestation, AuthenticationInput, RegistrationInput};
+use crate::invalid_input;
+use crate::js::array_items;
+use embedded_wallet_kit::passkey::{
+    Assertion, Attestation, AuthenticationInput, RegistrationInput,
+};
 
-type JsResult<T> = Result<T, JsValue>;
+pub type JsResult<T> = Result<T, JsValue>;
 
-pub(crate) fn member(target: &JsValue, key: &str) -> JsValue {
+pub fn member(target: &JsValue, key: &str) -> JsValue {
     Reflect::get(target, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
 }
 
-pub(crate) fn opt_string(target: &JsValue, key: &str, name: &str) -> JsResult<Option<String>> {
+pub fn opt_string(target: &JsValue, key: &str, name: &str) -> JsResult<Option<String>> {
     let v = member(target, key);
     if v.is_undefined() || v.is_null() {
         return Ok(None);
@@ -24,7 +26,7 @@ pub(crate) fn opt_string(target: &JsValue, key: &str, name: &str) -> JsResult<Op
         .ok_or_else(|| invalid_input(&format!("{name} must be a string")))
 }
 
-fn opt_number(target: &JsValue, key: &str) -> JsResult<Option<f64>> {
+pub fn opt_number(target: &JsValue, key: &str) -> JsResult<Option<f64>> {
     let v = member(target, key);
     if v.is_undefined() || v.is_null() {
         return Ok(None);
@@ -34,7 +36,7 @@ fn opt_number(target: &JsValue, key: &str) -> JsResult<Option<f64>> {
         .ok_or_else(|| invalid_input(&format!("{key} must be a number")))
 }
 
-fn options_object(options: &JsValue) -> JsResult<()> {
+pub fn options_object(options: &JsValue) -> JsResult<()> {
     if options.is_object() {
         Ok(())
     } else {
@@ -42,11 +44,11 @@ fn options_object(options: &JsValue) -> JsResult<()> {
     }
 }
 
-pub(crate) fn set(target: &Object, key: &str, value: &JsValue) {
+pub fn set(target: &Object, key: &str, value: &JsValue) {
     let _ = Reflect::set(target, &JsValue::from_str(key), value);
 }
 
-pub(crate) fn attestation_object(a: &Attestation) -> Object {
+pub fn attestation_object(a: &Attestation) -> Object {
     let o = Object::new();
     set(&o, "credentialId", &a.credential_id.as_str().into());
     set(&o, "clientDataJson", &a.client_data_json.as_str().into());
@@ -60,7 +62,7 @@ pub(crate) fn attestation_object(a: &Attestation) -> Object {
     o
 }
 
-pub(crate) fn assertion_object(a: &Assertion) -> Object {
+pub fn assertion_object(a: &Assertion) -> Object {
     let o = Object::new();
     set(&o, "credentialId", &a.credential_id.as_str().into());
     set(&o, "clientDataJson", &a.client_data_json.as_str().into());
@@ -76,7 +78,7 @@ pub(crate) fn assertion_object(a: &Assertion) -> Object {
     o
 }
 
-pub(crate) fn registration_input(options: &JsValue) -> JsResult<RegistrationInput> {
+pub fn registration_input(options: &JsValue) -> JsResult<RegistrationInput> {
     options_object(options)?;
     let user = member(options, "user");
     if !user.is_object() {
@@ -116,7 +118,7 @@ pub(crate) fn registration_input(options: &JsValue) -> JsResult<RegistrationInpu
     })
 }
 
-pub(crate) fn authentication_input(options: &JsValue) -> JsResult<AuthenticationInput> {
+pub fn authentication_input(options: &JsValue) -> JsResult<AuthenticationInput> {
     options_object(options)?;
     Ok(AuthenticationInput {
         challenge: opt_string(options, "challenge", "challenge")?,

@@ -1,12 +1,15 @@
-//! The software authenticator for tests, as a JS class (the package's `testing` entry).
+//! The testing wasm module (the package's `testing` entry): the software authenticator
+//! as a JS class, for tests only.
+#![cfg(target_arch = "wasm32")]
 
 use wasm_bindgen::prelude::*;
 
-use super::passkey_input::{
+use embedded_wallet_kit::passkey::SoftAuthenticator;
+use ewk_common::passkey_input::{
     assertion_object, attestation_object, authentication_input, registration_input,
 };
-use super::to_js;
-use crate::passkey::SoftAuthenticator;
+use ewk_common::scrubbed;
+use ewk_common::to_js;
 
 /// An in-memory WebAuthn authenticator bound to one page origin. It answers with real
 /// ES256 credentials in the shapes `passkey.register` / `passkey.authenticate` return,
@@ -19,20 +22,24 @@ impl JsSoftAuthenticator {
     /// An authenticator for pages of `origin`, e.g. `http://localhost:8787`.
     #[wasm_bindgen(constructor)]
     pub fn new(origin: &str) -> Result<JsSoftAuthenticator, JsValue> {
-        SoftAuthenticator::new(origin).map(Self).map_err(to_js)
+        scrubbed(|| SoftAuthenticator::new(origin).map(Self).map_err(to_js))
     }
 
     /// Like `passkey.register(options)` (the `signal` option is ignored).
     pub fn register(&mut self, options: JsValue) -> Result<js_sys::Object, JsValue> {
-        let registration = registration_input(&options)?.validate().map_err(to_js)?;
-        let attestation = self.0.register(&registration).map_err(to_js)?;
-        Ok(attestation_object(&attestation))
+        scrubbed(|| {
+            let registration = registration_input(&options)?.validate().map_err(to_js)?;
+            let attestation = self.0.register(&registration).map_err(to_js)?;
+            Ok(attestation_object(&attestation))
+        })
     }
 
     /// Like `passkey.authenticate(options)`.
     pub fn authenticate(&mut self, options: JsValue) -> Result<js_sys::Object, JsValue> {
-        let authentication = authentication_input(&options)?.validate().map_err(to_js)?;
-        let assertion = self.0.authenticate(&authentication).map_err(to_js)?;
-        Ok(assertion_object(&assertion))
+        scrubbed(|| {
+            let authentication = authentication_input(&options)?.validate().map_err(to_js)?;
+            let assertion = self.0.authenticate(&authentication).map_err(to_js)?;
+            Ok(assertion_object(&assertion))
+        })
     }
 }

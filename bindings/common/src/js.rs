@@ -3,16 +3,13 @@
 //! with `catch`: a JS exception must never unwind through wasm, where it would leave the
 //! objects in use borrowed forever and leak wasm-bindgen's externref slots.
 
-// Each wasm module (signing, passkey, testing) uses a different subset of these.
-#![allow(dead_code)]
-
 use js_sys::{JsString, Object, Reflect, JSON};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::to_js;
-use crate::error::{Error, ErrorCode};
-use crate::fields::{Field, Fields};
+use crate::to_js;
+use embedded_wallet_kit::{Error, ErrorCode};
+use embedded_wallet_kit::{Field, Fields};
 
 #[wasm_bindgen]
 extern "C" {
@@ -27,13 +24,13 @@ extern "C" {
 }
 
 /// `Array.isArray`, false when it throws.
-pub(crate) fn is_array(value: &JsValue) -> bool {
+pub fn is_array(value: &JsValue) -> bool {
     is_array_raw(value).unwrap_or(false)
 }
 
 /// An own data property (`None` when absent, inherited, or unreadable): responses are
 /// plain JSON objects, so nothing is read from a prototype a polluted page may have filled.
-pub(crate) fn own(target: &JsValue, key: &str) -> Option<JsValue> {
+pub fn own(target: &JsValue, key: &str) -> Option<JsValue> {
     if !target.is_object() {
         return None;
     }
@@ -46,41 +43,46 @@ pub(crate) fn own(target: &JsValue, key: &str) -> Option<JsValue> {
     Reflect::get(target, &key).ok()
 }
 
+/// A value that is not what a read expected, or that threw while being read; the caller
+/// turns it into a typed error naming the argument.
+#[derive(Clone, Copy, Debug)]
+pub struct Unreadable;
+
 /// The items of a real array, read one by one with catching reads; `Err` (with no detail)
 /// when it is not an array or an item cannot be read.
-pub(crate) fn array_items(value: &JsValue) -> Result<Vec<JsValue>, ()> {
+pub fn array_items(value: &JsValue) -> Result<Vec<JsValue>, Unreadable> {
     if !is_array(value) {
-        return Err(());
+        return Err(Unreadable);
     }
     let length = Reflect::get(value, &"length".into())
-        .map_err(|_| ())?
+        .map_err(|_| Unreadable)?
         .as_f64()
-        .ok_or(())?;
+        .ok_or(Unreadable)?;
     if !(0.0..=10_000.0).contains(&length) {
-        return Err(());
+        return Err(Unreadable);
     }
     (0..length as u32)
-        .map(|i| Reflect::get(value, &JsValue::from(i)).map_err(|_| ()))
+        .map(|i| Reflect::get(value, &JsValue::from(i)).map_err(|_| Unreadable))
         .collect()
 }
 
 /// The names of an object's own enumerable string-keyed properties.
-pub(crate) fn own_keys(value: &JsValue) -> Result<Vec<String>, ()> {
-    let entries = entries_raw(value).map_err(|_| ())?;
+pub fn own_keys(value: &JsValue) -> Result<Vec<String>, Unreadable> {
+    let entries = entries_raw(value).map_err(|_| Unreadable)?;
     entries
         .iter()
         .map(|pair| {
             pair.unchecked_into::<js_sys::Array>()
                 .get(0)
                 .as_string()
-                .ok_or(())
+                .ok_or(Unreadable)
         })
         .collect()
 }
 
 /// `[name, value]` pairs of an object's own enumerable string-valued properties.
-pub(crate) fn string_entries(value: &JsValue) -> Result<Vec<(String, String)>, ()> {
-    let entries = entries_raw(value).map_err(|_| ())?;
+pub fn string_entries(value: &JsValue) -> Result<Vec<(String, String)>, Unreadable> {
+    let entries = entries_raw(value).map_err(|_| Unreadable)?;
     Ok(entries
         .iter()
         .filter_map(|pair| {
@@ -91,7 +93,7 @@ pub(crate) fn string_entries(value: &JsValue) -> Result<Vec<(String, String)>, (
 }
 
 /// The time value of a real Date; `None` for anything else (even if it passes instanceof).
-pub(crate) fn date_millis(value: &JsValue) -> Option<f64> {
+pub fn date_millis(value: &JsValue) -> Option<f64> {
     date_get_time(value).ok()
 }
 
@@ -99,19 +101,33 @@ pub(crate) fn date_millis(value: &JsValue) -> Option<f64> {
 /// dead frames (by decryption, key derivation, signing) do not outlive the operation.
 /// wasm's shadow stack lives in linear memory, which JS can read.
 #[inline(never)]
-pub(crate) fn scrub_stack() {
+pub fn scrub_stack() {
     let mut region = [0u8; 32 * 1024];
     zeroize::Zeroize::zeroize(&mut region[..]);
     core::hint::black_box(&region);
 }
 
+/// Runs an export's body, then scrubs the stack it used: every `#[wasm_bindgen]` export
+/// of the binding crates is `scrubbed(|| …)` (tests/exports_are_scrubbed.rs checks it),
+/// so a new export cannot forget the scrub. The body runs in a frame of its own
+/// ([`run_below`]), so the scrub, called from this same frame, covers all of it.
+#[inline(always)]
+pub fn scrubbed<T>(body: impl FnOnce() -> T) -> T {
+    let out = run_below(body);
+    scrub_stack();
+    out
+}
+
+/// Calls `body` from a frame that is not merged into the caller's, so its locals live
+/// where the following [`scrub_stack`] overwrites them.
+#[inline(never)]
+fn run_below<T>(body: impl FnOnce() -> T) -> T {
+    body()
+}
+
 /// A JS string as UTF-8, refusing lone surrogates: they have no UTF-8 form, so signing
 /// them would sign something other than what the caller holds.
-pub(crate) fn exact_string(
-    value: &JsValue,
-    what: &str,
-    code: ErrorCode,
-) -> Result<String, JsValue> {
+pub fn exact_string(value: &JsValue, what: &str, code: ErrorCode) -> Result<String, JsValue> {
     let text: &JsString = value
         .dyn_ref()
         .ok_or_else(|| to_js(Error::new(code, format!("{what} must be a string"))))?;
@@ -125,7 +141,7 @@ pub(crate) fn exact_string(
 }
 
 /// A JS object's own properties, read with catching reads.
-pub(crate) struct JsFields(pub(crate) JsValue);
+pub struct JsFields(pub JsValue);
 
 impl Fields for JsFields {
     fn field(&self, name: &str) -> Field {
@@ -138,11 +154,7 @@ impl Fields for JsFields {
 }
 
 /// Accepts a response as an object or as raw JSON text (parsed by the engine's JSON).
-pub(crate) fn object_or_json(
-    value: &JsValue,
-    code: ErrorCode,
-    what: &str,
-) -> Result<JsFields, JsValue> {
+pub fn object_or_json(value: &JsValue, code: ErrorCode, what: &str) -> Result<JsFields, JsValue> {
     let value = match value.as_string() {
         Some(text) => JSON::parse(&text)
             .map_err(|_| to_js(Error::new(code, format!("{what} is not valid JSON"))))?,
@@ -159,6 +171,6 @@ pub(crate) fn object_or_json(
 }
 
 /// A string data property on a fresh plain object (which cannot fail to be set).
-pub(crate) fn set(target: &Object, key: &str, value: &str) {
+pub fn set(target: &Object, key: &str, value: &str) {
     let _ = Reflect::set(target, &JsValue::from_str(key), &JsValue::from_str(value));
 }

@@ -1,0 +1,1 @@
+../../../js/kit-error.js

@@ -1,0 +1,76 @@
+//! What every wasm module of the npm package shares, and nothing any of them exports:
+//! the `KitError` import (js/kit-error.js, one class across modules), the conversions
+//! between JS values and the core's types with catching reads, the stack scrub, the
+//! platform clock, and the allocator.
+//!
+//! The package ships one module per binding crate (bindings/): `ewk-signing` (ClientKey,
+//! Session, the session store's bindings, inspectPayload, the enclave exports) loaded by
+//! `init()`; `ewk-wallet` (`passkey` and the WalletClient's flow drivers), loaded on
+//! first use so that pages which only sign never download the WebAuthn and flow code;
+//! and `ewk-testing` (the software authenticator) for the package's `testing` entry.
+#![cfg(target_arch = "wasm32")]
+
+use wasm_bindgen::prelude::*;
+
+use embedded_wallet_kit::UnixMillis;
+use embedded_wallet_kit::{Error, ErrorCode};
+
+pub mod js;
+pub mod passkey_input;
+
+pub use js::scrubbed;
+
+#[wasm_bindgen(module = "/js/kit-error.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = KitError)]
+    type KitErrorJs;
+
+    #[wasm_bindgen(constructor, js_class = "KitError")]
+    fn new(code: &str, message: &str) -> KitErrorJs;
+
+    #[wasm_bindgen(constructor, js_class = "KitError")]
+    fn new_with_cause(code: &str, message: &str, cause: &JsValue) -> KitErrorJs;
+}
+
+/// The JS form of a core error. Errors from a service response also carry `status`,
+/// `serviceCode`, `reason` and `retryAfterMs` when the service gave them.
+pub fn to_js(error: Error) -> JsValue {
+    let js: JsValue = KitErrorJs::new(error.code().as_str(), error.message()).into();
+    if let Some(service) = error.service() {
+        let put = |key: &str, value: JsValue| {
+            let _ = js_sys::Reflect::set(&js, &JsValue::from_str(key), &value);
+        };
+        put("status", JsValue::from(service.status));
+        if let Some(code) = &service.service_code {
+            put("serviceCode", JsValue::from_str(code));
+        }
+        if let Some(reason) = &service.reason {
+            put("reason", JsValue::from_str(reason));
+        }
+        if let Some(ms) = service.retry_after_ms {
+            put("retryAfterMs", JsValue::from_f64(ms as f64));
+        }
+    }
+    js
+}
+
+/// The JS form of a core error that wraps a browser error (kept as `cause`).
+pub fn to_js_with_cause(error: Error, cause: &JsValue) -> JsValue {
+    KitErrorJs::new_with_cause(error.code().as_str(), error.message(), cause).into()
+}
+
+pub fn invalid_input(message: &str) -> JsValue {
+    to_js(Error::new(ErrorCode::InvalidInput, message))
+}
+
+/// `Date.now()` as Unix milliseconds: the `now` the bindings pass to the core's guards
+/// and flows (`stamp_at`, `sign_retry_at`, …), since wasm32-unknown-unknown has no clock
+/// the core could read.
+pub fn now_ms() -> UnixMillis {
+    js_sys::Date::now() as UnixMillis
+}
+
+// Talc instead of the default dlmalloc: about 5 KB smaller in the module, and faster.
+#[cfg(not(target_feature = "atomics"))]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
