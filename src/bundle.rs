@@ -539,7 +539,7 @@ mod tests {
             check_bundle_vector(case);
             let receiver = secret(case["receiverPrivateKeyHex"].as_str().unwrap());
             assert_eq!(
-                crate::client_key::uncompressed_hex(&receiver.public_key()),
+                crate::public_key::uncompressed_hex(&receiver.public_key()),
                 case["clientPublicKeyHex"].as_str().unwrap()
             );
             let enc = case["derivedIntermediates"]["encappedKeyCompressedHex"]

@@ -4,13 +4,13 @@
 //! second use is `KEY_CONSUMED`. The private scalar never leaves this type; it is
 //! zeroized when the key is consumed or dropped (`p256::SecretKey` zeroizes on drop).
 
-use p256::elliptic_curve::sec1::ToSec1Point;
 use p256::elliptic_curve::Generate;
 use p256::{PublicKey, SecretKey};
 
-use crate::encoding::{hex_decode, hex_encode, sha256_hex};
+use crate::encoding::sha256_hex;
 use crate::error::{Error, ErrorCode, Result};
-use crate::session::SignedRequestIds;
+use crate::public_key::{compressed_hex, uncompressed_hex};
+use crate::request_ids::SignedRequestIds;
 use crate::timestamp::UnixMillis;
 
 /// Which SEC1 form of the public key is sent as `clientPublicKey`: uncompressed (130 hex,
@@ -163,36 +163,10 @@ pub fn oidc_nonce_for(client_public_key_hex: &str) -> String {
     sha256_hex(client_public_key_hex.as_bytes())
 }
 
-/// Uncompressed SEC1 lowercase hex (130 characters).
-pub fn uncompressed_hex(key: &PublicKey) -> String {
-    hex_encode(key.to_sec1_point(false).as_bytes())
-}
-
-/// Compressed SEC1 lowercase hex (66 characters).
-pub fn compressed_hex(key: &PublicKey) -> String {
-    hex_encode(key.to_sec1_point(true).as_bytes())
-}
-
-/// Parses a SEC1 public key from hex (compressed or uncompressed, either case), checking
-/// that it is a point on P-256 other than the identity. `field` names it in errors.
-pub fn parse_public_key_hex(text: &str, field: &str) -> Result<PublicKey> {
-    let invalid = |why: &str| Error::new(ErrorCode::InvalidPublicKey, format!("{field} {why}"));
-    let bytes = hex_decode(text).ok_or_else(|| invalid("is not hex"))?;
-    match (bytes.len(), bytes.first()) {
-        (65, Some(0x04)) | (33, Some(0x02 | 0x03)) => {}
-        (65 | 33, _) => return Err(invalid("has a wrong SEC1 prefix byte")),
-        (n, _) => {
-            return Err(invalid(&format!(
-                "is {n} bytes; expected 33 (compressed) or 65 (uncompressed)"
-            )))
-        }
-    }
-    PublicKey::from_sec1_bytes(&bytes).map_err(|_| invalid("is not a point on P-256"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::encoding::hex_encode;
     use crate::test_vectors::{hex, vectors};
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -260,19 +234,6 @@ mod tests {
     }
 
     #[test]
-    fn compress_and_uncompress_vectors() {
-        let v = vectors("encodings.json");
-        for p in v["points"].as_array().unwrap() {
-            let c = p["compressed"].as_str().unwrap();
-            let u = p["uncompressed"].as_str().unwrap();
-            let from_c = parse_public_key_hex(c, "key").unwrap();
-            let from_u = parse_public_key_hex(u, "key").unwrap();
-            assert_eq!(uncompressed_hex(&from_c), u);
-            assert_eq!(compressed_hex(&from_u), c);
-        }
-    }
-
-    #[test]
     fn pkcs8_vector_holds_the_raw_scalar_and_its_public_key() {
         // WebCrypto's pkcs8 export layout: scalar at 36..68, public point in the last 65 bytes.
         let v = vectors("encodings.json");
@@ -281,32 +242,6 @@ mod tests {
         assert_eq!(der[36..68], raw[..]);
         let key = ClientKey::from_secret(SecretKey::from_slice(&raw).unwrap());
         assert_eq!(key.public_key_hex(), hex_encode(&der[der.len() - 65..]));
-    }
-
-    #[test]
-    fn invalid_point_vectors_are_rejected() {
-        let v = vectors("encodings.json");
-        let cases = v["invalidPoints"].as_array().unwrap();
-        assert!(!cases.is_empty());
-        for p in cases {
-            let err =
-                parse_public_key_hex(p["hex"].as_str().unwrap(), "clientPublicKey").unwrap_err();
-            assert_eq!(err.code(), ErrorCode::InvalidPublicKey);
-            assert!(err.message().starts_with("clientPublicKey "));
-        }
-    }
-
-    #[test]
-    fn parse_public_key_errors_name_the_problem() {
-        let e = parse_public_key_hex("zz", "k").unwrap_err();
-        assert_eq!(e.message(), "k is not hex");
-        let e = parse_public_key_hex("0400", "k").unwrap_err();
-        assert!(e.message().contains("2 bytes"), "{}", e.message());
-        let e = parse_public_key_hex(&format!("05{}", "00".repeat(64)), "k").unwrap_err();
-        assert!(e.message().contains("prefix"));
-        // Identity / all-zero coordinates are not on the curve.
-        let e = parse_public_key_hex(&format!("04{}", "00".repeat(64)), "k").unwrap_err();
-        assert!(e.message().contains("not a point"));
     }
 
     #[test]

@@ -79,7 +79,7 @@ error_codes! {
     Forbidden => "FORBIDDEN",
     /// The service answered 429; wait as told by Retry-After. Also the kit's own refusal
     /// when one session signed more requestIds within an hour than any real use
-    /// ([`crate::session::MAX_SIGNED_REQUEST_IDS`]).
+    /// ([`crate::MAX_SIGNED_REQUEST_IDS`]).
     RateLimited => "RATE_LIMITED",
     /// The service answered with an unexpected status or body.
     ServiceError => "SERVICE_ERROR",

@@ -45,6 +45,8 @@ mod inspect;
 mod json;
 mod message;
 pub mod passkey;
+mod public_key;
+mod request_ids;
 mod session;
 pub mod stamp;
 mod timestamp;
@@ -55,9 +57,7 @@ mod test_vectors;
 
 pub use p256;
 
-pub use client_key::{
-    compressed_hex, oidc_nonce_for, parse_public_key_hex, uncompressed_hex, ClientKey, KeyForm,
-};
+pub use client_key::{oidc_nonce_for, ClientKey, KeyForm};
 pub use error::{Error, ErrorCode, Result, ServiceDetails};
 #[cfg(feature = "json")]
 pub use fields::parse_object;
@@ -66,10 +66,11 @@ pub use inspect::{inspect_payload, PayloadInspection};
 pub use message::{
     PendingSignature, QuoteToSign, SignedRetryHeaders, REQUEST_ID_HEADER, SIGNATURE_HEADER,
 };
-pub use session::{
-    canonical_request_id, Session, SessionInfo, SignedRequestIds, MAX_SIGNED_REQUEST_IDS,
-    SANDBOX_SIGNATURE, SIGNED_REQUEST_ID_HORIZON_MS,
+pub use public_key::{compressed_hex, parse_public_key_hex, uncompressed_hex};
+pub use request_ids::{
+    canonical_request_id, SignedRequestIds, MAX_SIGNED_REQUEST_IDS, SIGNED_REQUEST_ID_HORIZON_MS,
 };
+pub use session::{Session, SessionInfo, SANDBOX_SIGNATURE};
 pub use timestamp::{format_rfc3339, parse_rfc3339, Clock, FixedClock, SystemClock, UnixMillis};
 
 /// Internals for the fuzz targets (cargo-fuzz builds with `--cfg fuzzing`); not part of

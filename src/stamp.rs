@@ -33,7 +33,7 @@ fn stamp_json_of(public: &PublicKey, signature: &DerSignature) -> String {
     // Every value is lowercase hex or a constant, so no JSON escaping is ever needed.
     let mut json = String::with_capacity(256);
     json.push_str(r#"{"publicKey":""#);
-    json.push_str(&crate::client_key::compressed_hex(public));
+    json.push_str(&crate::public_key::compressed_hex(public));
     json.push_str(r#"","scheme":""#);
     json.push_str(STAMP_SCHEME);
     json.push_str(r#"","signature":""#);
@@ -59,9 +59,9 @@ mod verify {
     use p256::ecdsa::signature::Verifier as _;
     use p256::ecdsa::VerifyingKey;
 
-    use crate::client_key::parse_public_key_hex;
     use crate::encoding::{base64url_decode, hex_decode};
     use crate::error::{Error, ErrorCode, Result};
+    use crate::public_key::parse_public_key_hex;
 
     /// A decoded stamp.
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -115,7 +115,7 @@ mod verify {
             .map_err(|_| Error::new(ErrorCode::Unauthorized, "stamp signature does not verify"))?;
         // Name the signer in one canonical form, whatever case or encoding it was sent in.
         Ok(DecodedStamp {
-            public_key: crate::client_key::compressed_hex(&key),
+            public_key: crate::public_key::compressed_hex(&key),
             ..stamp
         })
     }

@@ -13,10 +13,11 @@ use p256::PublicKey;
 use zeroize::Zeroizing;
 
 use crate::bundle::{open_with, Aad, HPKE_INFO};
-use crate::client_key::{parse_public_key_hex, ClientKey};
+use crate::client_key::ClientKey;
 use crate::encoding::hex_decode;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fields::{required, Fields};
+use crate::public_key::parse_public_key_hex;
 
 mod otp;
 

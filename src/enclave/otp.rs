@@ -9,13 +9,14 @@
 use p256::elliptic_curve::sec1::ToSec1Point;
 
 use crate::bundle::seal_raw;
-use crate::client_key::{parse_public_key_hex, ClientKey};
+use crate::client_key::ClientKey;
 #[cfg(feature = "json")]
 use crate::enclave::{SignerPin, VerifiedEnvelope};
 use crate::encoding::hex_encode;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fields::{required, Fields};
 use crate::message::{PendingSignature, SignedRetryHeaders};
+use crate::public_key::parse_public_key_hex;
 use crate::timestamp::UnixMillis;
 
 /// The longest OTP accepted (codes are 6–8 digits; this only bounds hostile input).
@@ -186,9 +187,9 @@ pub fn encrypt_otp_json(
 #[cfg(all(test, feature = "json"))]
 mod tests {
     use super::*;
-    use crate::client_key::compressed_hex;
     use crate::enclave::PRODUCTION_TLS_FETCHER_PUBLIC_KEY;
     use crate::encoding::hex_decode;
+    use crate::public_key::compressed_hex;
     use p256::ecdsa::signature::Signer as _;
     use p256::ecdsa::{DerSignature, SigningKey};
     use p256::{PublicKey, SecretKey};
@@ -201,14 +202,14 @@ mod tests {
         let signer = SigningKey::from_slice(&[0x52; 32]).unwrap();
         let data = format!(
             r#"{{"organizationId":"org","targetPublic":"{}"}}"#,
-            crate::client_key::uncompressed_hex(&target.public_key())
+            crate::public_key::uncompressed_hex(&target.public_key())
         );
         let signature: DerSignature = signer.sign(data.as_bytes());
         let bundle = format!(
             r#"{{"version":"v1.0.0","data":"{}","dataSignature":"{}","enclaveQuorumPublic":"{}"}}"#,
             hex_encode(data.as_bytes()),
             hex_encode(signature.as_bytes()),
-            crate::client_key::uncompressed_hex(&PublicKey::from(signer.verifying_key()))
+            crate::public_key::uncompressed_hex(&PublicKey::from(signer.verifying_key()))
         );
         (target, signer, bundle)
     }
@@ -257,7 +258,7 @@ mod tests {
     fn round_trip_with_a_throwaway_enclave() {
         let (enclave_key, signer, bundle) = enclave();
         let tek = ClientKey::generate().unwrap();
-        let pin = SignerPin::Key(crate::client_key::uncompressed_hex(&PublicKey::from(
+        let pin = SignerPin::Key(crate::public_key::uncompressed_hex(&PublicKey::from(
             signer.verifying_key(),
         )));
         for text in [

@@ -161,8 +161,9 @@ impl SignedRetryFlow {
 mod tests {
     use super::*;
     use crate::bundle::seal;
-    use crate::client_key::{compressed_hex, ClientKey};
+    use crate::client_key::ClientKey;
     use crate::fields::test_support::TestFields;
+    use crate::public_key::compressed_hex;
     use crate::stamp::verify_stamp;
     use crate::timestamp::FixedClock;
     use p256::SecretKey;

@@ -1017,8 +1017,8 @@ mod tests {
         };
         // The research notes' worked example (§4) for the uncompressed form.
         const DOC_KEY: &str = "04f45f2a22c908b9ce09a7150e514afd24627c401c38a4afc164e1ea783adaaa31d4245acfb88c2ebd42b47628d63ecabf345484f0a9f665b63c54c897d5578be2";
-        let doc = crate::client_key::parse_public_key_hex(DOC_KEY, "k").unwrap();
-        let compressed = crate::client_key::compressed_hex(&doc);
+        let doc = crate::public_key::parse_public_key_hex(DOC_KEY, "k").unwrap();
+        let compressed = crate::public_key::compressed_hex(&doc);
         let key = KeyRef {
             public_key_hex: DOC_KEY,
             compressed_public_key_hex: &compressed,
