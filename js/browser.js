@@ -126,10 +126,10 @@ function loadSigning(input) {
  * KitError NOT_INITIALIZED (the underlying error is its `cause`) and a later call
  * tries again.
  *
- * `init({ passkeys: true })` also loads the passkey module (`passkey.*`); do it at page
+ * `init({ passkeys: true })` also loads the wallet module (`passkey.*`); do it at page
  * load, so that a later `passkey.register`/`authenticate` in a click handler reaches
  * WebAuthn without waiting for a download. `passkeys: { module_or_path }` says where the
- * passkey module's .wasm is. It also loads WalletClient's implementation, which drives the
+ * wallet module's .wasm is. It also loads WalletClient's implementation, which drives the
  * flows in that module. Those calls share a second promise.
  *
  * `input`: where to load the module from: nothing (the .wasm next to this file),

@@ -80,7 +80,7 @@ export interface InitOptions {
   /** Where the signing module's `.wasm` is (default: next to the entry). */
   module_or_path?: InitInput;
   /**
-   * Also load the passkey module (`passkey.*` and the flow drivers behind
+   * Also load the wallet module (`passkey.*` and the flow drivers behind
    * {@link WalletClient}) and WalletClient's implementation, or say where the passkey
    * module's `.wasm` is. Without it, the first passkey or WalletClient call loads them. Do this at page load: Safari lets WebAuthn run only close to the user's click, and a module
    * still downloading when `passkey.register` is called in a click handler may be too late.
@@ -96,7 +96,7 @@ export interface InitOptions {
  * the entry, which bundlers such as Vite and webpack emit as an asset. In Node the module
  * is loaded synchronously at import and this resolves at once.
  *
- * `init({ passkeys: true })` also loads the second, passkey module (see {@link passkey};
+ * `init({ passkeys: true })` also loads the second, wallet module (see {@link passkey};
  * it also carries {@link WalletClient}'s flow drivers) and WalletClient's implementation
  * (otherwise loaded by its first flow call); its calls share a second promise.
  * `init()` alone never downloads it.
@@ -900,7 +900,7 @@ export interface IsolatedInitOptions {
   isolate: 'worker';
   /** Where the signing module's `.wasm` is (default: next to the entry); the Worker loads it. */
   module_or_path?: InitInput;
-  /** As in {@link InitOptions}: the passkey module loads in the page (its keys live in the authenticator). */
+  /** As in {@link InitOptions}: the wallet module loads in the page (its keys live in the authenticator). */
   passkeys?: boolean | { module_or_path: InitInput };
 }
 

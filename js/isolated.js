@@ -489,7 +489,7 @@ function start(source, resolveKit, rejectKit) {
 /**
  * `init({ isolate: 'worker', module_or_path?, passkeys? })`: starts the Worker once (every
  * call returns the same promise until `terminate()` or a failure) and resolves to the
- * isolated API. `passkeys` loads the passkey module in the page, as in same-thread mode
+ * isolated API. `passkeys` loads the wallet module in the page, as in same-thread mode
  * (WebAuthn keys live in the authenticator, not in wasm).
  *
  * @param {{ isolate: unknown, module_or_path?: unknown, passkeys?: boolean | null | { module_or_path?: unknown } }} options

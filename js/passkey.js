@@ -31,13 +31,13 @@ export function providePasskeyModule(glue) {
 function loadFailure(err) {
   return new KitError(
     'NOT_INITIALIZED',
-    `embedded-wallet-kit could not load its passkey module: ${err && err.message ? err.message : String(err)}`,
+    `embedded-wallet-kit could not load its wallet module: ${err && err.message ? err.message : String(err)}`,
     err,
   );
 }
 
 /**
- * Loads the passkey module once (concurrent callers share one promise); after a failure
+ * Loads the wallet module once (concurrent callers share one promise); after a failure
  * (KitError NOT_INITIALIZED, the loader's error as `cause`) a later call tries again.
  *
  * @param {unknown} [source] what wasm-bindgen's loader takes as `module_or_path`;
@@ -72,7 +72,7 @@ export function loadPasskeys(source) {
 function notLoaded(what) {
   return new KitError(
     'NOT_INITIALIZED',
-    `the passkey module is not loaded: \`await init({ passkeys: true })\` must resolve before passkey.${what}() is used`,
+    `the wallet module is not loaded: \`await init({ passkeys: true })\` must resolve before passkey.${what}() is used`,
   );
 }
 
@@ -98,7 +98,7 @@ function ceremony(name, options) {
   const started = epoch;
   return loadPasskeys().then((glue) => {
     if (epoch !== started) {
-      throw new KitError('PASSKEY_CANCELLED', 'the passkey ceremony was cancelled while the passkey module was loading');
+      throw new KitError('PASSKEY_CANCELLED', 'the passkey ceremony was cancelled while the wallet module was loading');
     }
     return glue[name](options);
   }).then(undefined, asKitError);

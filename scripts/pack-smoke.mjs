@@ -79,7 +79,7 @@ check('Node resolves the package to node.js and it works there', () => {
     assert.equal(sb.stamp('x'), 'sandbox-valid-signature');
     assert.throws(() => Session.open({ ...response, encryptedSessionSigningKey: '0OIl' }, key),
       (e) => e instanceof KitError && e.code === 'INVALID_BUNDLE');
-    // The passkey module is loaded at import too: no WebAuthn in Node, but its errors are
+    // The wallet module is loaded at import too: no WebAuthn in Node, but its errors are
     // the same KitError class and registrationBody works.
     assert.equal(passkey.isSupported(), false);
     await assert.rejects(passkey.register({ challenge: 'AAAA', rpId: 'x.test', rpName: 'x', user: { id: 'u', name: 'n' } }),

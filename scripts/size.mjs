@@ -11,11 +11,11 @@
 //      openWalletExport, ClientKey.signRetry: +10.3 KB) joined the signing module; they
 //      need the ClientKey's secret, so they cannot move to a lazy module as they are.
 //   2. what `init({ passkeys: true })`, the first passkey call or the first WalletClient
-//      call loads on top: the passkey module's glue and .wasm, which carry the WebAuthn
+//      call loads on top: the wallet module's glue and .wasm, which carry the WebAuthn
 //      ceremonies and the flow drivers behind WalletClient. Budget 70 KB gzip (45 KB
 //      before the flow drivers moved here out of what init() loads).
 //   3. for information only, no budget: what the first WalletClient flow call or
-//      `init({ passkeys: true })` loads on top of the passkey module (wallet-client-impl.js,
+//      `init({ passkeys: true })` loads on top of the wallet module (wallet-client-impl.js,
 //      WalletClient's implementation: the async loop around the flow drivers); what the
 //      first `SessionStore.open()` loads on top (session-store-impl.js); and what the `embedded-wallet-kit/testing` entry (the
 //      software authenticator, for tests) loads — testing.js, its glue and .wasm, which
@@ -114,11 +114,11 @@ export function sizeTables(pkgDir, budgets = BUDGETS) {
       ...walk(join(pkgDir, 'snippets')).filter((p) => p.endsWith('.js')).map((p) => relative(pkgDir, p)),
       wasm('signing'),
     ], budgets.init],
-    ['passkey module: loaded by init({ passkeys: true }) or the first passkey call', [
+    ['wallet module: loaded by init({ passkeys: true }) or the first passkey call', [
       glue('passkey'),
       wasm('passkey'),
     ], budgets.passkey],
-    ['WalletClient implementation (informational, in no budget): loaded with the passkey module by init({ passkeys: true }) or the first WalletClient flow call', [
+    ['WalletClient implementation (informational, in no budget): loaded with the wallet module by init({ passkeys: true }) or the first WalletClient flow call', [
       'wallet-client-impl.js',
     ]],
     ['session store (informational, in no budget): loaded by the first SessionStore.open()', [

@@ -284,7 +284,7 @@ async function flow(emu, keys) {
       assert(json(picked) === json([keys, keys]), `key mode ${json(picked)}`);
       const enabled = await enabledButtons(page);
       assert(json(enabled) === json(['account']), `enabled: ${json(enabled)}`);
-      // The passkey module is loaded (isSupported() throws NOT_INITIALIZED before), and it
+      // The wallet module is loaded (isSupported() throws NOT_INITIALIZED before), and it
       // answers what the engine has.
       const supported = await page.evaluate(() => window.demo.kit.passkey.isSupported());
       assert(supported === passkeys, `passkey.isSupported() is ${supported} in ${engine}`);

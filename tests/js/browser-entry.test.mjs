@@ -1,6 +1,6 @@
 // The built package's browser entry (pkg/browser.js), exercised in Node: the
 // NOT_INITIALIZED guard, init() failure and retry, idempotence, then real use.
-// Then the passkey module through init({ passkeys }): a failed load (Node cannot fetch
+// Then the wallet module through init({ passkeys }): a failed load (Node cannot fetch
 // the default file: URL) and its retry with bytes.
 // Runs in its own process (node --test isolates files), so the Node entry is not loaded.
 import { test } from 'node:test';
@@ -27,7 +27,7 @@ test('exports exactly init, ClientKey, Session, KitError, inspectPayload, passke
   ]);
 });
 
-test('before the passkey module is loaded: sync passkey calls throw NOT_INITIALIZED; cancel() is a no-op', () => {
+test('before the wallet module is loaded: sync passkey calls throw NOT_INITIALIZED; cancel() is a no-op', () => {
   for (const fn of [() => passkey.isSupported(), () => passkey.registrationBody('a', 'b', 'AAAA', {})]) {
     assert.throws(fn, (err) => {
       assert.ok(err instanceof KitError, `got ${err?.constructor?.name}: ${err?.message}`);
@@ -109,7 +109,7 @@ test('init({ passkeys: true }) in Node: the default file: URL cannot be fetched 
   await assert.rejects(init({ passkeys: true }), (err) => {
     assert.ok(err instanceof KitError, `got ${err?.constructor?.name}: ${err?.message}`);
     assert.equal(err.code, 'NOT_INITIALIZED');
-    assert.match(err.message, /passkey module/);
+    assert.match(err.message, /wallet module/);
     assert.ok(err.cause !== undefined, 'the loader error is kept as cause');
     return true;
   });
@@ -118,7 +118,7 @@ test('init({ passkeys: true }) in Node: the default file: URL cannot be fetched 
   await assert.rejects(passkey.platformAuthenticatorAvailable(), (err) => err instanceof KitError && err.code === 'NOT_INITIALIZED');
 });
 
-test('init({ passkeys: { module_or_path: bytes } }) retries and loads the passkey module; errors are the one KitError', async () => {
+test('init({ passkeys: { module_or_path: bytes } }) retries and loads the wallet module; errors are the one KitError', async () => {
   const bytes = readFileSync(PASSKEY_WASM_PATH);
   const p1 = init({ passkeys: { module_or_path: bytes } });
   const p2 = init({ passkeys: true });

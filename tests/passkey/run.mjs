@@ -13,7 +13,7 @@
 // the browser returns an empty or null handle. The browser's credential handed over with
 // views (DataView, offset Uint8Array) instead of ArrayBuffers must read the same. Then
 // the error paths (timeout, abort, cancel, a superseded ceremony, wrong rpId, excluded and
-// unknown credentials, bad input), detection, and the lazy loading of the passkey module.
+// unknown credentials, bad input), detection, and the lazy loading of the wallet module.
 //
 // The page is served from http://localhost:<port> (WebAuthn rejects IP origins).
 // Every scenario gets a fresh page and authenticator (in Chromium a fresh context too). Prints "N passed, N failed" over all engines; exits non-zero on failure.
@@ -59,7 +59,7 @@ function expectKitError(r, code, causeName) {
 }
 
 if (!existsSync(join(pkgDir, 'browser.js')) || !existsSync(join(root, PASSKEY_WASM))) {
-  console.log('not ok - pkg/ is missing or has no passkey module: run `make build` first\n0 passed, 1 failed');
+  console.log('not ok - pkg/ is missing or has no wallet module: run `make build` first\n0 passed, 1 failed');
   process.exit(1);
 }
 
@@ -343,13 +343,13 @@ async function webauthnSuite() {
       });
 
       const plain = await s.page.evaluate(() => window.attempt(() => window.kit.init()));
-      await check('init() alone loads the signing module only (no passkey module fetched)', () => {
+      await check('init() alone loads the signing module only (no wallet module fetched)', () => {
         assert(plain.ok, json(plain.error));
         const paths = s.requests().map((r) => r.path);
         assert(paths.includes(SIGNING_WASM), `signing wasm not fetched: ${paths.join(', ')}`);
         // passkey.js (the namespace) is part of the entry; the passkey glue and .wasm are not.
         assert(!paths.some((p) => p.includes('embedded_wallet_kit_wallet')),
-          `the passkey module was fetched by init(): ${paths.join(', ')}`);
+          `the wallet module was fetched by init(): ${paths.join(', ')}`);
       });
 
       const [r1, r2] = await s.page.evaluate(() => {
@@ -366,7 +366,7 @@ async function webauthnSuite() {
           capabilities: await passkey.clientCapabilities(),
         };
       });
-      await check('init({ passkeys: true }) loads the passkey module once; then isSupported() is true', () => {
+      await check('init({ passkeys: true }) loads the wallet module once; then isSupported() is true', () => {
         assert(r1.ok && r2.ok, json([r1, r2]));
         const wasm = s.requests().filter((r) => r.path === PASSKEY_WASM);
         assert(wasm.length === 1, `passkey wasm requests: ${json(wasm)}`);
@@ -931,7 +931,7 @@ async function webauthnSuite() {
         const c = await doomed;
         return [await window.attempt(() => passkey.register(o)), c];
       }, registrationOptions());
-      await check('without init: passkey.register loads the passkey module on first use and works', () => {
+      await check('without init: passkey.register loads the wallet module on first use and works', () => {
         assert(lazy.ok, json(lazy.error));
         assert(sameKeys(lazy.value, ATTESTATION_KEYS), Object.keys(lazy.value).join(', '));
         const paths = s.requests().map((r) => r.path);
@@ -977,7 +977,7 @@ async function unsupportedSuite() {
       assert(probe.secure === true, json(probe));
     });
 
-    // Lazily (no init): the first ceremony loads the passkey module and still refuses.
+    // Lazily (no init): the first ceremony loads the wallet module and still refuses.
     const lazy = await s.page.evaluate((o) => window.attempt(() => window.kit.passkey.register(o)), registrationOptions());
     await check('without init: passkey.register → PASSKEY_UNSUPPORTED, promptly', () => {
       const e = expectKitError(lazy, 'PASSKEY_UNSUPPORTED');
@@ -986,7 +986,7 @@ async function unsupportedSuite() {
     });
 
     const init = await initPasskeys(s.page);
-    await check('init({ passkeys: true }) resolves; it loads the passkey module once', () => {
+    await check('init({ passkeys: true }) resolves; it loads the wallet module once', () => {
       assert(init.ok, json(init.error));
       const wasm = s.requests().filter((r) => r.path === PASSKEY_WASM);
       assert(wasm.length === 1 && wasm[0].status === 200, json(wasm));

@@ -1,6 +1,6 @@
 // Imports the package by name, exactly as an app would; Vite resolves the browser entry
 // and emits the .wasm as an asset. The driver (run.mjs) reads window.kitState and
-// drives window.kit. The passkey module is a dynamic import: Vite emits it as its own
+// drives window.kit. The wallet module is a dynamic import: Vite emits it as its own
 // chunk (plus its .wasm), fetched only by init({ passkeys: true }); so is WalletClient's
 // implementation (wallet-client-impl.js), which init({ passkeys: true }) preloads.
 //

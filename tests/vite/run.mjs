@@ -195,7 +195,7 @@ try {
     assert(assets.some((a) => a.endsWith('.wasm')), `no .wasm in ${assets.join(', ')}`);
   });
   await check('vite build printed no warnings', () => assert(buildWarnings.length === 0, buildWarnings.join('\n')));
-  await check('vite build emitted the passkey module as its own chunk plus its .wasm', () => {
+  await check('vite build emitted the wallet module as its own chunk plus its .wasm', () => {
     assert(assets.some((a) => /^embedded_wallet_kit_wallet_bg-.*\.wasm$/.test(a)), `no passkey .wasm in ${assets.join(', ')}`);
     assert(assets.some((a) => /^embedded_wallet_kit_wallet-.*\.js$/.test(a)), `no passkey chunk in ${assets.join(', ')}`);
   });
@@ -252,7 +252,7 @@ async function suite() {
     assert(wasm.length === 1, `wasm requests: ${JSON.stringify(wasm)}`);
     assert(wasm[0].status === 200 && wasm[0].type === 'application/wasm', JSON.stringify(wasm[0]));
   });
-  await check('init() alone did not fetch the passkey module', () => {
+  await check('init() alone did not fetch the wallet module', () => {
     const passkeyFiles = requests().filter((r) => r.path.includes('embedded_wallet_kit_wallet'));
     assert(passkeyFiles.length === 0, `fetched: ${passkeyFiles.map((r) => r.path).join(', ')}`);
   });

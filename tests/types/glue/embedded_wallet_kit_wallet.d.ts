@@ -1,4 +1,4 @@
-// The passkey module's wasm-bindgen glue (`./embedded_wallet_kit_wallet.js`: passkey.* and
+// The wallet module's wasm-bindgen glue (`./embedded_wallet_kit_wallet.js`: passkey.* and
 // the flow drivers behind WalletClient), hand-written for `make lint-js` as
 // embedded_wallet_kit.d.ts is (see there). Typed as wasm-bindgen types the Rust
 // signatures (src/wasm/passkey.rs, src/wasm/flows.rs): `JsValue` and `Object` are `any`.
