@@ -71,7 +71,7 @@ pub use request_ids::{
     canonical_request_id, SignedRequestIds, MAX_SIGNED_REQUEST_IDS, SIGNED_REQUEST_ID_HORIZON_MS,
 };
 pub use session::{Session, SessionInfo, SANDBOX_SIGNATURE};
-pub use timestamp::{format_rfc3339, parse_rfc3339, Clock, FixedClock, SystemClock, UnixMillis};
+pub use timestamp::{format_rfc3339, parse_rfc3339, system_now, UnixMillis};
 
 /// Internals for the fuzz targets (cargo-fuzz builds with `--cfg fuzzing`); not part of
 /// the API.

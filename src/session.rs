@@ -16,7 +16,7 @@ use crate::request_ids::SignedRequestIds;
 #[cfg(test)]
 use crate::request_ids::{MAX_SIGNED_REQUEST_IDS, SIGNED_REQUEST_ID_HORIZON_MS};
 use crate::stamp::stamp;
-use crate::timestamp::{parse_rfc3339, Clock, SystemClock, UnixMillis};
+use crate::timestamp::{parse_rfc3339, system_now, UnixMillis};
 
 /// The sandbox's accepted `Service-Wallet-Signature` (spec §5.3).
 pub const SANDBOX_SIGNATURE: &str = "sandbox-valid-signature";
@@ -90,7 +90,6 @@ pub struct Session {
     /// requestIds this session's key signed, so none is signed twice (with those its
     /// client key signed before it became this session's key).
     signed_requests: SignedRequestIds,
-    clock: Box<dyn Clock + Send + Sync>,
     /// The AuthMethod this session was issued for, when the flow that opened it knows.
     credential_id: Option<String>,
 }
@@ -120,7 +119,6 @@ impl Session {
             info,
             signer,
             signed_requests: SignedRequestIds::default(),
-            clock: Box::new(SystemClock),
             credential_id: None,
         }
     }
@@ -261,12 +259,6 @@ impl Session {
         Ok(session)
     }
 
-    /// Replaces the clock the expiry guards read (tests, replay).
-    pub fn with_clock(mut self, clock: impl Clock + Send + Sync + 'static) -> Self {
-        self.clock = Box::new(clock);
-        self
-    }
-
     /// Records the AuthMethod (`AuthMethod:<uuid>`) this session was issued for.
     pub fn with_credential_id(mut self, credential_id: &str) -> Self {
         self.credential_id = Some(credential_id.to_owned());
@@ -312,9 +304,9 @@ impl Session {
         now >= self.info.expires_at_ms
     }
 
-    /// Whether the session's clock is at or after `expiresAt`.
+    /// Whether the system clock ([`system_now`]) reads at or after `expiresAt`.
     pub fn is_expired(&self) -> bool {
-        self.is_expired_at(self.clock.now_ms())
+        self.is_expired_at(system_now())
     }
 
     /// Zeroizes the key; every later signing call is `SESSION_CLOSED`.
@@ -361,16 +353,16 @@ impl Session {
     }
 
     // The guards take the time as an argument (`*_at`); the methods without it are thin
-    // wrappers reading the session's clock ([`Session::with_clock`]).
+    // wrappers reading the system clock ([`system_now`]).
 
     /// Whether the session may stamp at `now` (live, not expired).
     pub fn authorize_stamp_at(&self, now: UnixMillis) -> Result<()> {
         self.check_live(now)
     }
 
-    /// [`Session::authorize_stamp_at`] the session's clock.
+    /// [`Session::authorize_stamp_at`] the system clock ([`system_now`]).
     pub fn authorize_stamp(&self) -> Result<()> {
-        self.authorize_stamp_at(self.clock.now_ms())
+        self.authorize_stamp_at(system_now())
     }
 
     /// The `Service-Wallet-Signature` value for `payload` at `now`, signed byte for byte.
@@ -379,9 +371,9 @@ impl Session {
         self.sign(payload)
     }
 
-    /// [`Session::stamp_at`] the session's clock.
+    /// [`Session::stamp_at`] the system clock ([`system_now`]).
     pub fn stamp(&self, payload: &str) -> Result<String> {
-        self.stamp_at(payload, self.clock.now_ms())
+        self.stamp_at(payload, system_now())
     }
 
     /// The guards of [`Session::sign_retry_at`], and the requestId recorded as signed: an
@@ -403,9 +395,9 @@ impl Session {
         self.signed_requests.record(&pending.request_id, now)
     }
 
-    /// [`Session::authorize_retry_at`] the session's clock.
+    /// [`Session::authorize_retry_at`] the system clock ([`system_now`]).
     pub fn authorize_retry(&mut self, pending: &PendingSignature) -> Result<()> {
-        self.authorize_retry_at(pending, self.clock.now_ms())
+        self.authorize_retry_at(pending, system_now())
     }
 
     /// Signs a 202 at `now`: both retry headers, after [`Session::authorize_retry_at`].
@@ -421,9 +413,9 @@ impl Session {
         })
     }
 
-    /// [`Session::sign_retry_at`] the session's clock.
+    /// [`Session::sign_retry_at`] the system clock ([`system_now`]).
     pub fn sign_retry(&mut self, pending: &PendingSignature) -> Result<SignedRetryHeaders> {
-        self.sign_retry_at(pending, self.clock.now_ms())
+        self.sign_retry_at(pending, system_now())
     }
 
     /// The guards of [`Session::sign_quote_at`]: `QUOTE_EXPIRED` at or after the quote's
@@ -439,9 +431,9 @@ impl Session {
         Ok(())
     }
 
-    /// [`Session::authorize_quote_at`] the session's clock.
+    /// [`Session::authorize_quote_at`] the system clock ([`system_now`]).
     pub fn authorize_quote(&self, quote: &QuoteToSign) -> Result<()> {
-        self.authorize_quote_at(quote, self.clock.now_ms())
+        self.authorize_quote_at(quote, system_now())
     }
 
     /// Signs a quote at `now` for `POST /quotes/{id}/execute`: the header value alone.
@@ -450,9 +442,9 @@ impl Session {
         self.sign(&quote.payload_to_sign)
     }
 
-    /// [`Session::sign_quote_at`] the session's clock.
+    /// [`Session::sign_quote_at`] the system clock ([`system_now`]).
     pub fn sign_quote(&self, quote: &QuoteToSign) -> Result<String> {
-        self.sign_quote_at(quote, self.clock.now_ms())
+        self.sign_quote_at(quote, system_now())
     }
 
     /// The stamp of a payload an authorize_* call let through, from the signature
@@ -481,7 +473,6 @@ mod tests {
     use crate::encoding::base58check_encode;
     use crate::fields::test_support::TestFields;
     use crate::test_vectors::{hex, vectors};
-    use crate::timestamp::FixedClock;
     use p256::SecretKey;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -517,9 +508,8 @@ mod tests {
         }
     }
 
-    fn before_expiry() -> FixedClock {
-        FixedClock(EXPIRES_MS - 60_000)
-    }
+    /// A minute before the sessions of these tests expire.
+    const BEFORE_EXPIRY: UnixMillis = EXPIRES_MS - 60_000;
 
     #[test]
     fn upstream_vector_opens_to_the_published_session_key() {
@@ -547,12 +537,10 @@ mod tests {
         let session_secret =
             SecretKey::from_slice(&hex(case["privateKeyHex"].as_str().unwrap())).unwrap();
         let (resp, mut key) = sealed_session(&session_secret);
-        let session = Session::open(&resp, &mut key)
-            .unwrap()
-            .with_clock(before_expiry());
+        let session = Session::open(&resp, &mut key).unwrap();
         let payload = case["payloadUtf8"].as_str().unwrap();
         assert_eq!(
-            session.stamp(payload).unwrap(),
+            session.stamp_at(payload, BEFORE_EXPIRY).unwrap(),
             case["stampHeaderValue"].as_str().unwrap()
         );
     }
@@ -625,11 +613,14 @@ mod tests {
             response("garbage!"),
             response("x").without("encryptedSessionSigningKey"),
         ] {
-            let mut s = Session::sandbox(&resp).unwrap().with_clock(before_expiry());
+            let mut s = Session::sandbox(&resp).unwrap();
             assert!(s.is_sandbox());
             assert_eq!(s.public_key_hex(), None);
-            assert_eq!(s.stamp("anything").unwrap(), SANDBOX_SIGNATURE);
-            let h = s.sign_retry(&pending(EXPIRES)).unwrap();
+            assert_eq!(
+                s.stamp_at("anything", BEFORE_EXPIRY).unwrap(),
+                SANDBOX_SIGNATURE
+            );
+            let h = s.sign_retry_at(&pending(EXPIRES), BEFORE_EXPIRY).unwrap();
             assert_eq!(h.signature, SANDBOX_SIGNATURE);
             assert_eq!(h.request_id, REQUEST);
         }
@@ -675,15 +666,17 @@ mod tests {
         let secret = SecretKey::from_slice(&[5u8; 32]).unwrap();
         let (resp, mut key) = sealed_session(&secret);
         let s = Session::open(&resp, &mut key).unwrap();
-        let s = s.with_clock(FixedClock(EXPIRES_MS - 1));
-        assert!(!s.is_expired());
-        assert!(s.stamp("p").is_ok());
+        assert!(!s.is_expired_at(EXPIRES_MS - 1));
+        assert!(s.stamp_at("p", EXPIRES_MS - 1).is_ok());
         for now in [EXPIRES_MS, EXPIRES_MS + 1, EXPIRES_MS + 86_400_000] {
-            let mut s2 = Session::sandbox(&resp).unwrap().with_clock(FixedClock(now));
-            assert!(s2.is_expired());
-            assert_eq!(s2.stamp("p").unwrap_err().code(), ErrorCode::SessionExpired);
+            let mut s2 = Session::sandbox(&resp).unwrap();
+            assert!(s2.is_expired_at(now));
             assert_eq!(
-                s2.sign_retry(&pending("2030-01-01T00:00:00Z"))
+                s2.stamp_at("p", now).unwrap_err().code(),
+                ErrorCode::SessionExpired
+            );
+            assert_eq!(
+                s2.sign_retry_at(&pending("2030-01-01T00:00:00Z"), now)
                     .unwrap_err()
                     .code(),
                 ErrorCode::SessionExpired
@@ -693,25 +686,43 @@ mod tests {
                 expires_at_ms: now + 1,
             };
             assert_eq!(
-                s2.sign_quote(&q).unwrap_err().code(),
+                s2.sign_quote_at(&q, now).unwrap_err().code(),
                 ErrorCode::SessionExpired
             );
         }
     }
 
     #[test]
+    fn the_methods_without_now_read_the_system_clock() {
+        // EXPIRES is in 2025: past by the system clock natively, and on wasm32 the core's
+        // clock reads as the end of time (failing closed).
+        let past = Session::sandbox(&response("")).unwrap();
+        assert!(past.is_expired());
+        assert_eq!(
+            past.stamp("p").unwrap_err().code(),
+            ErrorCode::SessionExpired
+        );
+        let future =
+            Session::sandbox(&response("").with("expiresAt", "2999-01-01T00:00:00Z")).unwrap();
+        if cfg!(target_arch = "wasm32") {
+            assert!(future.is_expired());
+        } else {
+            assert!(!future.is_expired());
+            assert_eq!(future.stamp("p").unwrap(), SANDBOX_SIGNATURE);
+        }
+    }
+
+    #[test]
     fn the_guards_judge_by_the_now_they_are_given() {
-        // The session's own clock is past expiry; the `*_at` guards go by their argument.
-        let s = Session::sandbox(&response(""))
-            .unwrap()
-            .with_clock(FixedClock(EXPIRES_MS));
+        // The system clock is past EXPIRES; the `*_at` guards go by their argument.
+        let s = Session::sandbox(&response("")).unwrap();
         let (before, at) = (EXPIRES_MS - 1, EXPIRES_MS);
         assert!(s.stamp_at("p", before).is_ok());
         assert_eq!(
             s.stamp_at("p", at).unwrap_err().code(),
             ErrorCode::SessionExpired
         );
-        let mut s = s.with_clock(FixedClock(EXPIRES_MS));
+        let mut s = s;
         let p = pending("2025-10-13T12:10:00Z"); // five minutes before the session expires
         let request_expiry = p.expires_at_ms;
         assert_eq!(
@@ -736,22 +747,23 @@ mod tests {
     fn retry_guards() {
         let secret = SecretKey::from_slice(&[6u8; 32]).unwrap();
         let (resp, mut key) = sealed_session(&secret);
-        let mut s = Session::open(&resp, &mut key)
-            .unwrap()
-            .with_clock(before_expiry());
+        let mut s = Session::open(&resp, &mut key).unwrap();
         let p = pending(EXPIRES);
-        let headers = s.sign_retry(&p).unwrap();
+        let headers = s.sign_retry_at(&p, BEFORE_EXPIRY).unwrap();
         assert_eq!(headers.request_id, REQUEST);
-        assert_eq!(headers.signature, s.stamp(&p.payload_to_sign).unwrap());
         assert_eq!(
-            s.sign_retry(&p).unwrap_err().code(),
+            headers.signature,
+            s.stamp_at(&p.payload_to_sign, BEFORE_EXPIRY).unwrap()
+        );
+        assert_eq!(
+            s.sign_retry_at(&p, BEFORE_EXPIRY).unwrap_err().code(),
             ErrorCode::RequestAlreadySigned
         );
         let other = PendingSignature {
             request_id: "Request:00000000-0000-4000-8000-000000000000".into(),
             ..p.clone()
         };
-        assert!(s.sign_retry(&other).is_ok());
+        assert!(s.sign_retry_at(&other, BEFORE_EXPIRY).is_ok());
         // At the 202's expiresAt the window is closed.
         let at = PendingSignature {
             expires_at_ms: EXPIRES_MS - 60_000,
@@ -759,28 +771,29 @@ mod tests {
             ..p
         };
         assert_eq!(
-            s.sign_retry(&at).unwrap_err().code(),
+            s.sign_retry_at(&at, BEFORE_EXPIRY).unwrap_err().code(),
             ErrorCode::RequestExpired
         );
     }
 
     #[test]
     fn quote_guards() {
-        let s = Session::sandbox(&response("x"))
-            .unwrap()
-            .with_clock(before_expiry());
+        let s = Session::sandbox(&response("x")).unwrap();
         let now = EXPIRES_MS - 60_000;
         let live = QuoteToSign {
             payload_to_sign: "q".into(),
             expires_at_ms: now + 1,
         };
-        assert_eq!(s.sign_quote(&live).unwrap(), SANDBOX_SIGNATURE);
+        assert_eq!(
+            s.sign_quote_at(&live, BEFORE_EXPIRY).unwrap(),
+            SANDBOX_SIGNATURE
+        );
         let dead = QuoteToSign {
             expires_at_ms: now,
             ..live
         };
         assert_eq!(
-            s.sign_quote(&dead).unwrap_err().code(),
+            s.sign_quote_at(&dead, BEFORE_EXPIRY).unwrap_err().code(),
             ErrorCode::QuoteExpired
         );
     }
@@ -789,15 +802,18 @@ mod tests {
     fn close_zeroizes_and_refuses() {
         let secret = SecretKey::from_slice(&[8u8; 32]).unwrap();
         let (resp, mut key) = sealed_session(&secret);
-        let mut s = Session::open(&resp, &mut key)
-            .unwrap()
-            .with_clock(before_expiry());
+        let mut s = Session::open(&resp, &mut key).unwrap();
         s.close();
         assert!(s.is_closed());
         assert_eq!(s.public_key_hex(), None);
-        assert_eq!(s.stamp("p").unwrap_err().code(), ErrorCode::SessionClosed);
         assert_eq!(
-            s.sign_retry(&pending(EXPIRES)).unwrap_err().code(),
+            s.stamp_at("p", BEFORE_EXPIRY).unwrap_err().code(),
+            ErrorCode::SessionClosed
+        );
+        assert_eq!(
+            s.sign_retry_at(&pending(EXPIRES), BEFORE_EXPIRY)
+                .unwrap_err()
+                .code(),
             ErrorCode::SessionClosed
         );
         let q = QuoteToSign {
@@ -805,7 +821,7 @@ mod tests {
             expires_at_ms: EXPIRES_MS,
         };
         assert_eq!(
-            s.sign_quote(&q).unwrap_err().code(),
+            s.sign_quote_at(&q, BEFORE_EXPIRY).unwrap_err().code(),
             ErrorCode::SessionClosed
         );
     }
@@ -861,29 +877,29 @@ mod tests {
         use p256::ecdsa::signature::Signer as _;
         let signer = SigningKey::from_slice(&[0x33; 32]).unwrap();
         let public = PublicKey::from(signer.verifying_key());
-        let mut s = Session::external(&response(""), public)
-            .unwrap()
-            .with_clock(before_expiry());
+        let mut s = Session::external(&response(""), public).unwrap();
         assert_eq!(
             s.public_key_hex(),
             Some(crate::public_key::compressed_hex(&public))
         );
         let p = pending(EXPIRES);
-        s.authorize_retry(&p).unwrap();
+        s.authorize_retry_at(&p, BEFORE_EXPIRY).unwrap();
         // What crypto.subtle.sign returns for the payload: r ‖ s.
         let signature: p256::ecdsa::Signature = signer.sign(p.payload_to_sign.as_bytes());
         let header = s.stamp_from_p1363(&signature.to_bytes()).unwrap();
         crate::stamp::verify_stamp(&header, &p.payload_to_sign).unwrap();
         assert_eq!(header, stamp(&signer, &p.payload_to_sign)); // RFC 6979 both sides
         assert_eq!(
-            s.authorize_retry(&p).unwrap_err().code(),
+            s.authorize_retry_at(&p, BEFORE_EXPIRY).unwrap_err().code(),
             ErrorCode::RequestAlreadySigned
         );
         // It never signs by itself.
-        assert_eq!(s.stamp("x").unwrap_err().code(), ErrorCode::InvalidSession);
-        let expired = s.with_clock(FixedClock(EXPIRES_MS));
         assert_eq!(
-            expired.authorize_stamp().unwrap_err().code(),
+            s.stamp_at("x", BEFORE_EXPIRY).unwrap_err().code(),
+            ErrorCode::InvalidSession
+        );
+        assert_eq!(
+            s.authorize_stamp_at(EXPIRES_MS).unwrap_err().code(),
             ErrorCode::SessionExpired
         );
         // A key session does not take outside signatures.
@@ -947,23 +963,6 @@ mod tests {
         );
     }
 
-    /// A clock the test moves forward.
-    #[derive(Clone)]
-    struct SteppedClock(std::sync::Arc<std::sync::atomic::AtomicI64>);
-    impl SteppedClock {
-        fn at(now: UnixMillis) -> Self {
-            Self(std::sync::Arc::new(now.into()))
-        }
-        fn set(&self, now: UnixMillis) {
-            self.0.store(now, std::sync::atomic::Ordering::SeqCst);
-        }
-    }
-    impl Clock for SteppedClock {
-        fn now_ms(&self) -> UnixMillis {
-            self.0.load(std::sync::atomic::Ordering::SeqCst)
-        }
-    }
-
     fn request(n: u32) -> String {
         format!("Request:00000000-0000-4000-8000-{n:012x}")
     }
@@ -971,40 +970,39 @@ mod tests {
     #[test]
     fn a_replayed_202_with_a_later_expires_at_is_still_already_signed() {
         let start = EXPIRES_MS - 600_000;
-        let clock = SteppedClock::at(start);
-        let mut key_session = Session::sandbox(&response("x"))
-            .unwrap()
-            .with_clock(clock.clone());
+        let mut now = start;
+        let mut key_session = Session::sandbox(&response("x")).unwrap();
         let public = PublicKey::from(SigningKey::from_slice(&[0x34; 32]).unwrap().verifying_key());
-        let mut external = Session::external(&response(""), public)
-            .unwrap()
-            .with_clock(clock.clone());
+        let mut external = Session::external(&response(""), public).unwrap();
         let first = PendingSignature {
             expires_at_ms: start + 60_000,
             ..pending(EXPIRES)
         };
-        key_session.sign_retry(&first).unwrap();
-        external.authorize_retry(&first).unwrap();
+        key_session.sign_retry_at(&first, now).unwrap();
+        external.authorize_retry_at(&first, now).unwrap();
         // The first 202's window closes; other retries are signed meanwhile.
-        clock.set(start + 120_000);
+        now = start + 120_000;
         let other = PendingSignature {
             request_id: request(1),
             expires_at_ms: start + 400_000,
             ..first.clone()
         };
-        key_session.sign_retry(&other).unwrap();
-        external.authorize_retry(&other).unwrap();
+        key_session.sign_retry_at(&other, now).unwrap();
+        external.authorize_retry_at(&other, now).unwrap();
         // The same 202 again, now claiming a later expiresAt.
         let replay = PendingSignature {
             expires_at_ms: start + 500_000,
             ..first
         };
         assert_eq!(
-            key_session.sign_retry(&replay).unwrap_err().code(),
+            key_session.sign_retry_at(&replay, now).unwrap_err().code(),
             ErrorCode::RequestAlreadySigned
         );
         assert_eq!(
-            external.authorize_retry(&replay).unwrap_err().code(),
+            external
+                .authorize_retry_at(&replay, now)
+                .unwrap_err()
+                .code(),
             ErrorCode::RequestAlreadySigned
         );
     }
@@ -1026,9 +1024,7 @@ mod tests {
 
     #[test]
     fn request_ids_are_compared_case_insensitively() {
-        let mut s = Session::sandbox(&response("x"))
-            .unwrap()
-            .with_clock(before_expiry());
+        let mut s = Session::sandbox(&response("x")).unwrap();
         let (prefix, uuid) = REQUEST.split_at("Request:".len());
         let upper = format!("{prefix}{}", uuid.to_ascii_uppercase());
         // The 202 reader takes either case (RFC 9562 hex digits are case-insensitive).
@@ -1039,9 +1035,11 @@ mod tests {
             .with("expiresAt", EXPIRES);
         let upper_202 = PendingSignature::from_fields(&body).unwrap();
         assert_eq!(upper_202.request_id, upper);
-        s.sign_retry(&pending(EXPIRES)).unwrap();
+        s.sign_retry_at(&pending(EXPIRES), BEFORE_EXPIRY).unwrap();
         assert_eq!(
-            s.sign_retry(&upper_202).unwrap_err().code(),
+            s.sign_retry_at(&upper_202, BEFORE_EXPIRY)
+                .unwrap_err()
+                .code(),
             ErrorCode::RequestAlreadySigned
         );
         let mixed = PendingSignature {
@@ -1049,20 +1047,20 @@ mod tests {
             ..pending(EXPIRES)
         };
         assert_eq!(
-            s.sign_retry(&mixed).unwrap_err().code(),
+            s.sign_retry_at(&mixed, BEFORE_EXPIRY).unwrap_err().code(),
             ErrorCode::RequestAlreadySigned
         );
         // Upper case first, lower case after: refused the same way.
-        let mut s = Session::sandbox(&response("x"))
-            .unwrap()
-            .with_clock(before_expiry());
-        let headers = s.sign_retry(&upper_202).unwrap();
+        let mut s = Session::sandbox(&response("x")).unwrap();
+        let headers = s.sign_retry_at(&upper_202, BEFORE_EXPIRY).unwrap();
         assert_eq!(
             headers.request_id, upper,
             "the header echoes the 202's id as sent"
         );
         assert_eq!(
-            s.sign_retry(&pending(EXPIRES)).unwrap_err().code(),
+            s.sign_retry_at(&pending(EXPIRES), BEFORE_EXPIRY)
+                .unwrap_err()
+                .code(),
             ErrorCode::RequestAlreadySigned
         );
     }
@@ -1070,10 +1068,8 @@ mod tests {
     #[test]
     fn signed_ids_are_bounded_by_a_cap_and_a_horizon_from_our_signature() {
         let start = EXPIRES_MS - 7_200_000;
-        let clock = SteppedClock::at(start);
-        let mut s = Session::sandbox(&response("x"))
-            .unwrap()
-            .with_clock(clock.clone());
+        let mut now = start;
+        let mut s = Session::sandbox(&response("x")).unwrap();
         let retry = |n: u32| PendingSignature {
             request_id: request(n),
             // The 202s claim far-off expiries: the cap must not depend on them.
@@ -1082,32 +1078,32 @@ mod tests {
         };
         let cap = MAX_SIGNED_REQUEST_IDS as u32;
         for n in 0..cap - 1 {
-            s.sign_retry(&retry(n)).unwrap();
+            s.sign_retry_at(&retry(n), now).unwrap();
         }
-        clock.set(start + 1_000);
-        s.sign_retry(&retry(cap - 1)).unwrap();
-        let err = s.sign_retry(&retry(cap)).unwrap_err();
+        now = start + 1_000;
+        s.sign_retry_at(&retry(cap - 1), now).unwrap();
+        let err = s.sign_retry_at(&retry(cap), now).unwrap_err();
         assert_eq!(err.code(), ErrorCode::RateLimited, "{err}");
         assert!(err.message().contains("requestIds"), "{err}");
         // Still refused just before the horizon; every id is still remembered.
-        clock.set(start + SIGNED_REQUEST_ID_HORIZON_MS - 1);
+        now = start + SIGNED_REQUEST_ID_HORIZON_MS - 1;
         assert_eq!(
-            s.sign_retry(&retry(cap)).unwrap_err().code(),
+            s.sign_retry_at(&retry(cap), now).unwrap_err().code(),
             ErrorCode::RateLimited
         );
         assert_eq!(
-            s.sign_retry(&retry(0)).unwrap_err().code(),
+            s.sign_retry_at(&retry(0), now).unwrap_err().code(),
             ErrorCode::RequestAlreadySigned
         );
         // At the horizon the ids signed at `start` go; the one signed later stays.
-        clock.set(start + SIGNED_REQUEST_ID_HORIZON_MS);
-        s.sign_retry(&retry(cap)).unwrap();
+        now = start + SIGNED_REQUEST_ID_HORIZON_MS;
+        s.sign_retry_at(&retry(cap), now).unwrap();
         assert_eq!(
-            s.sign_retry(&retry(cap - 1)).unwrap_err().code(),
+            s.sign_retry_at(&retry(cap - 1), now).unwrap_err().code(),
             ErrorCode::RequestAlreadySigned
         );
         assert_eq!(
-            s.sign_retry(&retry(cap)).unwrap_err().code(),
+            s.sign_retry_at(&retry(cap), now).unwrap_err().code(),
             ErrorCode::RequestAlreadySigned
         );
         assert!(s.signed_requests.len() <= MAX_SIGNED_REQUEST_IDS);

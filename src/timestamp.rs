@@ -1,5 +1,5 @@
-//! RFC 3339 date-times (the service's `expiresAt`) as Unix milliseconds, and the clock
-//! the expiry guards read. Hand-written because the only thing needed is one fixed
+//! RFC 3339 date-times (the service's `expiresAt`) as Unix milliseconds, and the system
+//! clock the convenience methods read. Hand-written because the only thing needed is one fixed
 //! grammar; a date-time crate would add far more to the wasm than this.
 
 use crate::error::{Error, ErrorCode, Result};
@@ -7,43 +7,24 @@ use crate::error::{Error, ErrorCode, Result};
 /// Milliseconds since the Unix epoch, UTC.
 pub type UnixMillis = i64;
 
-/// Where "now" comes from. Injectable so expiry can be tested without waiting.
-pub trait Clock {
-    /// The current time.
-    fn now_ms(&self) -> UnixMillis;
-}
-
-/// The system clock, what sessions and flows read unless given another with `with_clock`.
+/// The system's wall clock, read by the convenience methods that take no `now` (the
+/// guards and flows themselves take `now` as an argument: the `*_at` methods).
 ///
 /// wasm32-unknown-unknown has no clock the core can read without JavaScript bindings, so
-/// there it reads as the end of time: every expiry guard refuses (failing closed) until
-/// the caller sets a clock (the npm package's modules set one reading `Date.now()`).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct SystemClock;
-
-impl Clock for SystemClock {
+/// there it reads as the end of time and every guard refuses (failing closed): pass `now`
+/// (the npm package's modules pass `Date.now()`).
+pub fn system_now() -> UnixMillis {
     #[cfg(target_arch = "wasm32")]
-    fn now_ms(&self) -> UnixMillis {
+    {
         UnixMillis::MAX
     }
-
     #[cfg(not(target_arch = "wasm32"))]
-    fn now_ms(&self) -> UnixMillis {
+    {
         use std::time::{SystemTime, UNIX_EPOCH};
         match SystemTime::now().duration_since(UNIX_EPOCH) {
             Ok(d) => d.as_millis() as UnixMillis,
             Err(before) => -(before.duration().as_millis() as UnixMillis),
         }
-    }
-}
-
-/// A clock that always answers the same instant (tests, replay).
-#[derive(Clone, Copy, Debug)]
-pub struct FixedClock(pub UnixMillis);
-
-impl Clock for FixedClock {
-    fn now_ms(&self) -> UnixMillis {
-        self.0
     }
 }
 

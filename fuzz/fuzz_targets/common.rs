@@ -3,9 +3,10 @@
 #![allow(dead_code)]
 
 use embedded_wallet_kit::p256::SecretKey;
-use embedded_wallet_kit::{ClientKey, FixedClock, Session};
+use embedded_wallet_kit::{ClientKey, Session};
 
-/// 2025-10-13T12:00:00Z, before every expiry the seeds use.
+/// 2025-10-13T12:00:00Z, before every expiry the seeds use: the `now` every target signs at,
+/// so that a crash reproduces from its input alone.
 pub const NOW: i64 = 1_760_356_800_000;
 
 pub fn client_key() -> ClientKey {
@@ -17,12 +18,12 @@ pub fn session() -> Session {
     let mut key = ClientKey::from_secret(SecretKey::from_slice(&[0x24; 32]).expect("valid scalar"));
     let response = r#"{"id":"Session:0b9a4a2e-5f7e-4d7e-9a57-2f0f8c1d3e4b","accountId":"InternalAccount:1","type":"EMAIL_OTP","expiresAt":"2999-01-01T00:00:00Z"}"#;
     let map = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(response).expect("seed JSON");
-    Session::from_client_key(&map, &mut key).expect("seed session").with_clock(FixedClock(NOW))
+    Session::from_client_key(&map, &mut key).expect("seed session")
 }
 
 /// A sandbox session: no key, so it costs nothing to make.
 pub fn sandbox_session() -> Session {
     let response = r#"{"id":"Session:0b9a4a2e-5f7e-4d7e-9a57-2f0f8c1d3e4b","accountId":"InternalAccount:1","type":"EMAIL_OTP","expiresAt":"2999-01-01T00:00:00Z"}"#;
-    Session::sandbox_json(response).expect("seed session").with_clock(FixedClock(NOW))
+    Session::sandbox_json(response).expect("seed session")
 }
 

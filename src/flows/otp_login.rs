@@ -12,7 +12,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::json::json_object;
 use crate::message::{PendingSignature, SignedRetryHeaders, REQUEST_ID_HEADER, SIGNATURE_HEADER};
 use crate::session::Session;
-use crate::timestamp::{Clock, SystemClock, UnixMillis};
+use crate::timestamp::{system_now, UnixMillis};
 
 /// The `otpEncryptionTargetBundle` of a `/challenge` response (JSON text, to verify and
 /// seal to with [`crate::enclave::encrypt_otp`]).
@@ -51,7 +51,6 @@ pub struct OtpLogin {
     request: Request,
     credential_id: String,
     signed: bool,
-    clock: Box<dyn Clock + Send + Sync>,
 }
 
 impl core::fmt::Debug for OtpLogin {
@@ -87,14 +86,7 @@ impl OtpLogin {
             request: Request::new("POST", format!("/auth/credentials/{id}/verify"), Some(body)),
             credential_id: id,
             signed: false,
-            clock: Box::new(SystemClock),
         })
-    }
-
-    /// Replaces the clock the 202's expiry is checked against (tests, replay).
-    pub fn with_clock(mut self, clock: impl Clock + Send + Sync + 'static) -> Self {
-        self.clock = Box::new(clock);
-        self
     }
 
     /// The AuthMethod logged in to (for [`Session::with_credential_id`]).
@@ -131,9 +123,9 @@ impl OtpLogin {
         Ok(OtpStep::Sign(pending))
     }
 
-    /// [`OtpLogin::next_step_at`] the login's clock ([`OtpLogin::with_clock`]).
+    /// [`OtpLogin::next_step_at`] the system clock ([`system_now`]).
     pub fn next_step(&mut self, response: &Response<'_>) -> Result<OtpStep> {
-        self.next_step_at(response, self.clock.now_ms())
+        self.next_step_at(response, system_now())
     }
 
     /// The retry after an [`OtpStep::Sign`]: the same body with the TEK's headers. A
@@ -149,9 +141,10 @@ impl OtpLogin {
 
     /// Reads a response with the TEK at hand: a 202 is stamped with `tek` (the key whose
     /// public half is in the sealed bundle) and retried with the same body; the 200 opens
-    /// the session with `tek` as its key (consuming it).
+    /// the session with `tek` as its key (consuming it). Reads the system clock
+    /// ([`system_now`]); [`OtpLogin::on_response_at`] takes `now`.
     pub fn on_response(&mut self, tek: &mut ClientKey, response: &Response<'_>) -> Result<OtpNext> {
-        self.on_response_at(tek, response, self.clock.now_ms())
+        self.on_response_at(tek, response, system_now())
     }
 
     /// [`OtpLogin::on_response`] at `now`.
@@ -194,7 +187,6 @@ mod tests {
     use super::*;
     use crate::fields::test_support::TestFields;
     use crate::stamp::verify_stamp;
-    use crate::timestamp::FixedClock;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
@@ -230,15 +222,13 @@ mod tests {
         }
     }
 
-    const BEFORE: FixedClock = FixedClock(1_760_356_800_000); // 2025-10-13T12:00:00Z
+    const BEFORE: UnixMillis = 1_760_356_800_000; // 2025-10-13T12:00:00Z
 
     #[test]
     fn the_tek_stamps_the_second_leg_and_becomes_the_session_key() {
         let mut tek = ClientKey::generate().unwrap();
         let tek_pub = tek.compressed_public_key_hex();
-        let mut login = OtpLogin::new(CRED, "EMAIL_OTP", SEALED)
-            .unwrap()
-            .with_clock(BEFORE);
+        let mut login = OtpLogin::new(CRED, "EMAIL_OTP", SEALED).unwrap();
         let first = login.first_request();
         assert_eq!(first.path, format!("/auth/credentials/{CRED}/verify"));
         let body = first.body.clone().unwrap();
@@ -251,7 +241,7 @@ mod tests {
 
         let payload = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ4In0.sig";
         let OtpNext::Send(retry) = login
-            .on_response(&mut tek, &respond(202, &pending(payload)))
+            .on_response_at(&mut tek, &respond(202, &pending(payload)), BEFORE)
             .unwrap()
         else {
             panic!("expected a retry")
@@ -264,11 +254,11 @@ mod tests {
 
         // A bundle in the answer means this is not the client-held flow: refused.
         let err = login
-            .on_response(&mut tek, &respond(200, &session(Some("x"))))
+            .on_response_at(&mut tek, &respond(200, &session(Some("x"))), BEFORE)
             .unwrap_err();
         assert_eq!(err.code(), ErrorCode::InvalidSession);
         let OtpNext::Session(s) = login
-            .on_response(&mut tek, &respond(200, &session(None)))
+            .on_response_at(&mut tek, &respond(200, &session(None)), BEFORE)
             .unwrap()
         else {
             panic!("expected the session")
@@ -281,24 +271,26 @@ mod tests {
     #[test]
     fn the_signing_can_happen_elsewhere_and_an_expired_202_is_never_restarted() {
         let mut tek = ClientKey::generate().unwrap();
-        let mut login = OtpLogin::new(CRED, "EMAIL_OTP", SEALED)
-            .unwrap()
-            .with_clock(BEFORE);
+        let mut login = OtpLogin::new(CRED, "EMAIL_OTP", SEALED).unwrap();
         assert_eq!(login.credential_id(), CRED);
         let first = login.first_request();
-        let OtpStep::Sign(pending202) = login.next_step(&respond(202, &pending("p"))).unwrap()
+        let OtpStep::Sign(pending202) = login
+            .next_step_at(&respond(202, &pending("p")), BEFORE)
+            .unwrap()
         else {
             panic!("expected a 202 to sign")
         };
         assert_eq!(pending202.request_id, REQ);
-        let headers = sign_with_tek(&mut tek, &pending202, BEFORE.0).unwrap();
+        let headers = sign_with_tek(&mut tek, &pending202, BEFORE).unwrap();
         let retry = login.after_signing(Ok(headers)).unwrap();
         assert_eq!(retry.body, first.body);
         assert_eq!(retry.header("Request-Id"), Some(REQ));
         let stamp = verify_stamp(retry.header(SIGNATURE_HEADER).unwrap(), "p").unwrap();
         assert_eq!(stamp.public_key, tek.compressed_public_key_hex());
         assert_eq!(
-            login.next_step(&respond(200, &session(None))).unwrap(),
+            login
+                .next_step_at(&respond(200, &session(None)), BEFORE)
+                .unwrap(),
             OtpStep::Done
         );
         // The signer's own expiry refusal is passed on, never turned into a restart.
@@ -308,10 +300,10 @@ mod tests {
             ErrorCode::RequestExpired
         );
         // Expired when it arrives: refused before anything is signed, with the reason.
-        let mut late = OtpLogin::new(CRED, "EMAIL_OTP", SEALED)
-            .unwrap()
-            .with_clock(FixedClock(BEFORE.0 + 300_000));
-        let err = late.next_step(&respond(202, &pending("p"))).unwrap_err();
+        let mut late = OtpLogin::new(CRED, "EMAIL_OTP", SEALED).unwrap();
+        let err = late
+            .next_step_at(&respond(202, &pending("p")), BEFORE + 300_000)
+            .unwrap_err();
         assert_eq!(err.code(), ErrorCode::RequestExpired);
         assert!(err.message().contains("the code is spent"), "{err}");
     }
@@ -334,26 +326,22 @@ mod tests {
             ErrorCode::InvalidInput
         );
         // Expired 202: no restart (the code is spent).
-        let mut login = OtpLogin::new(CRED, "SMS_OTP", SEALED)
-            .unwrap()
-            .with_clock(FixedClock(BEFORE.0 + 3_600_000));
+        let mut login = OtpLogin::new(CRED, "SMS_OTP", SEALED).unwrap();
         assert_eq!(
             login
-                .on_response(&mut tek, &respond(202, &pending("p")))
+                .on_response_at(&mut tek, &respond(202, &pending("p")), BEFORE + 3_600_000)
                 .unwrap_err()
                 .code(),
             ErrorCode::RequestExpired
         );
         // A second 202, and a 401.
-        let mut login = OtpLogin::new(CRED, "EMAIL_OTP", SEALED)
-            .unwrap()
-            .with_clock(BEFORE);
+        let mut login = OtpLogin::new(CRED, "EMAIL_OTP", SEALED).unwrap();
         login
-            .on_response(&mut tek, &respond(202, &pending("p")))
+            .on_response_at(&mut tek, &respond(202, &pending("p")), BEFORE)
             .unwrap();
         assert_eq!(
             login
-                .on_response(&mut tek, &respond(202, &pending("p")))
+                .on_response_at(&mut tek, &respond(202, &pending("p")), BEFORE)
                 .unwrap_err()
                 .code(),
             ErrorCode::ServiceError
@@ -361,7 +349,7 @@ mod tests {
         let denied = TestFields::default().with("reason", "Invalid OTP code");
         assert_eq!(
             login
-                .on_response(&mut tek, &respond(401, &denied))
+                .on_response_at(&mut tek, &respond(401, &denied), BEFORE)
                 .unwrap_err()
                 .code(),
             ErrorCode::Unauthorized
@@ -369,12 +357,10 @@ mod tests {
         // A consumed TEK cannot sign.
         let mut used = ClientKey::generate().unwrap();
         used.consume();
-        let mut login = OtpLogin::new(CRED, "EMAIL_OTP", SEALED)
-            .unwrap()
-            .with_clock(BEFORE);
+        let mut login = OtpLogin::new(CRED, "EMAIL_OTP", SEALED).unwrap();
         assert_eq!(
             login
-                .on_response(&mut used, &respond(202, &pending("p")))
+                .on_response_at(&mut used, &respond(202, &pending("p")), BEFORE)
                 .unwrap_err()
                 .code(),
             ErrorCode::KeyConsumed

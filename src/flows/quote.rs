@@ -7,6 +7,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::fields::{is_kind_uuid, required, Fields};
 use crate::message::{QuoteToSign, SIGNATURE_HEADER};
 use crate::session::Session;
+use crate::timestamp::{system_now, UnixMillis};
 
 /// The header that makes a request idempotent.
 pub const IDEMPOTENCY_KEY_HEADER: &str = "Idempotency-Key";
@@ -50,10 +51,15 @@ impl QuoteExecution {
         &self.idempotency_key
     }
 
-    /// The execute request, signed now (so `QUOTE_EXPIRED` / `SESSION_EXPIRED` are checked
+    /// The execute request, signed at `now` (so `QUOTE_EXPIRED` / `SESSION_EXPIRED` are checked
     /// at each attempt). Retrying after a network failure sends this again: same key.
+    pub fn request_at(&self, session: &Session, now: UnixMillis) -> Result<Request> {
+        Ok(self.request_with_signature(session.sign_quote_at(&self.quote, now)?))
+    }
+
+    /// [`QuoteExecution::request_at`] the system clock ([`system_now`]).
     pub fn request(&self, session: &Session) -> Result<Request> {
-        Ok(self.request_with_signature(session.sign_quote(&self.quote)?))
+        self.request_at(session, system_now())
     }
 
     /// What the session signs: the quote's payload and expiry, as read once here.
@@ -83,7 +89,6 @@ impl QuoteExecution {
 mod tests {
     use super::*;
     use crate::fields::test_support::TestFields;
-    use crate::timestamp::FixedClock;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
@@ -97,21 +102,22 @@ mod tests {
             .with("expiresAt", "2025-10-13T12:02:00Z")
     }
 
-    fn sandbox(now: i64) -> Session {
+    fn sandbox() -> Session {
         let resp = TestFields::default()
             .with("id", "Session:0b9a4a2e-5f7e-4d7e-9a57-2f0f8c1d3e4b")
             .with("accountId", "InternalAccount:1")
             .with("type", "EMAIL_OTP")
             .with("expiresAt", "2025-10-13T12:15:00Z");
-        Session::sandbox(&resp).unwrap().with_clock(FixedClock(now))
+        Session::sandbox(&resp).unwrap()
     }
 
     #[test]
     fn the_idempotency_key_is_made_once_and_reused() {
         let exec = QuoteExecution::new(&quote()).unwrap();
-        let s = sandbox(1_760_356_800_000);
-        let first = exec.request(&s).unwrap();
-        let retry = exec.request(&s).unwrap();
+        let s = sandbox();
+        let now = 1_760_356_800_000;
+        let first = exec.request_at(&s, now).unwrap();
+        let retry = exec.request_at(&s, now).unwrap();
         assert_eq!(
             first.path,
             "/quotes/Quote:5d2c8f3e-1a4b-4c6d-8e9f-0a1b2c3d4e5f/execute"
@@ -156,9 +162,9 @@ mod tests {
     #[test]
     fn expired_quotes_and_bad_quotes() {
         let exec = QuoteExecution::new(&quote()).unwrap();
-        let late = sandbox(1_760_356_920_000);
+        let late = 1_760_356_920_000;
         assert_eq!(
-            exec.request(&late).unwrap_err().code(),
+            exec.request_at(&sandbox(), late).unwrap_err().code(),
             ErrorCode::QuoteExpired
         );
         let err = QuoteExecution::new(&quote().with("id", "Transaction:1")).unwrap_err();

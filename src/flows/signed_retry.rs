@@ -8,6 +8,7 @@ use super::http::{response_error, Request, Response};
 use crate::error::{Error, ErrorCode, Result};
 use crate::message::{PendingSignature, SignedRetryHeaders, REQUEST_ID_HEADER, SIGNATURE_HEADER};
 use crate::session::Session;
+use crate::timestamp::{system_now, UnixMillis};
 
 /// More 202s than any operation has legs means something is wrong: stop.
 pub const MAX_SIGNED_LEGS: u8 = 8;
@@ -104,15 +105,25 @@ impl SignedRetryFlow {
         self.request.clone()
     }
 
-    /// Reads a response and says what to send next, signing 202s with `session`.
-    pub fn on_response(&mut self, session: &mut Session, response: &Response<'_>) -> Result<Next> {
+    /// Reads a response and says what to send next, signing 202s with `session` at `now`.
+    pub fn on_response_at(
+        &mut self,
+        session: &mut Session,
+        response: &Response<'_>,
+        now: UnixMillis,
+    ) -> Result<Next> {
         match self.next_step(response)? {
             Step::Send(request) => Ok(Next::Send(request)),
             Step::Done => Ok(Next::Done),
             Step::Sign(pending) => self
-                .after_signing(session.sign_retry(&pending))
+                .after_signing(session.sign_retry_at(&pending, now))
                 .map(Next::Send),
         }
+    }
+
+    /// [`SignedRetryFlow::on_response_at`] the system clock ([`system_now`]).
+    pub fn on_response(&mut self, session: &mut Session, response: &Response<'_>) -> Result<Next> {
+        self.on_response_at(session, response, system_now())
     }
 
     /// Reads a response and says what to do next, leaving a 202's signature to the
@@ -165,7 +176,6 @@ mod tests {
     use crate::fields::test_support::TestFields;
     use crate::public_key::compressed_hex;
     use crate::stamp::verify_stamp;
-    use crate::timestamp::FixedClock;
     use p256::SecretKey;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -190,9 +200,7 @@ mod tests {
             .with("type", "EMAIL_OTP")
             .with("expiresAt", "2025-10-13T12:15:00Z")
             .with("encryptedSessionSigningKey", &bundle);
-        let s = Session::open(&resp, &mut key)
-            .unwrap()
-            .with_clock(FixedClock(NOW));
+        let s = Session::open(&resp, &mut key).unwrap();
         (s, compressed_hex(&secret.public_key()))
     }
 
@@ -255,7 +263,7 @@ mod tests {
                     body: Some(&empty),
                 }
             };
-            match flow.on_response(&mut s, &response)? {
+            match flow.on_response_at(&mut s, &response, NOW)? {
                 Next::Send(next) => sent.push(next),
                 Next::Done => return Ok((sent, issued)),
             }
@@ -333,7 +341,7 @@ mod tests {
         ];
         for (payload, refused) in cases {
             let body = pending(&payload);
-            let result = flow().on_response(&mut s, &respond(202, Some(&body)));
+            let result = flow().on_response_at(&mut s, &respond(202, Some(&body)), NOW);
             match refused {
                 None => assert!(matches!(result.unwrap(), Next::Send(_)), "{payload}"),
                 Some(needle) => {
@@ -357,25 +365,28 @@ mod tests {
         let mut flow = SignedRetryFlow::new(Request::new("POST", "/x", None));
         let reason = TestFields::default().with("reason", "WALLET_SIGNATURE_BODY_MISMATCH");
         let err = flow
-            .on_response(&mut s, &respond(401, Some(&reason)))
+            .on_response_at(&mut s, &respond(401, Some(&reason)), NOW)
             .unwrap_err();
         assert_eq!(err.code(), ErrorCode::Unauthorized);
         assert!(err.message().contains("WALLET_SIGNATURE_BODY_MISMATCH"));
-        let err = flow.on_response(&mut s, &respond(202, None)).unwrap_err();
+        let err = flow
+            .on_response_at(&mut s, &respond(202, None), NOW)
+            .unwrap_err();
         assert_eq!(err.code(), ErrorCode::InvalidPendingSignature);
         let bad = TestFields::default().with("payloadToSign", "p");
         let err = flow
-            .on_response(&mut s, &respond(202, Some(&bad)))
+            .on_response_at(&mut s, &respond(202, Some(&bad)), NOW)
             .unwrap_err();
         assert_eq!(err.code(), ErrorCode::InvalidPendingSignature);
         // The same requestId twice is refused by the session, not signed again.
         let p = pending(1, "2025-10-13T12:05:00Z");
         assert!(matches!(
-            flow.on_response(&mut s, &respond(202, Some(&p))).unwrap(),
+            flow.on_response_at(&mut s, &respond(202, Some(&p)), NOW)
+                .unwrap(),
             Next::Send(_)
         ));
         let err = flow
-            .on_response(&mut s, &respond(202, Some(&p)))
+            .on_response_at(&mut s, &respond(202, Some(&p)), NOW)
             .unwrap_err();
         assert_eq!(err.code(), ErrorCode::RequestAlreadySigned);
         // The signed retry refused for a missing permission (quote creation without
@@ -384,7 +395,7 @@ mod tests {
             .with("code", "FORBIDDEN")
             .with("reason", "Missing TRANSACT permission");
         let err = flow
-            .on_response(&mut s, &respond(403, Some(&denied)))
+            .on_response_at(&mut s, &respond(403, Some(&denied)), NOW)
             .unwrap_err();
         assert_eq!(err.code(), ErrorCode::Forbidden);
         let service = err.service().unwrap();
