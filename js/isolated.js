@@ -151,7 +151,7 @@ function track(obj, fields) {
 }
 
 /**
- * `oidcNonce`'s options, by the same rules and messages as the core's (src/wasm/signing.rs
+ * `oidcNonce`'s options, by the same rules and messages as the core's (bindings/signing/src/signing.rs
  * `key_form`): whether the nonce is over the compressed key.
  */
 function wantsCompressed(options) {

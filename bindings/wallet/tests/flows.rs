@@ -297,3 +297,122 @@ fn wallet_operations_by_name_and_passkey_challenges() {
     let err = challenge.verify(&JSON::parse("{}").unwrap()).err().unwrap();
     assert_eq!(code_of(&err), "INVALID_INPUT");
 }
+
+/// Every operation name the JS WalletClient sends builds its own request (method and
+/// path) and key mode: a swap of two names in the binding's parser fails here. (The
+/// core's table-driven test covers the typed `Operation`; this one, the names.)
+#[wasm_bindgen_test]
+fn every_operation_name_builds_its_request_in_both_key_modes() {
+    use ewk_wallet::wallet_flow;
+    const ACCOUNT: &str = "InternalAccount:5d2c8f3e-1a4b-4c6d-8e9f-0a1b2c3d4e5f";
+    const CRED: &str = "AuthMethod:0b9a4a2e-5f7e-4d7e-9a57-2f0f8c1d3e4b";
+    const OTHER_CRED: &str = "AuthMethod:5d2c8f3e-1a4b-4c6d-8e9f-0a1b2c3d4e5f";
+    const SESSION: &str = "Session:0b9a4a2e-5f7e-4d7e-9a57-2f0f8c1d3e4b";
+    let key = JsClientKey::generate().unwrap();
+    // (name, id, text, method, path, follows the client's key mode)
+    let cases = [
+        (
+            "createEmailOtp",
+            ACCOUNT,
+            None,
+            "POST",
+            "/auth/credentials".to_owned(),
+            false,
+        ),
+        (
+            "addCredential",
+            "",
+            Some("{\"x\":1}"),
+            "POST",
+            "/auth/credentials".to_owned(),
+            false,
+        ),
+        (
+            "challenge",
+            CRED,
+            None,
+            "POST",
+            format!("/auth/credentials/{CRED}/challenge"),
+            true,
+        ),
+        (
+            "verifyEmailOtp",
+            CRED,
+            Some("123456"),
+            "POST",
+            format!("/auth/credentials/{CRED}/verify"),
+            false,
+        ),
+        (
+            "verifyOauth",
+            CRED,
+            Some("a.b.c"),
+            "POST",
+            format!("/auth/credentials/{CRED}/verify"),
+            true,
+        ),
+        (
+            "refresh",
+            "",
+            None,
+            "POST",
+            format!("/auth/sessions/{SESSION}/refresh"),
+            true,
+        ),
+        (
+            "revokeSession",
+            "",
+            None,
+            "DELETE",
+            format!("/auth/sessions/{SESSION}"),
+            false,
+        ),
+        (
+            "revokeCredential",
+            OTHER_CRED,
+            None,
+            "DELETE",
+            format!("/auth/credentials/{OTHER_CRED}"),
+            false,
+        ),
+        (
+            "exportWallet",
+            ACCOUNT,
+            None,
+            "POST",
+            format!("/internal-accounts/{ACCOUNT}/export"),
+            false,
+        ),
+        (
+            "updateAccount",
+            ACCOUNT,
+            Some("{}"),
+            "PATCH",
+            format!("/internal-accounts/{ACCOUNT}"),
+            false,
+        ),
+    ];
+    for client_held in [false, true] {
+        for (name, id, text, method, path, follows_mode) in &cases {
+            let flow = wallet_flow(
+                name,
+                id,
+                text.map(str::to_owned),
+                Some(SESSION.into()),
+                Some(CRED.into()),
+                Some(key.public_key_hex().unwrap()),
+                Some(key.compressed_public_key_hex().unwrap()),
+                client_held,
+            )
+            .unwrap_or_else(|e| panic!("{name}: {}", code_of(&e)));
+            let first: JsValue = flow.first_request().into();
+            assert_eq!(get(&first, "method"), *method, "{name}");
+            assert_eq!(get(&first, "path"), path.as_str(), "{name}");
+            assert_eq!(
+                flow.client_held(),
+                client_held && *follows_mode,
+                "{name} (client-held client: {client_held})"
+            );
+        }
+    }
+}
