@@ -41,7 +41,7 @@ check('npm pack ./pkg', () => {
 check('the tarball holds exactly the package files', () => {
   const files = packed.files.map((f) => f.path).sort();
   const expected = [
-    'LICENSE', 'README.md', 'browser.js', 'embedded_wallet_kit.js', 'embedded_wallet_kit_bg.wasm',
+    'LICENSE', 'README.md', 'browser.js', 'embedded_wallet_kit.d.ts', 'embedded_wallet_kit.js', 'embedded_wallet_kit_bg.wasm',
     'embedded_wallet_kit_testing.js', 'embedded_wallet_kit_testing_bg.wasm',
     'embedded_wallet_kit_wallet.js', 'embedded_wallet_kit_wallet_bg.wasm', 'guard.js',
     'index.d.ts', 'isolated-boot.js', 'isolated.js', 'kit-error.js', 'node.js', 'package.json', 'passkey.js', 'platform.js',
