@@ -40,7 +40,8 @@ mkdir -p "${OUT}"
 # build_module <out-name> <crate> [types] (one cargo invocation per crate, so that no
 # crate's features reach another's module; the core is built without its default `json`
 # feature: the modules parse with the engine's JSON.parse). With `types`, wasm-bindgen's
-# declarations are kept (the signing module's: js/index.d.ts re-exports them).
+# declarations are kept, finished and compared with the copy `make lint-js` reads
+# (scripts/glue-types.mjs; js/index.d.ts and js/testing.d.ts re-export them).
 build_module() {
   local name=$1
   local crate=$2
@@ -59,15 +60,16 @@ build_module() {
   say "wasm-opt -Oz ${name}_bg.wasm ($("${WASM_OPT}" --version))"
   "${WASM_OPT}" -Oz "${OUT}/${name}_bg.wasm" -o "${OUT}/${name}_bg.wasm.opt"
   mv "${OUT}/${name}_bg.wasm.opt" "${OUT}/${name}_bg.wasm"
+  if [ "${3:-}" = types ]; then
+    node scripts/glue-types.mjs "${OUT}/${name}.d.ts" "tests/types/glue/${name}.d.ts"
+  fi
 }
 
 build_module "${NAME}" ewk-signing types
 # Handles that cannot be forged or detached; WebCrypto and Date.now from js/platform.js (see the script).
 node scripts/harden-glue.mjs "${OUT}/${NAME}.js"
-# Its declarations, finished and compared with the copy `make lint-js` reads (see the script).
-node scripts/glue-types.mjs "${OUT}/${NAME}.d.ts" "tests/types/glue/${NAME}.d.ts"
 build_module "${WALLET_NAME}" ewk-wallet
-build_module "${TESTING_NAME}" ewk-testing
+build_module "${TESTING_NAME}" ewk-testing types
 
 # All three glues import KitError from the snippet wasm-bindgen copied out of
 # js/kit-error.js (imported once, in bindings/common, through its js/kit-error.js link);
@@ -131,7 +133,7 @@ for f in "${GLUES[@]}"; do
 done
 rm -rf "${STRIP_DIR}"
 cp js/index.d.ts js/testing.d.ts "${OUT}/"
-# (and ${NAME}.d.ts, generated above, which index.d.ts re-exports)
+# (and ${NAME}.d.ts and ${TESTING_NAME}.d.ts, generated above, which they re-export)
 cp pkg-template/package.json pkg-template/README.md pkg-template/LICENSE "${OUT}/"
 
 say "done: $(cd "${OUT}" && find . -type f | sort | tr '\n' ' ')"

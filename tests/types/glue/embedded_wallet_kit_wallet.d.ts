@@ -1,7 +1,11 @@
 // The wallet module's wasm-bindgen glue (`./embedded_wallet_kit_wallet.js`: passkey.* and
-// the flow drivers behind WalletClient), hand-written for `make lint-js` as
-// embedded_wallet_kit.d.ts is (see there). Typed as wasm-bindgen types the Rust
-// signatures (src/wasm/passkey.rs, src/wasm/flows.rs): `JsValue` and `Object` are `any`.
+// the flow drivers behind WalletClient), hand-written for `make lint-js`: scripts/build-pkg.sh
+// generates the glue into pkg/ (with --no-typescript: js/passkey.js and
+// js/wallet-client*.js wrap every export, and index.d.ts documents the wrappers), and
+// tsconfig.json maps this file beside js/ with rootDirs. After `make build`,
+// tests/js/declared-exports.test.mjs checks that it declares exactly the generated glue's
+// exports. Typed as wasm-bindgen types the Rust signatures (bindings/wallet/src):
+// `JsValue` and `Object` are `any`.
 
 export default function __wbg_init(input?: { module_or_path?: unknown }): Promise<unknown>;
 export function initSync(input: { module: unknown }): unknown;
