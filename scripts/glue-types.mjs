@@ -1,13 +1,15 @@
 #!/usr/bin/env node
 // Finishes a wasm module's generated declarations (pkg/<module>.d.ts, written by
 // wasm-bindgen from the `///` docs and `unchecked_*_type` attributes of its binding crate:
-// the signing module's, which js/index.d.ts re-exports, and the testing module's, which
-// js/testing.d.ts re-exports) and checks the copy in the tree,
+// the signing module's, which js/index.d.ts re-exports, the testing module's, which
+// js/testing.d.ts re-exports, and the wallet module's, which only the shim imports) and
+// checks the copy in the tree,
 // tests/types/glue/<module>.d.ts, which `make lint-js` type-checks js/ and the package's
 // types against before any build. Run by scripts/build-pkg.sh. Here:
 //   - `free()` gets its documentation (wasm-bindgen emits it bare; for ClientKey and
 //     Session scripts/harden-glue.mjs makes it `close()`, for SoftAuthenticator
-//     js/testing.js makes a second call a no-op);
+//     js/testing.js makes a second call a no-op; the wallet module's flow classes are
+//     the shim's);
 //   - `[Symbol.dispose]()` is dropped: declaring it needs TypeScript's `esnext.disposable`
 //     lib in every consumer's configuration;
 //   - `InitOutput`, the raw wasm exports (internal names and ABI shapes that change with
@@ -46,6 +48,11 @@ const FREE_DOCS = {
     'A later `register` / `authenticate` throws `INVALID_INPUT`; a second `free()` does',
     'nothing. Where the runtime has `Symbol.dispose`, `using` does the same.',
   ],
+  // The wallet module's flow state machines (js/wallet-client-impl.js drives them).
+  SignedRetryFlow: ['Releases its wasm memory.'],
+  QuoteExecution: ['Releases its wasm memory.'],
+  OtpLoginFlow: ['Releases its wasm memory.'],
+  PasskeyChallenge: ['Releases its wasm memory.'],
 };
 
 export function finish(generated) {
