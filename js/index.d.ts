@@ -242,45 +242,11 @@ export interface PasskeyApi {
 /** The passkey API; see {@link PasskeyApi}. */
 export declare const passkey: PasskeyApi;
 
-/**
- * An ephemeral P-256 key pair generated inside WebAssembly memory. Its public half is the
- * `clientPublicKey` of one verify, challenge or refresh call; its private half never
- * leaves wasm memory and is consumed by {@link Session.open}.
- */
-export declare class ClientKey {
-  private constructor();
-  /** Generates a fresh key from the platform's secure random source. */
-  static generate(): ClientKey;
-  /** Uncompressed SEC1 public key, 130 lowercase hex chars, `^04[0-9a-f]{128}$`: send this as `clientPublicKey`. */
-  readonly publicKeyHex: string;
-  /** Compressed SEC1 public key, 66 lowercase hex chars (`02`/`03` prefix). */
-  readonly compressedPublicKeyHex: string;
-  /**
-   * The OIDC `nonce` for an OAUTH login: lowercase hex SHA-256 of the ASCII bytes of the
-   * `clientPublicKey` string sent (the hex string, not the decoded key): {@link publicKeyHex},
-   * or with `{ compressed: true }` {@link compressedPublicKeyHex} (the client-held session
-   * key flow, which sends the compressed form). Throws `INVALID_INPUT` for any other
-   * argument (not an object, unknown members, a non-boolean `compressed`).
-   */
-  oidcNonce(options?: { compressed?: boolean }): string;
-  /** Whether the key was already used to open a session, or freed. */
-  readonly consumed: boolean;
-  /**
-   * Both retry headers for a 202, stamped with this key: the second leg of the encrypted
-   * OTP login, which the TEK signs before any session exists. Does not consume the key.
-   * Signs each requestId once (compared case-insensitively); the ids it signed stay
-   * signed in the session {@link Session.fromClientKey} makes of it.
-   * Throws `INVALID_PENDING_SIGNATURE`, `REQUEST_EXPIRED`, `REQUEST_ALREADY_SIGNED`, `KEY_CONSUMED`.
-   */
-  signRetry(pending202: PendingSignature | string): SignedRetryHeaders;
-  /**
-   * Zeroizes the private key now; a later `Session.open` with it throws `KEY_CONSUMED`.
-   * The small wasm allocation behind the object is released when it is garbage-collected.
-   */
-  free(): void;
-  /** Same as {@link free}. */
-  close(): void;
-}
+// ClientKey, Session, inspectPayload, encryptOtp and openWalletExport: the signing module's
+// exports, declared (and documented) by wasm-bindgen from their Rust definitions
+// (bindings/signing/src) in the .d.ts next to its glue; the entries export them.
+import { ClientKey, Session, inspectPayload, encryptOtp, openWalletExport } from './embedded_wallet_kit.js';
+export { ClientKey, Session, inspectPayload, encryptOtp, openWalletExport };
 
 /** A session-issuing response (verify or refresh), as an object or as raw JSON text. */
 export interface SessionResponse {
@@ -352,79 +318,6 @@ export interface PayloadInspection {
   quoteId?: string;
   /** `parameters.walletId`. */
   walletId?: string;
-}
-
-/**
- * Reads what `payloadToSign` would authorize, so a wallet UI can show it before signing.
- * A payload starting with `{` must be strict JSON: `INVALID_INPUT` names what is wrong
- * (including a repeated member name, which parsers resolve differently). Other text is
- * opaque: `{ json: false, targetPublicKeys: [] }`.
- */
-export declare function inspectPayload(payloadToSign: string): PayloadInspection;
-
-/** An authenticated session whose P-256 signing key lives only in wasm memory. */
-export declare class Session {
-  private constructor();
-  /**
-   * Opens the session bundle of a verify/refresh response with the ClientKey whose
-   * public key was sent as `clientPublicKey`. Consumes the key: a second use throws
-   * `KEY_CONSUMED`. Throws `INVALID_BUNDLE`, `BUNDLE_CHECKSUM`, `DECRYPTION_FAILED`,
-   * `INVALID_SESSION`, `INVALID_TIMESTAMP`.
-   */
-  static open(response: SessionResponse | string, key: ClientKey): Session;
-  /**
-   * A sandbox session (API version 2025-10-13): never reads the bundle, and every
-   * signature is the literal `sandbox-valid-signature`.
-   */
-  static sandbox(response: SessionResponse | string): Session;
-  /**
-   * Newer deployments: the client key itself becomes the session key (a compressed
-   * `clientPublicKey` was sent). A response carrying a bundle is `INVALID_SESSION`.
-   */
-  static fromClientKey(response: SessionResponse | string, key: ClientKey): Session;
-  /** `Session:<uuid>` */
-  readonly id: string;
-  /** `InternalAccount:<uuid>` */
-  readonly accountId: string;
-  /** `EMAIL_OTP`, `OAUTH` or `PASSKEY`. */
-  readonly type: string;
-  /** When the session key stops being usable. */
-  readonly expiresAt: Date;
-  /**
-   * Compressed SEC1 public key of the session key, 66 lowercase hex chars; `undefined`
-   * for a sandbox session (it has no key) and after {@link free}.
-   */
-  readonly publicKeyHex: string | undefined;
-  /** Whether this is a {@link Session.sandbox} session. */
-  readonly sandboxed: boolean;
-  /**
-   * Whether `expiresAt` has passed at `now` (a Date or epoch milliseconds; default: the
-   * current time). Throws `INVALID_INPUT` for an invalid Date.
-   */
-  isExpired(now?: Date | number): boolean;
-  /**
-   * The API-key stamp over the exact UTF-8 bytes of `payloadToSign`: the value of the
-   * `Service-Wallet-Signature` header. Throws `SESSION_EXPIRED`, `SESSION_CLOSED`.
-   */
-  stamp(payloadToSign: string): string;
-  /**
-   * Signs a 202 PendingSignature. Returns exactly the two retry headers. Throws
-   * `INVALID_PENDING_SIGNATURE`, `REQUEST_EXPIRED`, `REQUEST_ALREADY_SIGNED`,
-   * `SESSION_EXPIRED`, `SESSION_CLOSED`.
-   */
-  signRetry(pending202: PendingSignature | string): SignedRetryHeaders;
-  /**
-   * Signs a quote's `payloadToSign` for `POST /quotes/{id}/execute`. Throws
-   * `INVALID_INPUT` (no `payloadToSign`), `QUOTE_EXPIRED`, `SESSION_EXPIRED`, `SESSION_CLOSED`.
-   */
-  signQuote(quote: Quote | string): QuoteSignatureHeader;
-  /**
-   * Zeroizes the session key now; any later signing call throws `SESSION_CLOSED`. The
-   * small wasm allocation behind the object is released when it is garbage-collected.
-   */
-  free(): void;
-  /** Same as {@link free}. */
-  close(): void;
 }
 
 // ---- WalletClient ----------------------------------------------------------------------
@@ -855,41 +748,6 @@ export interface WalletExportResponse {
   encryptedWalletCredentials: string | EnclaveEnvelope;
   [field: string]: unknown;
 }
-
-/**
- * The encrypted OTP login. Verifies the `otpEncryptionTargetBundle` of a `/challenge`
- * response (object or JSON text; the documented single-quoted form is tolerated) under
- * `options.pin`, and HPKE-seals `{"otp_code":…,"public_key":…}` to its enclave key,
- * binding `key`'s public key (the TEK) in its compressed form, `key.compressedPublicKeyHex`
- * (production refuses the uncompressed one). Returns the `encryptedOtpBundle` string to send
- * in `{type, encryptedOtpBundle}`. `key` is not consumed: it stamps the 202
- * ({@link ClientKey.signRetry}) and then becomes the session key
- * ({@link Session.fromClientKey}). The code never appears in error messages.
- * Throws `INVALID_INPUT` (code, options), `INVALID_BUNDLE`, `INVALID_PUBLIC_KEY`,
- * `DECRYPTION_FAILED` (signature does not verify, or another signer than the pin),
- * `KEY_CONSUMED`.
- */
-export declare function encryptOtp(
-  targetBundle: EnclaveEnvelope | string,
-  otpCode: string,
-  key: ClientKey,
-  options?: EnclaveOptions,
-): string;
-
-/**
- * Opens a wallet export (the 200 response, or its `encryptedWalletCredentials` envelope;
- * object or JSON text) with the ClientKey whose `publicKeyHex` was sent, after checking
- * the envelope's signature under `options.pin`. Returns the BIP-39 mnemonic and consumes
- * the key. The mnemonic is handed out once, as a JS string, which JavaScript cannot
- * zeroize: keep it no longer than needed. The kit's own copy in wasm memory is zeroized.
- * Throws `INVALID_INPUT` (options), `INVALID_BUNDLE`, `INVALID_PUBLIC_KEY`,
- * `DECRYPTION_FAILED`, `KEY_CONSUMED`.
- */
-export declare function openWalletExport(
-  response: WalletExportResponse | EnclaveEnvelope | string,
-  key: ClientKey,
-  options?: WalletExportOptions,
-): string;
 
 // ---------------------------------------------------------------------------------------
 // Isolated signer: init({ isolate: 'worker' })

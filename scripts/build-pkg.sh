@@ -37,32 +37,39 @@ fi
 rm -rf "${OUT}"
 mkdir -p "${OUT}"
 
-# build_module <out-name> <crate> (one cargo invocation per crate, so that no crate's
-# features reach another's module; the core is built without its default `json` feature:
-# the modules parse with the engine's JSON.parse)
+# build_module <out-name> <crate> types|check-types (one cargo invocation per crate, so
+# that no crate's features reach another's module; the core is built without its default
+# `json` feature: the modules parse with the engine's JSON.parse). wasm-bindgen's
+# declarations are finished and compared with the copy `make lint-js` reads
+# (scripts/glue-types.mjs); with `types` they ship (js/index.d.ts and js/testing.d.ts
+# re-export them), with `check-types` not (the wallet module's exports are internal to
+# the shim, which wraps and documents them).
 build_module() {
   local name=$1
   local crate=$2
+  local types=$3
   local wasm_in="target/wasm32-unknown-unknown/release/${crate//-/_}.wasm"
   say "cargo build --release --target wasm32-unknown-unknown -p ${crate}"
   cargo build --release --target wasm32-unknown-unknown -p "${crate}"
 
   say "wasm-bindgen --target web --out-name ${name} ${wasm_in}"
-  wasm-bindgen --target web --no-typescript --remove-name-section --remove-producers-section \
+  wasm-bindgen --target web --remove-name-section --remove-producers-section \
     --out-dir "${OUT}" --out-name "${name}" "${wasm_in}"
   # Keep only what we ship: wasm-bindgen (or a wasm-pack habit) may add these.
-  rm -f "${OUT}/package.json" "${OUT}/README.md" "${OUT}/.gitignore" "${OUT}"/*.d.ts
+  rm -f "${OUT}/package.json" "${OUT}/README.md" "${OUT}/.gitignore" "${OUT}/${name}_bg.wasm.d.ts"
 
   say "wasm-opt -Oz ${name}_bg.wasm ($("${WASM_OPT}" --version))"
   "${WASM_OPT}" -Oz "${OUT}/${name}_bg.wasm" -o "${OUT}/${name}_bg.wasm.opt"
   mv "${OUT}/${name}_bg.wasm.opt" "${OUT}/${name}_bg.wasm"
+  node scripts/glue-types.mjs "${OUT}/${name}.d.ts" "tests/types/glue/${name}.d.ts"
+  if [ "${types}" = check-types ]; then rm "${OUT}/${name}.d.ts"; fi
 }
 
-build_module "${NAME}" ewk-signing
+build_module "${NAME}" ewk-signing types
 # Handles that cannot be forged or detached; WebCrypto and Date.now from js/platform.js (see the script).
 node scripts/harden-glue.mjs "${OUT}/${NAME}.js"
-build_module "${WALLET_NAME}" ewk-wallet
-build_module "${TESTING_NAME}" ewk-testing
+build_module "${WALLET_NAME}" ewk-wallet check-types
+build_module "${TESTING_NAME}" ewk-testing types
 
 # All three glues import KitError from the snippet wasm-bindgen copied out of
 # js/kit-error.js (imported once, in bindings/common, through its js/kit-error.js link);
@@ -109,7 +116,24 @@ for f in "${ENTRIES[@]}"; do
   cp "${STRIP_DIR}/${f}" "${OUT}/${f}"
 done
 rm -rf "${STRIP_DIR}"
+# The glues too: wasm-bindgen copies the Rust docs into them as comments, which the
+# signing module's .d.ts carries (about 2 KB gzip of what init() loads).
+GLUES=("${NAME}.js" "${WALLET_NAME}.js" "${TESTING_NAME}.js")
+STRIP_DIR=$(mktemp -d)
+"$PWD/node_modules/.bin/tsc" --allowJs --removeComments --noResolve --skipLibCheck \
+  --target es2022 --module esnext --moduleResolution bundler --outDir "${STRIP_DIR}" \
+  "${GLUES[@]/#/${OUT}/}" > "${STRIP_DIR}/tsc.log" 2>&1 || true
+for f in "${GLUES[@]}"; do
+  if [ ! -s "${STRIP_DIR}/${f}" ]; then
+    echo "[build] stripping comments from ${OUT}/${f} failed:" >&2
+    cat "${STRIP_DIR}/tsc.log" >&2
+    exit 1
+  fi
+  cp "${STRIP_DIR}/${f}" "${OUT}/${f}"
+done
+rm -rf "${STRIP_DIR}"
 cp js/index.d.ts js/testing.d.ts "${OUT}/"
+# (and ${NAME}.d.ts and ${TESTING_NAME}.d.ts, generated above, which they re-export)
 cp pkg-template/package.json pkg-template/README.md pkg-template/LICENSE "${OUT}/"
 
 say "done: $(cd "${OUT}" && find . -type f | sort | tr '\n' ' ')"

@@ -41,8 +41,8 @@ check('npm pack ./pkg', () => {
 check('the tarball holds exactly the package files', () => {
   const files = packed.files.map((f) => f.path).sort();
   const expected = [
-    'LICENSE', 'README.md', 'browser.js', 'embedded_wallet_kit.js', 'embedded_wallet_kit_bg.wasm',
-    'embedded_wallet_kit_testing.js', 'embedded_wallet_kit_testing_bg.wasm',
+    'LICENSE', 'README.md', 'browser.js', 'embedded_wallet_kit.d.ts', 'embedded_wallet_kit.js', 'embedded_wallet_kit_bg.wasm',
+    'embedded_wallet_kit_testing.d.ts', 'embedded_wallet_kit_testing.js', 'embedded_wallet_kit_testing_bg.wasm',
     'embedded_wallet_kit_wallet.js', 'embedded_wallet_kit_wallet_bg.wasm', 'guard.js',
     'index.d.ts', 'isolated-boot.js', 'isolated.js', 'kit-error.js', 'node.js', 'package.json', 'passkey.js', 'platform.js',
     'session-keeper-impl.js', 'session-keeper.js', 'session-store-impl.js', 'session-store.js', 'signer-worker.js', 'testing-node.js', 'testing.d.ts', 'testing.js', 'wallet-client-impl.js', 'wallet-client.js',

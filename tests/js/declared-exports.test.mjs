@@ -5,8 +5,9 @@
 // JS files ("node", "browser", "default", ...). And for the classes the wasm bindings
 // (and js/) define, the members each declares, instance and static, equal the runtime
 // class's: a method added to or dropped from a Rust binding without its declaration
-// fails here. The same for the hand-written stand-ins of the wasm-bindgen glue that
-// `make lint-js` type-checks js/ against (tests/types/glue/<module>.d.ts): each declares
+// fails here. The same for the stand-ins of the wasm-bindgen glue that `make lint-js`
+// type-checks js/ against (tests/types/glue/<module>.d.ts, copies of the generated
+// declarations, which scripts/glue-types.mjs keeps equal to wasm-bindgen's): each declares
 // exactly what the generated pkg/<module>.js exports. Needs `make build`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -57,16 +57,24 @@ fn verified_data(envelope: &JsFields, pin: &SignerPin, what: &str) -> JsResult<J
     object_or_json(&JsValue::from_str(text), ErrorCode::InvalidBundle, what)
 }
 
-/// Seals the OTP the user typed to the enclave of an `otpEncryptionTargetBundle` (object
-/// or JSON text; the documented single-quoted form is tolerated), binding `key`'s public
-/// key (the TEK). Returns the `encryptedOtpBundle` string to send; `key` stays usable: it
-/// stamps the 202 (`key.signRetry`) and then becomes the session key (`fromClientKey`).
+/// The encrypted OTP login. Verifies the `otpEncryptionTargetBundle` of a `/challenge`
+/// response (object or JSON text; the documented single-quoted form is tolerated) under
+/// `options.pin`, and HPKE-seals `{"otp_code":…,"public_key":…}` to its enclave key,
+/// binding `key`'s public key (the TEK) in its compressed form, `key.compressedPublicKeyHex`
+/// (production refuses the uncompressed one). Returns the `encryptedOtpBundle` string to send
+/// in `{type, encryptedOtpBundle}`. `key` is not consumed: it stamps the 202
+/// ({@link ClientKey.signRetry}) and then becomes the session key
+/// ({@link Session.fromClientKey}). The code never appears in error messages.
+/// Throws `INVALID_INPUT` (code, options), `INVALID_BUNDLE`, `INVALID_PUBLIC_KEY`,
+/// `DECRYPTION_FAILED` (signature does not verify, or another signer than the pin),
+/// `KEY_CONSUMED`.
 #[wasm_bindgen(js_name = encryptOtp)]
 pub fn encrypt_otp_js(
+    #[wasm_bindgen(js_name = targetBundle, unchecked_param_type = "EnclaveEnvelope | string")]
     target_bundle: &JsValue,
-    otp_code: &JsValue,
+    #[wasm_bindgen(js_name = otpCode, unchecked_param_type = "string")] otp_code: &JsValue,
     key: &JsClientKey,
-    options: &JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "EnclaveOptions")] options: &JsValue,
 ) -> JsResult<String> {
     scrubbed(|| {
         const WHAT: &str = "OTP target bundle";
@@ -84,13 +92,19 @@ pub fn encrypt_otp_js(
     })
 }
 
-/// Opens a wallet export (the 200 `{id, encryptedWalletCredentials}`, or the envelope
-/// itself; object or JSON text) with the export key, consuming it, to the mnemonic.
-#[wasm_bindgen(js_name = openWalletExport)]
+/// Opens a wallet export (the 200 response, or its `encryptedWalletCredentials` envelope;
+/// object or JSON text) with the ClientKey whose `publicKeyHex` was sent, after checking
+/// the envelope's signature under `options.pin`. Returns the BIP-39 mnemonic and consumes
+/// the key. The mnemonic is handed out once, as a JS string, which JavaScript cannot
+/// zeroize: keep it no longer than needed. The kit's own copy in wasm memory is zeroized.
+/// Throws `INVALID_INPUT` (options), `INVALID_BUNDLE`, `INVALID_PUBLIC_KEY`,
+/// `DECRYPTION_FAILED`, `KEY_CONSUMED`.
+#[wasm_bindgen(js_name = openWalletExport, unchecked_return_type = "string")]
 pub fn open_wallet_export(
+    #[wasm_bindgen(unchecked_param_type = "WalletExportResponse | EnclaveEnvelope | string")]
     response: &JsValue,
     key: &JsClientKey,
-    options: &JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "WalletExportOptions")] options: &JsValue,
 ) -> JsResult<JsValue> {
     scrubbed(|| {
         const WHAT: &str = "export bundle";
@@ -120,10 +134,17 @@ pub fn open_wallet_export(
 
 #[wasm_bindgen(js_class = ClientKey)]
 impl JsClientKey {
-    /// Both retry headers for a 202, stamped with this key: the OTP login's second leg,
-    /// signed by the TEK before it becomes the session key. The key is not consumed.
-    #[wasm_bindgen(js_name = signRetry)]
-    pub fn sign_retry(&self, pending: &JsValue) -> JsResult<Object> {
+    /// Both retry headers for a 202, stamped with this key: the second leg of the encrypted
+    /// OTP login, which the TEK signs before any session exists. Does not consume the key.
+    /// Signs each requestId once (compared case-insensitively); the ids it signed stay
+    /// signed in the session {@link Session.fromClientKey} makes of it.
+    /// Throws `INVALID_PENDING_SIGNATURE`, `REQUEST_EXPIRED`, `REQUEST_ALREADY_SIGNED`, `KEY_CONSUMED`.
+    #[wasm_bindgen(js_name = signRetry, unchecked_return_type = "SignedRetryHeaders")]
+    pub fn sign_retry(
+        &self,
+        #[wasm_bindgen(js_name = pending202, unchecked_param_type = "PendingSignature | string")]
+        pending: &JsValue,
+    ) -> JsResult<Object> {
         scrubbed(|| {
             let pending = pending_from_js(pending)?;
             let now = ewk_common::now_ms();

@@ -8,10 +8,14 @@ use ewk_common::js::exact_string;
 use ewk_common::scrubbed;
 use ewk_common::to_js;
 
-/// `{ json, activityType?, organizationId?, timestampMs?, targetPublicKeys, amount?,
-/// currency?, source?, destination?, quoteId?, walletId? }` of `payloadToSign`.
-#[wasm_bindgen(js_name = inspectPayload)]
-pub fn inspect_payload(payload: &JsValue) -> Result<Object, JsValue> {
+/// Reads what `payloadToSign` would authorize, so a wallet UI can show it before signing.
+/// A payload starting with `{` must be strict JSON: `INVALID_INPUT` names what is wrong
+/// (including a repeated member name, which parsers resolve differently). Other text is
+/// opaque: `{ json: false, targetPublicKeys: [] }`.
+#[wasm_bindgen(js_name = inspectPayload, unchecked_return_type = "PayloadInspection")]
+pub fn inspect_payload(
+    #[wasm_bindgen(js_name = payloadToSign, unchecked_param_type = "string")] payload: &JsValue,
+) -> Result<Object, JsValue> {
     scrubbed(|| {
         let payload = exact_string(payload, "payloadToSign", ErrorCode::InvalidInput)?;
         let inspection = embedded_wallet_kit::inspect_payload(&payload).map_err(to_js)?;

@@ -10,3 +10,9 @@ mod signing;
 mod store;
 
 pub use signing::{JsClientKey, JsSession};
+
+// The generated declarations (pkg/embedded_wallet_kit.d.ts, which js/index.d.ts
+// re-exports) name these interfaces in the `unchecked_*_type`s of the exports; they are
+// declared once, in index.d.ts.
+#[wasm_bindgen::prelude::wasm_bindgen(typescript_custom_section)]
+const PUBLIC_TYPES: &str = "import type { SessionResponse, PendingSignature, Quote, SignedRetryHeaders, QuoteSignatureHeader, PayloadInspection, EnclaveEnvelope, EnclaveOptions, WalletExportResponse, WalletExportOptions } from './index.js';";

@@ -174,7 +174,9 @@ pub(crate) fn boxed<T>(make: impl FnOnce() -> embedded_wallet_kit::Result<T>) ->
     make().map(Box::new).map_err(to_js)
 }
 
-/// An ephemeral P-256 client key. Its private half never leaves wasm memory.
+/// An ephemeral P-256 key pair generated inside WebAssembly memory. Its public half is the
+/// `clientPublicKey` of one verify, challenge or refresh call; its private half never
+/// leaves wasm memory and is consumed by {@link Session.open}.
 #[wasm_bindgen(js_name = ClientKey)]
 pub struct JsClientKey(pub(crate) Handle<embedded_wallet_kit::ClientKey>);
 
@@ -188,7 +190,7 @@ impl JsClientKey {
 
 #[wasm_bindgen(js_class = ClientKey)]
 impl JsClientKey {
-    /// Generates a key from `crypto.getRandomValues`.
+    /// Generates a fresh key from the platform's secure random source.
     pub fn generate() -> JsResult<JsClientKey> {
         scrubbed(|| {
             let key = boxed(embedded_wallet_kit::ClientKey::generate);
@@ -196,35 +198,44 @@ impl JsClientKey {
         })
     }
 
-    /// Uncompressed SEC1 lowercase hex (130 chars): the `clientPublicKey` to send.
+    /// Uncompressed SEC1 public key, 130 lowercase hex chars, `^04[0-9a-f]{128}$`: send this as `clientPublicKey`.
     #[wasm_bindgen(getter, js_name = publicKeyHex)]
     pub fn public_key_hex(&self) -> JsResult<String> {
         scrubbed(|| self.0.read(|k| k.public_key_hex()))
     }
 
-    /// Compressed SEC1 lowercase hex (66 chars).
+    /// Compressed SEC1 public key, 66 lowercase hex chars (`02`/`03` prefix).
     #[wasm_bindgen(getter, js_name = compressedPublicKeyHex)]
     pub fn compressed_public_key_hex(&self) -> JsResult<String> {
         scrubbed(|| self.0.read(|k| k.compressed_public_key_hex()))
     }
 
-    /// The OAUTH nonce: hex SHA-256 of the `clientPublicKey` string sent: `publicKeyHex`,
-    /// or `compressedPublicKeyHex` with `{ compressed: true }` (the client-held flow).
+    /// The OIDC `nonce` for an OAUTH login: lowercase hex SHA-256 of the ASCII bytes of the
+    /// `clientPublicKey` string sent (the hex string, not the decoded key): {@link publicKeyHex},
+    /// or with `{ compressed: true }` {@link compressedPublicKeyHex} (the client-held session
+    /// key flow, which sends the compressed form). Throws `INVALID_INPUT` for any other
+    /// argument (not an object, unknown members, a non-boolean `compressed`).
     #[wasm_bindgen(js_name = oidcNonce)]
-    pub fn oidc_nonce(&self, options: &JsValue) -> JsResult<String> {
+    pub fn oidc_nonce(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "{ compressed?: boolean }")]
+        options: &JsValue,
+    ) -> JsResult<String> {
         scrubbed(|| {
             let form = key_form(options)?;
             self.0.read(|k| k.oidc_nonce_for_form(form))
         })
     }
 
-    /// Whether the key was used (or closed) already.
+    /// Whether the key was already used to open a session, or freed.
     #[wasm_bindgen(getter)]
     pub fn consumed(&self) -> JsResult<bool> {
         scrubbed(|| self.0.read(|k| k.is_consumed()))
     }
 
-    /// Zeroizes the private key now; the JS `free()` calls this.
+    /// Zeroizes the private key now; a later `Session.open` with it throws `KEY_CONSUMED`.
+    /// The small wasm allocation behind the object is released when it is garbage-collected.
+    // The hardened glue's `free()` calls this (scripts/harden-glue.mjs).
     pub fn close(&self) {
         scrubbed(|| {
             self.0.close();
@@ -232,7 +243,7 @@ impl JsClientKey {
     }
 }
 
-/// A signing session.
+/// An authenticated session whose P-256 signing key lives only in wasm memory.
 #[wasm_bindgen(js_name = Session)]
 pub struct JsSession(pub(crate) Handle<embedded_wallet_kit::Session>);
 
@@ -258,8 +269,14 @@ fn open_with_key(
 
 #[wasm_bindgen(js_class = Session)]
 impl JsSession {
-    /// Opens a verify/refresh response (object or JSON text) with `key`, consuming it.
-    pub fn open(response: &JsValue, key: &JsClientKey) -> JsResult<JsSession> {
+    /// Opens the session bundle of a verify/refresh response with the ClientKey whose
+    /// public key was sent as `clientPublicKey`. Consumes the key: a second use throws
+    /// `KEY_CONSUMED`. Throws `INVALID_BUNDLE`, `BUNDLE_CHECKSUM`, `DECRYPTION_FAILED`,
+    /// `INVALID_SESSION`, `INVALID_TIMESTAMP`.
+    pub fn open(
+        #[wasm_bindgen(unchecked_param_type = "SessionResponse | string")] response: &JsValue,
+        key: &JsClientKey,
+    ) -> JsResult<JsSession> {
         scrubbed(|| {
             key.0.read(|k| k.check_unused())?.map_err(to_js)?;
             let fields = object_or_json(response, ErrorCode::InvalidSession, SESSION_RESPONSE)?;
@@ -267,17 +284,24 @@ impl JsSession {
         })
     }
 
-    /// A sandbox session: signs with the magic value, never reads the bundle.
-    pub fn sandbox(response: &JsValue) -> JsResult<JsSession> {
+    /// A sandbox session (API version 2025-10-13): never reads the bundle, and every
+    /// signature is the literal `sandbox-valid-signature`.
+    pub fn sandbox(
+        #[wasm_bindgen(unchecked_param_type = "SessionResponse | string")] response: &JsValue,
+    ) -> JsResult<JsSession> {
         scrubbed(|| {
             let fields = object_or_json(response, ErrorCode::InvalidSession, SESSION_RESPONSE)?;
             boxed(|| embedded_wallet_kit::Session::sandbox(&fields)).map(JsSession::from_boxed)
         })
     }
 
-    /// Newer API versions: the client key is the session key.
+    /// Newer deployments: the client key itself becomes the session key (a compressed
+    /// `clientPublicKey` was sent). A response carrying a bundle is `INVALID_SESSION`.
     #[wasm_bindgen(js_name = fromClientKey)]
-    pub fn from_client_key(response: &JsValue, key: &JsClientKey) -> JsResult<JsSession> {
+    pub fn from_client_key(
+        #[wasm_bindgen(unchecked_param_type = "SessionResponse | string")] response: &JsValue,
+        key: &JsClientKey,
+    ) -> JsResult<JsSession> {
         scrubbed(|| {
             key.0.read(|k| k.check_unused())?.map_err(to_js)?;
             let fields = object_or_json(response, ErrorCode::InvalidSession, SESSION_RESPONSE)?;
@@ -287,25 +311,25 @@ impl JsSession {
         })
     }
 
-    /// `Session:<uuid>`.
+    /// `Session:<uuid>`
     #[wasm_bindgen(getter)]
     pub fn id(&self) -> JsResult<String> {
         scrubbed(|| self.0.read(|s| s.info().id.clone()))
     }
 
-    /// The internal account id.
+    /// `InternalAccount:<uuid>`
     #[wasm_bindgen(getter, js_name = accountId)]
     pub fn account_id(&self) -> JsResult<String> {
         scrubbed(|| self.0.read(|s| s.info().account_id.clone()))
     }
 
-    /// The credential type.
+    /// `EMAIL_OTP`, `OAUTH` or `PASSKEY`.
     #[wasm_bindgen(getter, js_name = type)]
     pub fn kind(&self) -> JsResult<String> {
         scrubbed(|| self.0.read(|s| s.info().kind.clone()))
     }
 
-    /// When the session stops signing.
+    /// When the session key stops being usable.
     #[wasm_bindgen(getter, js_name = expiresAt)]
     pub fn expires_at(&self) -> JsResult<js_sys::Date> {
         scrubbed(|| {
@@ -314,22 +338,26 @@ impl JsSession {
         })
     }
 
-    /// Compressed session public key hex; `undefined` for sandbox or freed sessions.
+    /// Compressed SEC1 public key of the session key, 66 lowercase hex chars; `undefined`
+    /// for a sandbox session (it has no key) and after {@link free}.
     #[wasm_bindgen(getter, js_name = publicKeyHex)]
     pub fn public_key_hex(&self) -> JsResult<Option<String>> {
         scrubbed(|| self.0.read(|s| s.public_key_hex()))
     }
 
-    /// Whether this is a sandbox session.
+    /// Whether this is a {@link Session.sandbox} session.
     #[wasm_bindgen(getter)]
     pub fn sandboxed(&self) -> JsResult<bool> {
         scrubbed(|| self.0.read(|s| s.is_sandbox()))
     }
 
-    /// Whether `now` (a Date or epoch milliseconds; default: the current time) is at or
-    /// after `expiresAt`.
+    /// Whether `expiresAt` has passed at `now` (a Date or epoch milliseconds; default: the
+    /// current time). Throws `INVALID_INPUT` for an invalid Date.
     #[wasm_bindgen(js_name = isExpired)]
-    pub fn is_expired(&self, now: &JsValue) -> JsResult<bool> {
+    pub fn is_expired(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "Date | number")] now: &JsValue,
+    ) -> JsResult<bool> {
         scrubbed(|| {
             if now.is_undefined() || now.is_null() {
                 return self.0.read(|s| s.is_expired_at(now_ms()));
@@ -346,8 +374,12 @@ impl JsSession {
         })
     }
 
-    /// The `Service-Wallet-Signature` value for `payloadToSign`, byte for byte.
-    pub fn stamp(&self, payload: &JsValue) -> JsResult<String> {
+    /// The API-key stamp over the exact UTF-8 bytes of `payloadToSign`: the value of the
+    /// `Service-Wallet-Signature` header. Throws `SESSION_EXPIRED`, `SESSION_CLOSED`.
+    pub fn stamp(
+        &self,
+        #[wasm_bindgen(js_name = payloadToSign, unchecked_param_type = "string")] payload: &JsValue,
+    ) -> JsResult<String> {
         scrubbed(|| {
             let payload = exact_string(payload, "payloadToSign", ErrorCode::InvalidInput)?;
 
@@ -356,9 +388,15 @@ impl JsSession {
         })
     }
 
-    /// Both headers of a signed retry, from a 202 body (object or JSON text).
-    #[wasm_bindgen(js_name = signRetry)]
-    pub fn sign_retry(&self, pending: &JsValue) -> JsResult<Object> {
+    /// Signs a 202 PendingSignature. Returns exactly the two retry headers. Throws
+    /// `INVALID_PENDING_SIGNATURE`, `REQUEST_EXPIRED`, `REQUEST_ALREADY_SIGNED`,
+    /// `SESSION_EXPIRED`, `SESSION_CLOSED`.
+    #[wasm_bindgen(js_name = signRetry, unchecked_return_type = "SignedRetryHeaders")]
+    pub fn sign_retry(
+        &self,
+        #[wasm_bindgen(js_name = pending202, unchecked_param_type = "PendingSignature | string")]
+        pending: &JsValue,
+    ) -> JsResult<Object> {
         scrubbed(|| {
             // Read (getters run) before the session is borrowed.
             let pending = pending_from_js(pending)?;
@@ -369,10 +407,13 @@ impl JsSession {
         })
     }
 
-    /// `{ "Service-Wallet-Signature" }` for executing a quote (reads only payloadToSign
-    /// and expiresAt).
-    #[wasm_bindgen(js_name = signQuote)]
-    pub fn sign_quote(&self, quote: &JsValue) -> JsResult<Object> {
+    /// Signs a quote's `payloadToSign` for `POST /quotes/{id}/execute`. Throws
+    /// `INVALID_INPUT` (no `payloadToSign`), `QUOTE_EXPIRED`, `SESSION_EXPIRED`, `SESSION_CLOSED`.
+    #[wasm_bindgen(js_name = signQuote, unchecked_return_type = "QuoteSignatureHeader")]
+    pub fn sign_quote(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Quote | string")] quote: &JsValue,
+    ) -> JsResult<Object> {
         scrubbed(|| {
             let quote = quote_from_js(quote)?;
             let signature = self
@@ -384,8 +425,9 @@ impl JsSession {
         })
     }
 
-    /// Zeroizes the session key now; the JS `free()` calls this. Later signing calls
-    /// throw `SESSION_CLOSED`.
+    /// Zeroizes the session key now; any later signing call throws `SESSION_CLOSED`. The
+    /// small wasm allocation behind the object is released when it is garbage-collected.
+    // The hardened glue's `free()` calls this (scripts/harden-glue.mjs).
     pub fn close(&self) {
         scrubbed(|| {
             self.0.close();

@@ -102,7 +102,10 @@ pub fn authorize_stamp(session: &JsSession, payload: &JsValue) -> JsResult<Strin
 
 /// The guards of `signRetry` (the requestId is then spent); returns
 /// `{ payloadToSign, requestId }`.
-#[wasm_bindgen(js_name = storeAuthorizeRetry)]
+#[wasm_bindgen(
+    js_name = storeAuthorizeRetry,
+    unchecked_return_type = "{ payloadToSign: string; requestId: string }"
+)]
 pub fn authorize_retry(session: &JsSession, pending: &JsValue) -> JsResult<Object> {
     scrubbed(|| {
         let pending = pending_from_js(pending)?;
