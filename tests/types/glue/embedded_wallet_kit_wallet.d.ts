@@ -5,7 +5,7 @@
 /* eslint-disable */
 
 /**
- * The encrypted OTP login's verify (`flows::otp::OtpLogin`), driven like a
+ * The encrypted OTP login's verify (`flows::OtpLogin`), driven like a
  * `SignedRetryFlow` whose 202 the TEK signs (`ClientKey.signRetry`): `onResponse` gives
  * `{ sign }` once, then undefined on the 200, whose body the TEK opens
  * (`Session.fromClientKey`). A signing failure is thrown on: the code is spent, so an
