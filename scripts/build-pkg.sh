@@ -95,7 +95,7 @@ JS
 say "copying entries, types and package files"
 # The entries ship without their comments (the documentation is in the .d.ts files and
 # the README): TypeScript's emitter drops them and changes nothing else at this target.
-ENTRIES=(browser.js node.js platform.js guard.js passkey.js wallet-client.js wallet-client-impl.js session-store.js session-store-impl.js session-keeper.js session-keeper-impl.js isolated-boot.js isolated.js signer-worker.js testing.js testing-node.js)
+ENTRIES=(browser.js node.js platform.js guard.js passkey.js wallet-client.js wallet-client-impl.js session-store.js session-store-impl.js session-keeper.js session-keeper-impl.js isolated-boot.js isolated.js signer-worker.js testing.js testing-node.js react.js react-store.js)
 STRIP_DIR=$(mktemp -d)
 "$PWD/node_modules/.bin/tsc" --allowJs --removeComments --noResolve --skipLibCheck \
   --target es2022 --module esnext --moduleResolution bundler --outDir "${STRIP_DIR}" \
@@ -109,7 +109,7 @@ for f in "${ENTRIES[@]}"; do
   cp "${STRIP_DIR}/${f}" "${OUT}/${f}"
 done
 rm -rf "${STRIP_DIR}"
-cp js/index.d.ts js/testing.d.ts "${OUT}/"
+cp js/index.d.ts js/testing.d.ts js/react.d.ts "${OUT}/"
 cp pkg-template/package.json pkg-template/README.md pkg-template/LICENSE "${OUT}/"
 
 say "done: $(cd "${OUT}" && find . -type f | sort | tr '\n' ' ')"

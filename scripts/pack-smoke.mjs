@@ -44,7 +44,7 @@ check('the tarball holds exactly the package files', () => {
     'LICENSE', 'README.md', 'browser.js', 'embedded_wallet_kit.js', 'embedded_wallet_kit_bg.wasm',
     'embedded_wallet_kit_testing.js', 'embedded_wallet_kit_testing_bg.wasm',
     'embedded_wallet_kit_wallet.js', 'embedded_wallet_kit_wallet_bg.wasm', 'guard.js',
-    'index.d.ts', 'isolated-boot.js', 'isolated.js', 'kit-error.js', 'node.js', 'package.json', 'passkey.js', 'platform.js',
+    'index.d.ts', 'isolated-boot.js', 'isolated.js', 'kit-error.js', 'node.js', 'package.json', 'passkey.js', 'platform.js', 'react-store.js', 'react.d.ts', 'react.js',
     'session-keeper-impl.js', 'session-keeper.js', 'session-store-impl.js', 'session-store.js', 'signer-worker.js', 'testing-node.js', 'testing.d.ts', 'testing.js', 'wallet-client-impl.js', 'wallet-client.js',
   ];
   const snippets = files.filter((f) => f.startsWith('snippets/'));
