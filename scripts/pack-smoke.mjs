@@ -140,6 +140,18 @@ for (const resolution of ['Bundler', 'NodeNext']) {
     }));
     run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], project);
   });
+  // React's types (@types/react, a devDependency) resolve from the repository's node_modules.
+  check(`react.d.ts compiles against tests/types/react-usage.tsx (tsc --strict, jsx react-jsx, moduleResolution ${resolution})`, () => {
+    copyFileSync(join(root, 'tests', 'types', 'react-usage.tsx'), join(project, 'react-usage.tsx'));
+    writeFileSync(join(project, 'tsconfig.react.json'), JSON.stringify({
+      compilerOptions: {
+        strict: true, noEmit: true, target: 'ES2022', module: resolution === 'Bundler' ? 'ESNext' : 'NodeNext',
+        moduleResolution: resolution, lib: ['ES2022', 'DOM'], skipLibCheck: false, types: [], jsx: 'react-jsx',
+      },
+      files: ['react-usage.tsx'],
+    }));
+    run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.react.json'], project);
+  });
 }
 
 console.log(`${passed} passed, ${failed} failed`);
