@@ -176,8 +176,12 @@ export class WalletStore {
     if (this.#snapshot.keeper === keeper) {
       if (type === 'expiring') this.#set({ sessionState: 'refreshing' });
       else if (type === 'refreshed') this.#set({ session: detail.session, sessionState: 'live' });
-      else if (type === 'expired') this.#set({ session: null, sessionState: 'expired', keeper: null });
-      else if (type === 'revoked') this.#set({ session: null, sessionState: 'none', keeper: null });
+      else if (type === 'expired' || type === 'revoked') {
+        // The keeper stopped and freed the session: nothing more to hear from it.
+        this.#unsubscribeKeeper?.();
+        this.#unsubscribeKeeper = null;
+        this.#set({ session: null, sessionState: type === 'expired' ? 'expired' : 'none', keeper: null });
+      }
       else if (type === 'error' && detail.retryInMs === undefined && keeper.stopped && this.#snapshot.sessionState === 'refreshing') {
         // The keeper gave up; the session stays usable until its expiresAt.
         this.#set({ sessionState: 'live', keeper: null });

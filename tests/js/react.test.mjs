@@ -207,6 +207,8 @@ describe('WalletStore (what the hooks subscribe to)', () => {
     assert.equal(store.getSnapshot().session, null);
     assert.equal(store.getSnapshot().keeper, null);
     assert.deepEqual(events, [['expiring', 'Session:1'], ['refreshed', 'Session:2'], ['expired', 'Session:2']]);
+    assert.ok(['expiring', 'refreshed', 'expired', 'revoked', 'error'].every((t) => keeper.listeners[t].size === 0),
+      'still listening to a stopped keeper');
   });
 
   test('a session replaced while its keeper was starting: that keeper is stopped, one keeper runs', async () => {
@@ -238,6 +240,7 @@ describe('WalletStore (what the hooks subscribe to)', () => {
     await store.setSession(s1);
     await store.logout();
     assert.equal(kept.calls.keepers[0].revokes, 1);
+    assert.equal(kept.calls.keepers[0].listeners.revoked.size, 0, 'still listening to a revoked keeper');
     assert.deepEqual(events, ['revoked']);
     assert.equal(s1.freed, true);
     assert.equal(store.getSnapshot().sessionState, 'none');
