@@ -27,7 +27,7 @@ FUZZ_SECONDS ?= 300
 # emulator (native only).
 WASM_CRATES := -p embedded-wallet-kit -p ewk-common -p ewk-signing -p ewk-wallet -p ewk-testing
 
-.PHONY: setup build check lint lint-rust lint-js test test-native test-wasm test-js size pack e2e-passkey e2e-store e2e-isolate e2e-emulator test-csp e2e fuzz-smoke demo bench fuzz clean
+.PHONY: setup build check lint lint-rust lint-js test test-native test-wasm test-js size pack e2e-passkey e2e-store e2e-isolate e2e-emulator test-csp e2e e2e-react fuzz-smoke demo bench fuzz clean
 
 setup:
 	@bash scripts/setup.sh
@@ -119,12 +119,20 @@ test-csp: build
 e2e: pack
 	node tests/vite/run.mjs
 
+# embedded-wallet-kit/react from the packed tarball in a Vite + React app under StrictMode,
+# served by the strict emulator with a short session TTL: EMAIL_OTP login from an effect
+# (one verify despite the double effect), a signed quote, a keeper refresh, a quote signed
+# with the refreshed session, logout; in headless Chromium, Firefox ESR and WebKitGTK.
+e2e-react: pack
+	cargo build --release -p emulator
+	node tests/react/run.mjs
+
 # A few seconds of every fuzz target (stable toolchain, no sanitizer); `make fuzz` runs long.
 fuzz-smoke: setup
 	bash scripts/fuzz.sh 8
 
 # The Vite end-to-end run comes last, so its "N passed, N failed" closes the output.
-test: setup build lint test-native test-wasm test-js size pack fuzz-smoke e2e-passkey e2e-store e2e-isolate e2e-emulator test-csp e2e
+test: setup build lint test-native test-wasm test-js size pack fuzz-smoke e2e-passkey e2e-store e2e-isolate e2e-emulator test-csp e2e-react e2e
 
 demo: build
 	cargo build --release -p emulator
@@ -144,4 +152,4 @@ fuzz: setup
 	bash scripts/fuzz.sh $(FUZZ_SECONDS)
 
 clean:
-	rm -rf pkg dist tests/vite/dist tests/vite/node_modules
+	rm -rf pkg dist tests/vite/dist tests/vite/node_modules tests/react/dist tests/react/node_modules

@@ -3,7 +3,7 @@ import globals from 'globals';
 
 export default [
   {
-    ignores: ['target/**', 'pkg/**', 'dist/**', 'node_modules/**', '**/node_modules/**', 'tests/vite/dist/**', '.tmp/**'],
+    ignores: ['target/**', 'pkg/**', 'dist/**', 'node_modules/**', '**/node_modules/**', 'tests/vite/dist/**', 'tests/react/dist/**', '.tmp/**'],
   },
   js.configs.recommended,
   {
@@ -25,7 +25,7 @@ export default [
   },
   {
     // Playwright drivers: functions passed to page.evaluate run in the page.
-    files: ['tests/vite/run.mjs', 'tests/passkey/run.mjs', 'tests/store/run.mjs', 'tests/isolate/run.mjs'],
+    files: ['tests/vite/run.mjs', 'tests/react/run.mjs', 'tests/passkey/run.mjs', 'tests/store/run.mjs', 'tests/isolate/run.mjs'],
     languageOptions: { globals: { ...globals.node, ...globals.browser } },
   },
   {
@@ -38,8 +38,23 @@ export default [
     },
   },
   {
+    // The React e2e app (JSX, in the page).
+    files: ['tests/react/**/*.jsx'],
+    languageOptions: {
+      ecmaVersion: 2024,
+      sourceType: 'module',
+      parserOptions: { ecmaFeatures: { jsx: true } },
+      globals: { ...globals.browser },
+    },
+  },
+  {
     rules: {
       'no-unused-vars': ['error', { argsIgnorePattern: '^_', caughtErrors: 'none' }],
     },
+  },
+  {
+    // Core ESLint does not see a component used in JSX: capitalised names are components.
+    files: ['tests/react/**/*.jsx'],
+    rules: { 'no-unused-vars': ['error', { varsIgnorePattern: '^[A-Z]' }] },
   },
 ];

@@ -102,7 +102,7 @@ JS
 say "copying entries, types and package files"
 # The entries ship without their comments (the documentation is in the .d.ts files and
 # the README): TypeScript's emitter drops them and changes nothing else at this target.
-ENTRIES=(browser.js node.js platform.js guard.js passkey.js wallet-client.js wallet-client-impl.js session-store.js session-store-impl.js session-keeper.js session-keeper-impl.js isolated-boot.js isolated.js signer-worker.js testing.js testing-node.js)
+ENTRIES=(browser.js node.js platform.js guard.js passkey.js wallet-client.js wallet-client-impl.js session-store.js session-store-impl.js session-keeper.js session-keeper-impl.js isolated-boot.js isolated.js signer-worker.js testing.js testing-node.js react.js react-store.js)
 STRIP_DIR=$(mktemp -d)
 "$PWD/node_modules/.bin/tsc" --allowJs --removeComments --noResolve --skipLibCheck \
   --target es2022 --module esnext --moduleResolution bundler --outDir "${STRIP_DIR}" \
@@ -132,7 +132,7 @@ for f in "${GLUES[@]}"; do
   cp "${STRIP_DIR}/${f}" "${OUT}/${f}"
 done
 rm -rf "${STRIP_DIR}"
-cp js/index.d.ts js/testing.d.ts "${OUT}/"
+cp js/index.d.ts js/testing.d.ts js/react.d.ts "${OUT}/"
 # (and ${NAME}.d.ts and ${TESTING_NAME}.d.ts, generated above, which they re-export)
 cp pkg-template/package.json pkg-template/README.md pkg-template/LICENSE "${OUT}/"
 

@@ -44,7 +44,7 @@ check('the tarball holds exactly the package files', () => {
     'LICENSE', 'README.md', 'browser.js', 'embedded_wallet_kit.d.ts', 'embedded_wallet_kit.js', 'embedded_wallet_kit_bg.wasm',
     'embedded_wallet_kit_testing.d.ts', 'embedded_wallet_kit_testing.js', 'embedded_wallet_kit_testing_bg.wasm',
     'embedded_wallet_kit_wallet.js', 'embedded_wallet_kit_wallet_bg.wasm', 'guard.js',
-    'index.d.ts', 'isolated-boot.js', 'isolated.js', 'kit-error.js', 'node.js', 'package.json', 'passkey.js', 'platform.js',
+    'index.d.ts', 'isolated-boot.js', 'isolated.js', 'kit-error.js', 'node.js', 'package.json', 'passkey.js', 'platform.js', 'react-store.js', 'react.d.ts', 'react.js',
     'session-keeper-impl.js', 'session-keeper.js', 'session-store-impl.js', 'session-store.js', 'signer-worker.js', 'testing-node.js', 'testing.d.ts', 'testing.js', 'wallet-client-impl.js', 'wallet-client.js',
   ];
   const snippets = files.filter((f) => f.startsWith('snippets/'));
@@ -139,6 +139,18 @@ for (const resolution of ['Bundler', 'NodeNext']) {
       files: ['usage.ts', 'testing-usage.ts'],
     }));
     run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], project);
+  });
+  // React's types (@types/react, a devDependency) resolve from the repository's node_modules.
+  check(`react.d.ts compiles against tests/types/react-usage.tsx (tsc --strict, jsx react-jsx, moduleResolution ${resolution})`, () => {
+    copyFileSync(join(root, 'tests', 'types', 'react-usage.tsx'), join(project, 'react-usage.tsx'));
+    writeFileSync(join(project, 'tsconfig.react.json'), JSON.stringify({
+      compilerOptions: {
+        strict: true, noEmit: true, target: 'ES2022', module: resolution === 'Bundler' ? 'ESNext' : 'NodeNext',
+        moduleResolution: resolution, lib: ['ES2022', 'DOM'], skipLibCheck: false, types: [], jsx: 'react-jsx',
+      },
+      files: ['react-usage.tsx'],
+    }));
+    run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.react.json'], project);
   });
 }
 

@@ -15,7 +15,8 @@ const SELF = fileURLToPath(import.meta.url);
 function sources(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : sources(path);
+    // Installed packages and the e2e apps' Vite builds are not test sources.
+    if (entry.isDirectory()) return entry.name === 'node_modules' || entry.name === 'dist' ? [] : sources(path);
     return /\.(?:mjs|js)$/.test(entry.name) && path !== SELF ? [path] : [];
   });
 }

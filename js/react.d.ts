@@ -1,0 +1,78 @@
+// `embedded-wallet-kit/react`: React bindings (React 18 or 19, an optional peer dependency).
+import type { ReactNode, JSX } from 'react';
+import type {
+  InitInput, InitOptions, KitError, Session, SessionKeeper, SessionKeeperEvents, SessionKeeperOptions,
+  WalletClient, WalletClientOptions,
+} from './index.js';
+
+/** Props of {@link WalletProvider}; read once, at its first render. */
+export interface WalletProviderProps extends WalletClientOptions {
+  children?: ReactNode;
+  /** The argument of `init()` (called once, in an effect; idempotent). */
+  initOptions?: InitInput | InitOptions;
+  /**
+   * Keep every installed session alive with a {@link SessionKeeper} (`true`: its default
+   * options). Default: off.
+   */
+  keeper?: boolean | SessionKeeperOptions;
+}
+
+/**
+ * Calls `init()` once and makes one {@link WalletClient} for its subtree. StrictMode
+ * safe: a double-mounted effect starts one init, one keeper, frees no live session. On
+ * unmount it stops the keeper and frees the session (not revoked: see `logout`).
+ */
+export declare function WalletProvider(props: WalletProviderProps): JSX.Element;
+
+/** A login flow: runs a ceremony with the client and resolves to the new session. */
+export type LoginFlow = (client: WalletClient) => Promise<Session>;
+
+export interface WalletState {
+  /** The client once `init()` resolved, else null. */
+  client: WalletClient | null;
+  status: 'idle' | 'loading' | 'ready' | 'error';
+  ready: boolean;
+  /** Why `init()` failed (a {@link KitError}), else null. */
+  error: unknown;
+  /**
+   * Runs `flow(client)` and installs its session (as {@link setSession}). Single flight:
+   * calls while one runs join it (one ceremony, one session under StrictMode).
+   */
+  login(flow: LoginFlow): Promise<Session>;
+  /**
+   * Installs `session` (null: none): stops the previous keeper and frees the previous
+   * session; starts a keeper when the provider has `keeper`. Resolves once it runs.
+   */
+  setSession(session: Session | null): Promise<void>;
+  /** Revokes the current session at the service (through its keeper) and frees it. */
+  logout(): Promise<void>;
+}
+
+/** The client and its readiness; throws `INVALID_INPUT` outside a {@link WalletProvider}. */
+export declare function useWallet(): WalletState;
+
+/** The client, suspending (throws `init()`'s promise) until it is ready; throws init's error. */
+export declare function useWalletReady(): WalletClient;
+
+export type SessionState = 'none' | 'live' | 'refreshing' | 'expired';
+
+export interface SessionView {
+  /** The session to sign with now (after a refresh, the new one), or null. */
+  session: Session | null;
+  /** `refreshing`: the keeper entered the lead time; `expired`: log in again. */
+  state: SessionState;
+  expiresAt: Date | null;
+  /** Milliseconds until `expiresAt` (0 once past), updated every `tickMs`; null without a session. */
+  msLeft: number | null;
+  /** The keeper keeping it alive, or null. */
+  keeper: SessionKeeper | null;
+}
+
+/** The current session and its lifecycle; re-renders every `tickMs` (default 1000) while there is one. */
+export declare function useSession(options?: { tickMs?: number }): SessionView;
+
+/** A listener of every keeper event of the provider, across refreshes and logins. */
+export type KeeperEventHandler = <K extends keyof SessionKeeperEvents>(type: K, detail: SessionKeeperEvents[K]) => void;
+
+/** Calls the latest `handler` for each keeper event (subscribed once per provider). */
+export declare function useKeeperEvents(handler: KeeperEventHandler): void;

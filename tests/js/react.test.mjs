@@ -1,0 +1,291 @@
+// embedded-wallet-kit/react in Node: the framework-free WalletStore the hooks read
+// (pkg/react-store.js) with a fake kit (init, WalletClient, SessionKeeper), StrictMode's
+// setup/cleanup/setup on one store, single-flight login, the keeper's lifecycle; the
+// provider and hooks rendered on the server (react-dom/server: no effect, no init); and
+// that the core entries never reach React (their import graph, statically and as loaded).
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { recordModuleLoads } from '../support/module-loads.mjs';
+
+const loads = recordModuleLoads();
+const { WalletStore } = await import('../../pkg/react-store.js');
+const pkgDir = fileURLToPath(new URL('../../pkg/', import.meta.url));
+
+function fakeSession(id, msLeft = 600_000) {
+  return { id, expiresAt: new Date(Date.now() + msLeft), freed: false, free() { this.freed = true; } };
+}
+
+function fakeKit({ initFails = false } = {}) {
+  const calls = { init: 0, clients: [], keepers: [], revoked: [] };
+  class FakeKeeper {
+    listeners = {};
+    stopped = false;
+    revokes = 0;
+    constructor(session, options) {
+      this.session = session;
+      this.options = options;
+    }
+    static async start(client, session, options) {
+      const keeper = new FakeKeeper(session, options);
+      calls.keepers.push(keeper);
+      return keeper;
+    }
+    on(type, fn) {
+      (this.listeners[type] ??= new Set()).add(fn);
+      return () => this.listeners[type].delete(fn);
+    }
+    emit(type, detail) {
+      for (const fn of this.listeners[type] ?? []) fn(detail);
+    }
+    stop() {
+      this.stopped = true;
+    }
+    async revoke() {
+      this.revokes++;
+      this.stopped = true;
+      this.session.free();
+      this.emit('revoked', { session: this.session });
+    }
+  }
+  class FakeClient {
+    constructor(options) {
+      this.options = options;
+      calls.clients.push(this);
+    }
+    async revokeSession(session) {
+      calls.revoked.push(session.id);
+      session.free();
+    }
+  }
+  const kit = {
+    init: async () => {
+      calls.init++;
+      if (initFails) throw Object.assign(new Error('no wasm here'), { code: 'NOT_INITIALIZED' });
+    },
+    WalletClient: FakeClient,
+    SessionKeeper: FakeKeeper,
+  };
+  return { kit, calls };
+}
+
+const macrotask = () => sleep(5);
+
+// First, before anything here imports React, so that a reach would be a new load.
+describe('the core entries never reach React', () => {
+  test('no package module but react.js imports react (static scan of pkg/**/*.js)', () => {
+    const files = readdirSync(pkgDir, { recursive: true }).filter((f) => f.endsWith('.js'));
+    assert.ok(files.includes('browser.js') && files.includes('react.js') && files.includes('react-store.js'));
+    const importsReact = /(?:from\s*|import\s*\(\s*|import\s+)['"](?:react|react-dom)(?:\/[^'"]*)?['"]/;
+    const offenders = files.filter((f) => importsReact.test(readFileSync(pkgDir + f, 'utf8')));
+    assert.deepEqual(offenders, ['react.js']);
+  });
+
+  test('loading the Node and browser entries, init() and the lazy modules loads nothing of React', async () => {
+    const before = loads().length;
+    const node = await import('../../pkg/node.js');
+    await import('../../pkg/browser.js');
+    await node.init({ passkeys: true });
+    const client = new node.WalletClient({ transport: () => ({ status: 200, body: '{}' }) });
+    await client.createEmailOtp('InternalAccount:1').catch(() => {});
+    const loaded = loads().slice(before);
+    assert.ok(loaded.some((url) => url.endsWith('/pkg/node.js')), 'the recorder saw the entries load');
+    assert.deepEqual(loaded.filter((url) => /\/node_modules\/(react|react-dom|scheduler)\//.test(url)), []);
+  });
+});
+
+describe('WalletStore (what the hooks subscribe to)', () => {
+  test('init() once and one WalletClient, however often started or attached; options passed through', async () => {
+    const { kit, calls } = fakeKit();
+    const transport = () => ({ status: 200 });
+    const store = new WalletStore({ transport, sandbox: true, initOptions: { passkeys: true } }, kit);
+    assert.equal(store.getSnapshot().status, 'idle');
+    const seen = [];
+    store.subscribe(() => seen.push(store.getSnapshot().status));
+    const p = store.start();
+    assert.equal(store.start(), p, 'start() returns one promise');
+    const cleanup = store.attach();
+    const client = await p;
+    assert.equal(calls.init, 1);
+    assert.equal(calls.clients.length, 1);
+    assert.deepEqual(client.options, { transport, sandbox: true }, 'undefined options are left out');
+    assert.deepEqual(seen, ['loading', 'ready']);
+    assert.equal(store.getSnapshot().client, client);
+    cleanup();
+  });
+
+  test('a failing init() is the error state, and start() rejects with it', async () => {
+    const { kit } = fakeKit({ initFails: true });
+    const store = new WalletStore({ transport: () => ({ status: 200 }) }, kit);
+    await assert.rejects(store.start(), /no wasm here/);
+    assert.equal(store.getSnapshot().status, 'error');
+    assert.equal(store.getSnapshot().error.code, 'NOT_INITIALIZED');
+  });
+
+  test('StrictMode (setup, cleanup, setup at once) neither stops the keeper nor frees the session', async () => {
+    const { kit, calls } = fakeKit();
+    const store = new WalletStore({ transport: () => ({ status: 200 }), keeper: { leadMs: 5000 } }, kit);
+    const first = store.attach();
+    const session = fakeSession('Session:1');
+    await store.setSession(session);
+    assert.equal(calls.keepers.length, 1);
+    assert.deepEqual(calls.keepers[0].options, { leadMs: 5000 });
+    first(); // StrictMode's simulated unmount
+    first(); // a cleanup called twice counts once
+    const second = store.attach(); // and its immediate re-mount
+    await macrotask();
+    assert.equal(calls.keepers[0].stopped, false, 'the keeper was stopped by the simulated unmount');
+    assert.equal(session.freed, false, 'the live session was freed by the simulated unmount');
+    assert.equal(store.getSnapshot().sessionState, 'live');
+    assert.equal(calls.init, 1);
+    // A real unmount: the keeper stops and the session is freed, after the macrotask.
+    second();
+    assert.equal(session.freed, false);
+    await macrotask();
+    assert.equal(calls.keepers[0].stopped, true);
+    assert.equal(session.freed, true);
+    assert.equal(store.getSnapshot().session, null);
+    assert.equal(store.getSnapshot().sessionState, 'none');
+  });
+
+  test('login() is single flight: concurrent calls run one flow and share its session', async () => {
+    const { kit, calls } = fakeKit();
+    const store = new WalletStore({ transport: () => ({ status: 200 }), keeper: true }, kit);
+    let flows = 0;
+    const flow = async (client) => {
+      assert.equal(client, calls.clients[0]);
+      flows++;
+      await sleep(10);
+      return fakeSession(`Session:${flows}`);
+    };
+    const a = store.login(flow);
+    const b = store.login(flow);
+    assert.equal(a, b);
+    const s1 = await a;
+    assert.equal(flows, 1);
+    assert.equal(calls.keepers.length, 1, 'one keeper');
+    assert.equal(calls.keepers[0].options, undefined, 'keeper: true uses the default options');
+    assert.equal(store.session, s1);
+    // A later login is a new flow: the previous session is freed and its keeper stopped.
+    const s2 = await store.login(flow);
+    assert.equal(flows, 2);
+    assert.equal(s1.freed, true);
+    assert.equal(calls.keepers[0].stopped, true);
+    assert.equal(calls.keepers.length, 2);
+    assert.equal(store.session, s2);
+    assert.equal(s2.freed, false);
+    // A failed flow rejects, installs nothing, and the next login runs again.
+    await assert.rejects(store.login(async () => {
+      throw new Error('wrong code');
+    }), /wrong code/);
+    assert.equal(store.session, s2);
+    await store.login(flow);
+    assert.equal(flows, 3);
+  });
+
+  test('the keeper drives the state: expiring → refreshing, refreshed → live with the new session, expired', async () => {
+    const { kit, calls } = fakeKit();
+    const store = new WalletStore({ transport: () => ({ status: 200 }), keeper: true }, kit);
+    const events = [];
+    store.onKeeperEvent((type, detail) => events.push([type, detail.session.id]));
+    const s1 = fakeSession('Session:1');
+    await store.setSession(s1);
+    const keeper = calls.keepers[0];
+    assert.equal(store.getSnapshot().keeper, keeper);
+    keeper.emit('expiring', { session: s1, msLeft: 4000 });
+    assert.equal(store.getSnapshot().sessionState, 'refreshing');
+    const s2 = fakeSession('Session:2');
+    keeper.session = s2;
+    keeper.emit('refreshed', { session: s2, previous: s1 });
+    assert.equal(store.getSnapshot().sessionState, 'live');
+    assert.equal(store.getSnapshot().session, s2);
+    assert.equal(store.session, s2);
+    keeper.emit('expired', { session: s2 });
+    assert.equal(store.getSnapshot().sessionState, 'expired');
+    assert.equal(store.getSnapshot().session, null);
+    assert.equal(store.getSnapshot().keeper, null);
+    assert.deepEqual(events, [['expiring', 'Session:1'], ['refreshed', 'Session:2'], ['expired', 'Session:2']]);
+    assert.ok(['expiring', 'refreshed', 'expired', 'revoked', 'error'].every((t) => keeper.listeners[t].size === 0),
+      'still listening to a stopped keeper');
+  });
+
+  test('a session replaced while its keeper was starting: that keeper is stopped, one keeper runs', async () => {
+    const { kit, calls } = fakeKit();
+    const store = new WalletStore({ transport: () => ({ status: 200 }), keeper: true }, kit);
+    await store.start();
+    const s1 = fakeSession('Session:1');
+    const s2 = fakeSession('Session:2');
+    const p1 = store.setSession(s1);
+    const p2 = store.setSession(s2);
+    await Promise.all([p1, p2]);
+    assert.equal(s1.freed, true);
+    assert.equal(calls.keepers.length, 2);
+    assert.equal(calls.keepers[0].stopped, true, 'the stale keeper still runs');
+    assert.equal(calls.keepers[1].stopped, false);
+    assert.equal(store.getSnapshot().keeper, calls.keepers[1]);
+    await store.setSession(null);
+    assert.equal(s2.freed, true);
+    assert.equal(calls.keepers[1].stopped, true);
+    assert.equal(store.getSnapshot().sessionState, 'none');
+  });
+
+  test('logout revokes through the keeper, or through the client without one', async () => {
+    const kept = fakeKit();
+    const store = new WalletStore({ transport: () => ({ status: 200 }), keeper: true }, kept.kit);
+    const events = [];
+    store.onKeeperEvent((type) => events.push(type));
+    const s1 = fakeSession('Session:1');
+    await store.setSession(s1);
+    await store.logout();
+    assert.equal(kept.calls.keepers[0].revokes, 1);
+    assert.equal(kept.calls.keepers[0].listeners.revoked.size, 0, 'still listening to a revoked keeper');
+    assert.deepEqual(events, ['revoked']);
+    assert.equal(s1.freed, true);
+    assert.equal(store.getSnapshot().sessionState, 'none');
+    await store.logout(); // nothing to revoke
+
+    const plain = fakeKit();
+    const store2 = new WalletStore({ transport: () => ({ status: 200 }) }, plain.kit);
+    const s2 = fakeSession('Session:2');
+    await store2.setSession(s2);
+    assert.equal(plain.calls.keepers.length, 0, 'no keeper unless opted in');
+    await store2.logout();
+    assert.deepEqual(plain.calls.revoked, ['Session:2']);
+    assert.equal(store2.session, null);
+  });
+});
+
+describe('the provider and hooks on the server (react-dom/server)', () => {
+  test('render without effects: status idle, no session, nothing initialised', async () => {
+    const { createElement } = await import('react');
+    const { renderToString } = await import('react-dom/server');
+    const { WalletProvider, useWallet, useSession } = await import('../../pkg/react.js');
+    function Probe() {
+      const wallet = useWallet();
+      const session = useSession();
+      return createElement('p', null, `${wallet.status}/${wallet.ready}/${wallet.client}/${session.state}/${session.msLeft}`);
+    }
+    const html = renderToString(createElement(WalletProvider, { transport: () => ({ status: 200 }) }, createElement(Probe)));
+    assert.equal(html, '<p>idle/false/null/none/null</p>');
+  });
+
+  test('a hook outside <WalletProvider> throws KitError INVALID_INPUT naming the hook', async () => {
+    const { createElement } = await import('react');
+    const { renderToString } = await import('react-dom/server');
+    const { useSession } = await import('../../pkg/react.js');
+    const { KitError } = await import('../../pkg/node.js');
+    function Orphan() {
+      useSession();
+      return null;
+    }
+    assert.throws(() => renderToString(createElement(Orphan)),
+      (err) => err instanceof KitError && err.code === 'INVALID_INPUT' && /useSession\(\) must be called inside <WalletProvider>/.test(err.message));
+  });
+
+  test('pkg/react.js imports the kit by its package name: one instance with the app (Node entry here)', () => {
+    // Node self-references pkg/ by its name; the test above saw node.js's KitError class.
+    assert.match(readFileSync(`${pkgDir}react.js`, 'utf8'), /from 'embedded-wallet-kit'/);
+  });
+});

@@ -1,0 +1,202 @@
+#!/usr/bin/env node
+// End to end for embedded-wallet-kit/react: the packed tarball installed into a Vite +
+// React app (main.jsx, rendered under <StrictMode>), built once with Vite in development
+// mode (React's development build: StrictMode runs every effect twice, which is what this
+// checks), served by the strict emulator (--static-dir, a short --session-ttl-secs) and
+// driven in each engine (tests/support/engines.mjs). The page logs in with EMAIL_OTP from
+// an effect, pays a quote signed with the session, sees its SessionKeeper refresh it, pays
+// again with the refreshed session, and logs out. Counted at the app's transport: one
+// verify although the login effect ran twice, one refresh per `refreshed` event (one
+// keeper). Prints "N passed, N failed"; exits non-zero on failure.
+//
+// Usage: node tests/react/run.mjs [--engine chromium|firefox|webkit|all] [path/to/embedded-wallet-kit-x.y.z.tgz]
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, createLogger } from 'vite';
+import { chromium } from 'playwright-core';
+import { startEmulator } from '../support/emulator.mjs';
+import { collectPageErrors, enginesFromArgs, launchEngine } from '../support/engines.mjs';
+import { createChecks } from '../support/checks.mjs';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const root = resolve(here, '../..');
+const SESSION_TTL_SECS = 8;
+const LEAD_MS = 4000;
+
+const { check: checkIn, assert, fail, finish } = createChecks();
+let engine;
+const check = (name, fn) => checkIn(engine ? `[${engine}] ${name}` : name, fn);
+const engines = enginesFromArgs();
+const sh = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, stdio: ['ignore', 'inherit', 'inherit'] });
+
+function findTarball() {
+  const given = process.argv.slice(2).filter((a, i, all) => !a.startsWith('--engine') && all[i - 1] !== '--engine');
+  if (given[0]) return resolve(given[0]);
+  const dist = join(root, 'dist');
+  const candidates = existsSync(dist)
+    ? readdirSync(dist).filter((f) => /^embedded-wallet-kit-.*\.tgz$/.test(f)).map((f) => join(dist, f))
+    : [];
+  if (candidates.length === 0) {
+    assert(existsSync(join(root, 'pkg', 'package.json')), 'no tarball and no pkg/: run `make build` first');
+    sh('npm', ['pack', './pkg', '--pack-destination', 'dist', '--loglevel=error'], root);
+    return findTarball();
+  }
+  return candidates.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
+}
+
+const t0 = Date.now();
+const tarball = findTarball();
+console.log(`# tarball ${tarball}`);
+rmSync(join(here, 'node_modules'), { recursive: true, force: true });
+sh('npm', ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', tarball], here);
+
+const outDir = join(here, 'dist');
+const buildWarnings = [];
+const logger = createLogger('warn');
+for (const level of ['warn', 'warnOnce', 'error']) {
+  const print = logger[level].bind(logger);
+  logger[level] = (msg, opts) => {
+    buildWarnings.push(`${level}: ${msg}`);
+    print(msg, opts);
+  };
+}
+await build({
+  root: here, configFile: false, mode: 'development', logLevel: 'warn', customLogger: logger,
+  // Vite builds React's production code whatever the mode; StrictMode checks are in the development code.
+  define: { 'process.env.NODE_ENV': JSON.stringify('development') },
+  build: { outDir, emptyOutDir: true, minify: false },
+});
+console.log(`# vite build (development): ${((Date.now() - t0) / 1000).toFixed(1)} s since start`);
+
+await check('vite build of the React app printed no warnings', () => assert(buildWarnings.length === 0, buildWarnings.join('\n')));
+await check("React's development build (StrictMode's double effects); react not installed with the kit (an optional peer)", () => {
+  const assets = readdirSync(join(outDir, 'assets'));
+  assert(assets.some((a) => a.endsWith('.wasm')), `no .wasm in ${assets.join(', ')}`);
+  const code = assets.filter((a) => a.endsWith('.js')).map((a) => readFileSync(join(outDir, 'assets', a), 'utf8')).join('\n');
+  assert(code.includes('react-dom-client.development') && !code.includes('react-dom-client.production'), 'not the development build of react-dom');
+  assert(!existsSync(join(here, 'node_modules', 'react')), 'npm installed react next to the kit (the peer is optional)');
+});
+
+const { proc, origin } = await startEmulator(['--static-dir', outDir, '--session-ttl-secs', String(SESSION_TTL_SECS)]);
+let browser;
+let pageErrors = [];
+
+const verifies = (sent) => sent.filter((r) => r.method === 'POST' && /^\/auth\/credentials\/[^/]+\/verify$/.test(r.path));
+const refreshes = (sent) => sent.filter((r) => r.method === 'POST' && /^\/auth\/sessions\/[^/]+\/refresh$/.test(r.path) && !r.signed);
+
+async function suite() {
+  pageErrors = [];
+  let page;
+  if (engine === 'chromium') {
+    page = await browser.newPage();
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') pageErrors.push(`console: ${msg.text()}`);
+    });
+  } else {
+    page = collectPageErrors(await browser.newPage(), pageErrors);
+  }
+  const read = () => page.evaluate(() => JSON.parse(JSON.stringify(window.reactE2E)));
+  const click = (id) => page.evaluate((id) => document.getElementById(id).click(), id);
+  const loginStarted = Date.now();
+  await page.goto(`${origin}/?leadMs=${LEAD_MS}`);
+  await page.waitForFunction(() => window.reactE2E?.view?.state === 'live' || window.reactE2E?.errors?.length > 0, null, { timeout: 30_000 });
+  let s = await read();
+  console.log(`# [${engine}] logged in after ${((Date.now() - loginStarted) / 1000).toFixed(1)} s`);
+  await check('logs in with EMAIL_OTP under StrictMode: the session is live', () => {
+    assert(s.errors.length === 0, s.errors.join('\n'));
+    assert(/^Session:/.test(s.view.sessionId ?? ''), JSON.stringify(s.view));
+  });
+  await check('StrictMode ran the login effect twice, and one verify was sent (login() joined the first run)', () => {
+    assert(s.loginEffectRuns === 2, `login effect runs: ${s.loginEffectRuns} (not a StrictMode development build?)`);
+    const v = verifies(s.sent);
+    assert(v.length === 1, `verify requests: ${v.length}`);
+    const accounts = s.sent.filter((r) => r.method === 'POST' && r.path === '/auth/credentials');
+    assert(accounts.length === 1, `credential creations: ${accounts.length}`);
+  });
+  const firstSession = s.view.sessionId;
+  const msLeft1 = s.view.msLeft;
+  await new Promise((r) => setTimeout(r, 700));
+  s = await read();
+  await check('useSession: msLeft ticks down toward expiresAt', () => {
+    assert(typeof msLeft1 === 'number' && msLeft1 > 0 && msLeft1 <= SESSION_TTL_SECS * 1000, `msLeft ${msLeft1}`);
+    assert(s.view.msLeft < msLeft1, `msLeft ${msLeft1} then ${s.view.msLeft}`);
+  });
+
+  await click('pay');
+  await page.waitForFunction(() => window.reactE2E.payments.length === 1 || window.reactE2E.errors.length > 0, null, { timeout: 20_000 });
+  s = await read();
+  await check('pays a quote signed with the session (the emulator checked the signature)', () => {
+    assert(s.errors.length === 0, s.errors.join('\n'));
+    assert(s.payments[0].signedWith === firstSession, JSON.stringify(s.payments[0]));
+    assert(/^Transaction:/.test(s.payments[0].transaction ?? ''), JSON.stringify(s.payments[0]));
+  });
+
+  await page.waitForFunction(
+    (first) => (window.reactE2E.view.state === 'live' && window.reactE2E.view.sessionId !== first) || window.reactE2E.errors.length > 0,
+    firstSession, { timeout: SESSION_TTL_SECS * 1000 + 10_000 },
+  );
+  s = await read();
+  const types = s.events.map((e) => e.type);
+  await check('the keeper refreshed the session before it expired: expiring, refreshed; the view shows the new one', () => {
+    assert(s.errors.length === 0, s.errors.join('\n'));
+    assert(types[0] === 'expiring' && types.includes('refreshed'), `events: ${types.join(', ')}`);
+    assert(!types.includes('error') && !types.includes('expired'), `events: ${types.join(', ')}`);
+    const refreshed = s.events.find((e) => e.type === 'refreshed');
+    assert(refreshed.session === s.view.sessionId, `${refreshed.session} != ${s.view.sessionId}`);
+  });
+  await check('one keeper: one refresh request per refreshed event, one verify in all', () => {
+    const r = refreshes(s.sent).length;
+    const refreshedEvents = types.filter((t) => t === 'refreshed').length;
+    assert(r === refreshedEvents && r >= 1, `refresh requests ${r}, refreshed events ${refreshedEvents}`);
+    assert(verifies(s.sent).length === 1, `verify requests: ${verifies(s.sent).length}`);
+  });
+
+  await click('pay');
+  await page.waitForFunction(() => window.reactE2E.payments.length === 2 || window.reactE2E.errors.length > 0, null, { timeout: 20_000 });
+  s = await read();
+  await check('pays again, signed with the refreshed session', () => {
+    assert(s.errors.length === 0, s.errors.join('\n'));
+    assert(s.payments[1].signedWith !== firstSession && s.payments[1].signedWith === s.view.sessionId, JSON.stringify(s.payments));
+    assert(/^Transaction:/.test(s.payments[1].transaction ?? ''), JSON.stringify(s.payments[1]));
+  });
+
+  await click('logout');
+  await page.waitForFunction(() => window.reactE2E.view.state === 'none' || window.reactE2E.errors.length > 0, null, { timeout: 20_000 });
+  s = await read();
+  await check('logout revokes the current session through the keeper (revoked event, one DELETE), state none', () => {
+    assert(s.errors.length === 0, s.errors.join('\n'));
+    const deletes = s.sent.filter((r) => r.method === 'DELETE' && /^\/auth\/sessions\//.test(r.path) && !r.signed);
+    assert(deletes.length === 1, `revokes: ${deletes.length}`);
+    assert(s.events.at(-1).type === 'revoked', `events: ${s.events.map((e) => e.type).join(', ')}`);
+    assert(s.view.sessionId === null && s.view.msLeft === null, JSON.stringify(s.view));
+  });
+  await check('no page errors', async () => {
+    await page.evaluate(() => true);
+    assert(pageErrors.length === 0, pageErrors.join('\n'));
+  });
+  if (engine === 'chromium') await page.close();
+  else await page.close?.();
+}
+
+try {
+  for (engine of engines) {
+    const started = Date.now();
+    try {
+      browser = await launchEngine(engine, { chromium });
+      await suite();
+    } catch (err) {
+      fail(`[${engine}] react e2e driver: ${err?.stack ?? err}`);
+    } finally {
+      await browser?.close();
+      browser = undefined;
+    }
+    console.log(`# ${engine}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+} finally {
+  proc.kill();
+}
+console.log(`# total: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+finish();

@@ -1,0 +1,67 @@
+// A React consumer of embedded-wallet-kit/react, compiled with tsc --strict against the
+// packed declarations by scripts/pack-smoke.mjs (jsx: react-jsx, both module resolutions).
+import { StrictMode, Suspense, useEffect, type ReactNode } from 'react';
+import type { Session, SessionKeeper, Transport, WalletClient } from 'embedded-wallet-kit';
+import {
+  WalletProvider, useKeeperEvents, useSession, useWallet, useWalletReady,
+  type SessionState, type SessionView, type WalletState,
+} from 'embedded-wallet-kit/react';
+
+const transport: Transport = async ({ method, path, headers, body }) => {
+  const res = await fetch(`/backend${path}`, { method, headers, body });
+  return { status: res.status, headers: res.headers, body: await res.text() };
+};
+
+function Login({ credentialId, otp }: { credentialId: string; otp: string }): ReactNode {
+  const client: WalletClient = useWalletReady();
+  const { login }: WalletState = useWallet();
+  useEffect(() => {
+    const running: Promise<Session> = login((c) => c.verifyEmailOtp(credentialId, otp));
+    void running;
+  }, [login, credentialId, otp]);
+  return <p>{client.keys}</p>;
+}
+
+function Status(): ReactNode {
+  const { status, ready, error, client, setSession, logout } = useWallet();
+  const view: SessionView = useSession({ tickMs: 500 });
+  const state: SessionState = view.state;
+  const msLeft: number | null = view.msLeft;
+  const expiresAt: Date | null = view.expiresAt;
+  const keeper: SessionKeeper | null = view.keeper;
+  useKeeperEvents((type, detail) => {
+    if (type === 'expiring') console.log((detail as { msLeft: number }).msLeft);
+  });
+  const s: 'idle' | 'loading' | 'ready' | 'error' = status;
+  // @ts-expect-error -- a session state the hook never reports
+  const wrong: SessionState = 'refreshed';
+  void [ready, error, client, state, msLeft, expiresAt, keeper, s, wrong];
+  return (
+    <div>
+      <button type="button" onClick={() => void setSession(null)}>forget</button>
+      <button type="button" onClick={() => void logout()}>log out</button>
+    </div>
+  );
+}
+
+export function App(): ReactNode {
+  return (
+    <StrictMode>
+      <WalletProvider transport={transport} keeper={{ leadMs: 30_000 }} initOptions={{ passkeys: true }}>
+        <Suspense fallback={<p>loading</p>}>
+          <Login credentialId="AuthMethod:1" otp="123456" />
+        </Suspense>
+        <Status />
+      </WalletProvider>
+      <WalletProvider transport={transport} keys="client-held" keeper>
+        <Status />
+      </WalletProvider>
+      {/* @ts-expect-error -- the transport is required */}
+      <WalletProvider>
+        <Status />
+      </WalletProvider>
+      {/* @ts-expect-error -- keeper is a boolean or SessionKeeperOptions */}
+      <WalletProvider transport={transport} keeper="yes" />
+    </StrictMode>
+  );
+}
