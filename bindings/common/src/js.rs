@@ -21,6 +21,10 @@ extern "C" {
 
     #[wasm_bindgen(catch, js_namespace = ["Date", "prototype", "getTime"], js_name = call)]
     fn date_get_time(this: &JsValue) -> Result<f64, JsValue>;
+
+    // One call for the whole string; throws (caught) where the engine has no isWellFormed.
+    #[wasm_bindgen(catch, js_namespace = ["String", "prototype", "isWellFormed"], js_name = call)]
+    fn is_well_formed(this: &JsString) -> Result<JsValue, JsValue>;
 }
 
 /// `Array.isArray`, false when it throws.
@@ -133,7 +137,13 @@ pub fn exact_string(value: &JsValue, what: &str, code: ErrorCode) -> Result<Stri
     let text: &JsString = value
         .dyn_ref()
         .ok_or_else(|| to_js(Error::new(code, format!("{what} must be a string"))))?;
-    if !text.is_valid_utf16() {
+    // is_valid_utf16 (one call into JS per UTF-16 unit) only where isWellFormed is missing
+    // (Safari < 16.4, Firefox < 119) or did not answer with a boolean.
+    let well_formed = match is_well_formed(text).map(|answer| answer.as_bool()) {
+        Ok(Some(answer)) => answer,
+        _ => text.is_valid_utf16(),
+    };
+    if !well_formed {
         return Err(to_js(Error::new(
             code,
             format!("{what} contains a lone UTF-16 surrogate and has no exact UTF-8 form"),
