@@ -8,5 +8,6 @@ mod enclave;
 mod inspect;
 mod signing;
 mod store;
+mod warm;
 
 pub use signing::{JsClientKey, JsSession};

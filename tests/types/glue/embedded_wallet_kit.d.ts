@@ -12,6 +12,9 @@ export { ClientKey, Session, inspectPayload, encryptOtp, openWalletExport } from
 export default function __wbg_init(input?: { module_or_path?: unknown }): Promise<unknown>;
 export function initSync(input: { module: unknown }): unknown;
 
+// Builds p256's basepoint table; js/browser.js calls it in idle time after init().
+export function warmUp(): void;
+
 // The store's bindings (src/wasm/store.rs), typed as wasm-bindgen types them: a `&JsValue`
 // is `any`, `Vec<u8>` a `Uint8Array`, `Array` an `any[]`.
 export function storeImportClientKey(key: ClientKey): Promise<any>;
