@@ -44,10 +44,8 @@ build_module() {
   local name=$1
   local crate=$2
   local wasm_in="target/wasm32-unknown-unknown/release/${crate//-/_}.wasm"
-  # cdylib only: the crates also declare `rlib` (for their tests), and building both crate
-  # types at once costs the signing module ~9 KB gzip of what LTO otherwise removes.
-  say "cargo rustc --release --target wasm32-unknown-unknown -p ${crate} --crate-type cdylib"
-  cargo rustc --release --target wasm32-unknown-unknown -p "${crate}" --crate-type cdylib
+  say "cargo build --release --target wasm32-unknown-unknown -p ${crate}"
+  cargo build --release --target wasm32-unknown-unknown -p "${crate}"
 
   say "wasm-bindgen --target web --out-name ${name} ${wasm_in}"
   wasm-bindgen --target web --no-typescript --remove-name-section --remove-producers-section \
