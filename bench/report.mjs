@@ -168,7 +168,8 @@ Written by \`make bench\` (\`node bench/run.mjs\`) on ${f.date} UTC, in one run 
 - Iterations: ${f.opt.warmup} warm-up + ${f.opt.iters} timed calls per operation and environment. Where the engine's
   \`performance.now()\` is coarse (the resolution is in each section), the calls are timed in batches of ×N calls per sample
   (≥ ${f.ticks} clock ticks each), and median / p95 are over the samples' per-call times. Cold start: ${f.opt.cold} fresh
-  pages (Chromium: browser contexts; Firefox, WebKit: navigations in one session) / Node processes per row.
+  pages (Chromium: browser contexts; Firefox, WebKit: navigations in one session) / Node processes per row; in a page,
+  the first keygen runs once the page has been idle after \`init()\` resolved (the kit warms up in that idle time).
 - Inputs: a ${f.payloadBytes}-byte JSON payload; every open has its own ClientKey (or peer key pair) and bundle, sealed
   beforehand by @turnkey/crypto; every signRetry a 202 with a fresh requestId.
 

@@ -19,6 +19,7 @@ import __wbg_init, {
   inspectPayload as rawInspectPayload,
   encryptOtp as rawEncryptOtp,
   openWalletExport as rawOpenWalletExport,
+  warmUp,
 } from './embedded_wallet_kit.js';
 import { KitError } from './kit-error.js';
 import { guardClass, guardFunction, isReady, markReady } from './guard.js';
@@ -96,6 +97,22 @@ function loadFailure(err) {
     + 'only (in an effect or a mount hook), not while rendering on the server.';
 }
 
+/**
+ * Builds p256's basepoint table once the page is idle (a few ms, otherwise paid by the
+ * first keygen, open or stamp); never inside init(), whose promise has resolved by then.
+ */
+function warmUpLater() {
+  const run = () => {
+    try {
+      warmUp();
+    } catch {
+      // Nothing to report: the first operation builds the table instead.
+    }
+  };
+  if (typeof globalThis.requestIdleCallback === 'function') globalThis.requestIdleCallback(run, { timeout: 50 });
+  else setTimeout(run, 0);
+}
+
 function loadSigning(input) {
   if (initPromise === undefined) {
     if (isReady()) {
@@ -108,6 +125,7 @@ function loadSigning(input) {
         .then(
           () => {
             markReady();
+            warmUpLater();
           },
           (err) => {
             if (initPromise === attempt) initPromise = undefined;

@@ -8,6 +8,7 @@ mod enclave;
 mod inspect;
 mod signing;
 mod store;
+mod warm;
 
 pub use signing::{JsClientKey, JsSession};
 

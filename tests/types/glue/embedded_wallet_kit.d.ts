@@ -230,6 +230,11 @@ export function storeSignedRequestIds(session: Session): Array<any>;
  */
 export function storeStampFromP1363(session: Session, signature: Uint8Array | number[]): string;
 
+/**
+ * Idempotent. The throwaway key is zeroized when dropped, and the scrub clears its stack.
+ */
+export function warmUp(): void;
+
 export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembly.Module;
 
 /** The module's raw wasm exports: internal to the kit. */
