@@ -1,0 +1,54 @@
+// The size figures both READMEs state are the built package's: each within 1% of what
+// scripts/size.mjs measures in pkg/ (so a change that moves a total by more than that
+// fails here until the READMEs say so), and the budgets the repository README states are
+// the ones size.mjs enforces. Needs `make build` first.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { BUDGETS, measure, sizeTables, total } from '../../scripts/size.mjs';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const pkgDir = join(root, 'pkg');
+const read = (file) => readFileSync(join(root, file), 'utf8');
+
+/** gzip totals of the two budgeted tables, as size.mjs measures them. */
+function measured() {
+  const [[, initFiles], [, walletFiles]] = sizeTables(pkgDir);
+  const gzip = (files) => total(files.map((f) => measure(pkgDir, f))).gzip;
+  return { init: gzip(initFiles), wallet: gzip(walletFiles) };
+}
+
+const within = (stated, actual, what) => {
+  const off = Math.abs(stated - actual) / actual;
+  assert.ok(off <= 0.01, `${what}: the README says ${stated} B, pkg/ measures ${actual} B (${(off * 100).toFixed(1)}% off): update the README`);
+};
+
+test('the repository README size table states the measured totals and the enforced budgets', () => {
+  const sizes = measured();
+  const section = read('README.md').split('## Size')[1].split('\n## ')[0];
+  const row = (start) => {
+    const line = section.split('\n').find((l) => l.startsWith(start));
+    assert.ok(line, `README.md's Size table has a row starting ${start}`);
+    const m = /\(([\d,]+) B\) \| (\d+) KB \|$/.exec(line.trim());
+    assert.ok(m, `the row ${start} ends with "(N B) | N KB |"`);
+    return { bytes: Number(m[1].replaceAll(',', '')), budget: Number(m[2]) * 1024 };
+  };
+  const init = row('| `init()`');
+  const wallet = row('| wallet module');
+  within(init.bytes, sizes.init, 'init()');
+  within(wallet.bytes, sizes.wallet, 'wallet module');
+  assert.equal(init.budget, BUDGETS.init, 'the init() budget the README states is size.mjs\'s');
+  assert.equal(wallet.budget, BUDGETS.passkey, 'the wallet module budget the README states is size.mjs\'s');
+});
+
+test('the npm README states the measured totals of init() and the wallet module', () => {
+  const sizes = measured();
+  const text = read('pkg-template/README.md').replace(/\s+/g, ' ');
+  const init = /the signing module that `init\(\)` loads \(([\d.]+) KB gzip/.exec(text);
+  const wallet = /the wallet module \(([\d.]+) KB gzip/.exec(text);
+  assert.ok(init && wallet, 'the npm README states both sizes in KB gzip');
+  within(Number(init[1]) * 1024, sizes.init, 'init() (npm README)');
+  within(Number(wallet[1]) * 1024, sizes.wallet, 'wallet module (npm README)');
+});
