@@ -100,38 +100,33 @@ export { KitError } from '${SNIPPET_REL}';
 JS
 
 say "copying entries, types and package files"
-# The entries ship without their comments (the documentation is in the .d.ts files and
-# the README): TypeScript's emitter drops them and changes nothing else at this target.
+# strip_comments <source dir> <files...>: copies each file into ${OUT} without its
+# comments (the documentation is in the .d.ts files and the README): TypeScript's emitter
+# drops them and changes nothing else at this target.
+strip_comments() {
+  local from=$1
+  shift
+  local dir
+  dir=$(mktemp -d)
+  "$PWD/node_modules/.bin/tsc" --allowJs --removeComments --noResolve --skipLibCheck \
+    --target es2022 --module esnext --moduleResolution bundler --outDir "${dir}" \
+    "${@/#/${from}/}" > "${dir}/tsc.log" 2>&1 || true
+  local f
+  for f in "$@"; do
+    if [ ! -s "${dir}/${f}" ]; then
+      echo "[build] stripping comments from ${from}/${f} failed:" >&2
+      cat "${dir}/tsc.log" >&2
+      exit 1
+    fi
+    cp "${dir}/${f}" "${OUT}/${f}"
+  done
+  rm -rf "${dir}"
+}
 ENTRIES=(browser.js node.js platform.js guard.js passkey.js wallet-client.js wallet-client-impl.js session-store.js session-store-impl.js session-keeper.js session-keeper-impl.js isolated-boot.js isolated.js signer-worker.js testing.js testing-node.js react.js react-store.js)
-STRIP_DIR=$(mktemp -d)
-"$PWD/node_modules/.bin/tsc" --allowJs --removeComments --noResolve --skipLibCheck \
-  --target es2022 --module esnext --moduleResolution bundler --outDir "${STRIP_DIR}" \
-  "${ENTRIES[@]/#/js/}" > "${STRIP_DIR}/tsc.log" 2>&1 || true
-for f in "${ENTRIES[@]}"; do
-  if [ ! -s "${STRIP_DIR}/${f}" ]; then
-    echo "[build] stripping comments from js/${f} failed:" >&2
-    cat "${STRIP_DIR}/tsc.log" >&2
-    exit 1
-  fi
-  cp "${STRIP_DIR}/${f}" "${OUT}/${f}"
-done
-rm -rf "${STRIP_DIR}"
+strip_comments js "${ENTRIES[@]}"
 # The glues too: wasm-bindgen copies the Rust docs into them as comments, which the
-# signing module's .d.ts carries (about 2 KB gzip of what init() loads).
-GLUES=("${NAME}.js" "${WALLET_NAME}.js" "${TESTING_NAME}.js")
-STRIP_DIR=$(mktemp -d)
-"$PWD/node_modules/.bin/tsc" --allowJs --removeComments --noResolve --skipLibCheck \
-  --target es2022 --module esnext --moduleResolution bundler --outDir "${STRIP_DIR}" \
-  "${GLUES[@]/#/${OUT}/}" > "${STRIP_DIR}/tsc.log" 2>&1 || true
-for f in "${GLUES[@]}"; do
-  if [ ! -s "${STRIP_DIR}/${f}" ]; then
-    echo "[build] stripping comments from ${OUT}/${f} failed:" >&2
-    cat "${STRIP_DIR}/tsc.log" >&2
-    exit 1
-  fi
-  cp "${STRIP_DIR}/${f}" "${OUT}/${f}"
-done
-rm -rf "${STRIP_DIR}"
+# generated .d.ts carry (about 2 KB gzip of what init() loads).
+strip_comments "${OUT}" "${NAME}.js" "${WALLET_NAME}.js" "${TESTING_NAME}.js"
 cp js/index.d.ts js/testing.d.ts js/react.d.ts "${OUT}/"
 # (and ${NAME}.d.ts and ${TESTING_NAME}.d.ts, generated above, which they re-export)
 cp pkg-template/package.json pkg-template/README.md pkg-template/LICENSE "${OUT}/"

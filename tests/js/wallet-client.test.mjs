@@ -5,13 +5,11 @@
 // SoftAuthenticator for the passkey ceremonies.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { randomUUID, randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { init, ClientKey, Session, KitError, WalletClient, openWalletExport } from '../../pkg/node.js';
 import { SoftAuthenticator } from '../../pkg/testing-node.js';
+import { startEmulator, emulatorApi } from '../support/emulator.mjs';
 import {
   sessionResponse, iso, randomScalar, compressedPublicKeyHex, sealBundle, checkStamp,
 } from '../support/fixtures.mjs';
@@ -537,58 +535,6 @@ describe('WalletClient with a fake transport', () => {
 });
 
 // ---- against the strict emulator ------------------------------------------------------
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const EMULATOR = `${root}target/release/emulator`;
-const BASIC = `Basic ${Buffer.from('emulator-token:emulator-secret').toString('base64')}`;
-
-/** Starts the emulator binary; resolves to its origin and process. */
-async function startEmulator(args = []) {
-  if (!existsSync(EMULATOR)) {
-    execFileSync('cargo', ['build', '--release', '-p', 'emulator'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
-  }
-  // Its request log (stderr) is kept for a failed start only.
-  const proc = spawn(EMULATOR, ['--mode', 'strict', '--port', '0', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  const origin = await new Promise((resolve, reject) => {
-    let out = '';
-    proc.stderr.setEncoding('utf8');
-    proc.stderr.on('data', (chunk) => {
-      if (out.length < 20_000) out += chunk;
-    });
-    const timer = setTimeout(() => reject(new Error(`emulator did not start: ${out}`)), 15_000);
-    proc.on('exit', (code) => reject(new Error(`emulator exited (${code}): ${out}`)));
-    proc.stdout.setEncoding('utf8');
-    proc.stdout.on('data', (chunk) => {
-      out += chunk;
-      const m = /emulator listening on (http:\/\/localhost:\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-  });
-  return { proc, origin };
-}
-
-/** The emulator's API from Node (Basic auth), and the integrator-backend transport, recording what the kit sent. */
-function emulatorApi(origin) {
-  const call = async (method, path, body, headers = {}) => {
-    const res = await fetch(origin + path, {
-      method, headers: { Authorization: BASIC, 'Content-Type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined };
-  };
-  const sent = [];
-  /** The integrator backend's job: add Basic auth, forward, hand back the answer. */
-  const transport = async ({ method, path, headers, body }) => {
-    const res = await fetch(origin + path, { method, headers: { ...headers, Authorization: BASIC, 'Content-Type': 'application/json' }, body });
-    const text = await res.text();
-    sent.push({ method, path, headers, body, status: res.status, response: text });
-    return { status: res.status, headers: res.headers, body: text };
-  };
-  return { call, transport, sent };
-}
-
 const MNEMONIC = `${'abandon '.repeat(11)}about`;
 
 describe('WalletClient against the strict emulator', () => {

@@ -38,18 +38,19 @@ export async function startEmulator(args = []) {
 
 /** `call`: the emulator's API from Node (Basic auth); `transport`: a WalletClient transport, recording what was sent. */
 export function emulatorApi(origin) {
-  const call = async (method, path, body) => {
+  const call = async (method, path, body, headers = {}) => {
     const res = await fetch(origin + path, {
-      method, headers: { Authorization: BASIC, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+      method, headers: { Authorization: BASIC, 'Content-Type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : undefined };
   };
   const sent = [];
+  /** The integrator backend's job: add Basic auth, forward, hand back the answer. */
   const transport = async ({ method, path, headers, body }) => {
     const res = await fetch(origin + path, { method, headers: { ...headers, Authorization: BASIC, 'Content-Type': 'application/json' }, body });
     const text = await res.text();
-    sent.push({ method, path, status: res.status });
+    sent.push({ method, path, headers, body, status: res.status, response: text });
     return { status: res.status, headers: res.headers, body: text };
   };
   return { call, transport, sent };
