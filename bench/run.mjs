@@ -255,7 +255,8 @@ const git = (...args) => spawnSync('git', ['-C', root, ...args], { encoding: 'ut
 const dirty = git('status', '--porcelain', '--', 'src', 'js', 'Cargo.toml', 'Cargo.lock', 'scripts/build-pkg.sh') !== '';
 const version = (p) => `${p} ${JSON.parse(readFileSync(join(root, 'node_modules', p, 'package.json'), 'utf8')).version}`;
 const date = new Date().toISOString().replace('T', ' ').slice(0, 16);
-const busy = Math.max(...loadAtStart.split(' / ').map(Number), ...loadAtEnd.split(' / ').map(Number)) >= cpu.length;
+// The 1-minute averages at the start and the end: the 5- and 15-minute ones remember jobs that ended before the run.
+const busy = Math.max(Number(loadAtStart.split(' / ')[0]), Number(loadAtEnd.split(' / ')[0])) >= cpu.length;
 const facts = {
   envs, date, seconds: (Date.now() - started) / 1000, loadAtStart, loadAtEnd, opt, ticks: TICKS_PER_SAMPLE,
   machine: `${cpu[0]?.model ?? 'unknown CPU'}, ${cpu.length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.type()} ${os.release()}`,
