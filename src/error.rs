@@ -303,8 +303,9 @@ mod tests {
                 lines.next().is_some(),
                 "{name} has no `| code | meaning |` table"
             );
+            lines.next(); // the |---|---| row
             let mut codes = BTreeSet::new();
-            for row in lines.skip(1).take_while(|l| l.starts_with('|')) {
+            for row in lines.take_while(|l| l.starts_with('|')) {
                 let cell = row.split('|').nth(1).unwrap_or("").trim();
                 let code = cell
                     .strip_prefix('`')
