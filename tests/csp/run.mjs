@@ -166,6 +166,9 @@ try {
       const found = await violations();
       assert(found.some((v) => /script-src/.test(v)), `expected a script-src violation, saw: ${found.join(' | ') || 'none'}`);
     } finally {
+      // A request still in flight (the page keeps loading after the failure) would make
+      // its route callback throw once the context is gone: drop the route first.
+      await context.unrouteAll({ behavior: 'ignoreErrors' });
       await context.close();
     }
   });
