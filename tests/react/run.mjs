@@ -10,18 +10,17 @@
 // keeper). Prints "N passed, N failed"; exits non-zero on failure.
 //
 // Usage: node tests/react/run.mjs [--engine chromium|firefox|webkit|all] [path/to/embedded-wallet-kit-x.y.z.tgz]
-import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, createLogger } from 'vite';
 import { chromium } from 'playwright-core';
 import { startEmulator } from '../support/emulator.mjs';
 import { collectPageErrors, enginesFromArgs, launchEngine } from '../support/engines.mjs';
 import { createChecks } from '../support/checks.mjs';
+import { findTarball, sh } from '../support/tarball.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-const root = resolve(here, '../..');
 const SESSION_TTL_SECS = 8;
 const LEAD_MS = 4000;
 
@@ -29,23 +28,6 @@ const { check: checkIn, assert, fail, finish } = createChecks();
 let engine;
 const check = (name, fn) => checkIn(engine ? `[${engine}] ${name}` : name, fn);
 const engines = enginesFromArgs();
-const sh = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, stdio: ['ignore', 'inherit', 'inherit'] });
-
-function findTarball() {
-  const given = process.argv.slice(2).filter((a, i, all) => !a.startsWith('--engine') && all[i - 1] !== '--engine');
-  if (given[0]) return resolve(given[0]);
-  const dist = join(root, 'dist');
-  const candidates = existsSync(dist)
-    ? readdirSync(dist).filter((f) => /^embedded-wallet-kit-.*\.tgz$/.test(f)).map((f) => join(dist, f))
-    : [];
-  if (candidates.length === 0) {
-    assert(existsSync(join(root, 'pkg', 'package.json')), 'no tarball and no pkg/: run `make build` first');
-    sh('npm', ['pack', './pkg', '--pack-destination', 'dist', '--loglevel=error'], root);
-    return findTarball();
-  }
-  return candidates.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
-}
-
 const t0 = Date.now();
 const tarball = findTarball();
 console.log(`# tarball ${tarball}`);

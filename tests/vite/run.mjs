@@ -14,9 +14,8 @@
 // plain demo page is driven against the emulator by tests/e2e/run.mjs.) Prints "N passed, N failed"; exits non-zero on failure.
 //
 // Usage: node tests/vite/run.mjs [--engine chromium|firefox|webkit|all] [path/to/embedded-wallet-kit-x.y.z.tgz]
-import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, createLogger, createServer } from 'vite';
 import { chromium } from 'playwright-core';
@@ -24,34 +23,15 @@ import { serveStatic } from '../../scripts/serve.mjs';
 import { sessionResponse, pending202, randomScalar, compressedPublicKeyHex, sealBundle, checkStamp } from '../support/fixtures.mjs';
 import { collectPageErrors, enginesFromArgs, launchEngine } from '../support/engines.mjs';
 import { createChecks } from '../support/checks.mjs';
+import { findTarball, sh } from '../support/tarball.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-const root = resolve(here, '../..');
 
 const { check: checkIn, assert, fail, finish } = createChecks();
 /** The engine of the page checks; the build checks (once) are named without one. */
 let engine;
 const check = (name, fn) => checkIn(engine ? `[${engine}] ${name}` : name, fn);
 const engines = enginesFromArgs();
-function sh(cmd, args, cwd) {
-  execFileSync(cmd, args, { cwd, stdio: ['ignore', 'inherit', 'inherit'] });
-}
-
-function findTarball() {
-  const given = process.argv.slice(2).filter((a, i, all) => !a.startsWith('--engine') && all[i - 1] !== '--engine');
-  if (given[0]) return resolve(given[0]);
-  const dist = join(root, 'dist');
-  const candidates = existsSync(dist)
-    ? readdirSync(dist).filter((f) => /^embedded-wallet-kit-.*\.tgz$/.test(f)).map((f) => join(dist, f))
-    : [];
-  if (candidates.length === 0) {
-    assert(existsSync(join(root, 'pkg', 'package.json')), 'no tarball and no pkg/: run `make build` first');
-    sh('npm', ['pack', './pkg', '--pack-destination', 'dist', '--loglevel=error'], root);
-    return findTarball();
-  }
-  return candidates.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
-}
-
 const tarball = findTarball();
 console.log(`# tarball ${tarball}`);
 
