@@ -4,6 +4,7 @@
 //! is computed with the same `sha2` the curve code already links, rather than through
 //! `bs58`'s `check` feature, which would link a second SHA-256 implementation into the wasm.
 
+use crate::prelude::*;
 use base64::engine::general_purpose::{URL_SAFE, URL_SAFE_NO_PAD};
 use base64::Engine as _;
 use sha2::{Digest, Sha256};

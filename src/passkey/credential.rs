@@ -4,6 +4,7 @@
 
 use crate::encoding::base64url_encode;
 use crate::error::{Error, ErrorCode, Result};
+use crate::prelude::*;
 
 /// A registration result: `{credentialId, clientDataJson, attestationObject, transports}`.
 #[derive(Clone, Debug, PartialEq, Eq)]
