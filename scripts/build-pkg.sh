@@ -49,8 +49,8 @@ build_module() {
   local crate=$2
   local types=$3
   local wasm_in="target/wasm32-unknown-unknown/release/${crate//-/_}.wasm"
-  say "cargo build --release --target wasm32-unknown-unknown -p ${crate}"
-  cargo build --release --target wasm32-unknown-unknown -p "${crate}"
+  say "cargo rustc --lib --crate-type cdylib --release --target wasm32-unknown-unknown -p ${crate} --features ewk-common/trap-panics"
+  cargo rustc --lib --crate-type cdylib --release --target wasm32-unknown-unknown -p "${crate}" --features ewk-common/trap-panics
 
   say "wasm-bindgen --target web --out-name ${name} ${wasm_in}"
   wasm-bindgen --target web --remove-name-section --remove-producers-section \

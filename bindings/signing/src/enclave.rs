@@ -2,6 +2,7 @@
 //! `ClientKey.signRetry` (the TEK stamps the OTP login's 202 before any session exists).
 //! Conversions only; the envelope checks, HPKE and stamping are in `enclave`/`otp`.
 
+use ewk_common::prelude::*;
 use js_sys::Object;
 use wasm_bindgen::prelude::*;
 use zeroize::Zeroizing;

@@ -3,6 +3,11 @@
 //! export). Everything `#[wasm_bindgen]` in this crate is an export of the module, and
 //! nothing else is.
 #![cfg(target_arch = "wasm32")]
+#![no_std]
+
+extern crate alloc;
+#[cfg(test)]
+extern crate std;
 
 mod enclave;
 mod inspect;

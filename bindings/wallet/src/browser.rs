@@ -5,8 +5,9 @@
 //! consumer ever needs `web_sys_unstable_apis`, and odd objects (extensions that replace
 //! `navigator.credentials`) give typed errors, not panics.
 
-use std::cell::{Cell, RefCell};
-use std::rc::Rc;
+use alloc::rc::Rc;
+use core::cell::{Cell, RefCell};
+use ewk_common::prelude::*;
 
 use js_sys::{Array, Function, Object, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
@@ -18,7 +19,7 @@ use embedded_wallet_kit::passkey::{classify, Ceremony, Circumstances};
 use embedded_wallet_kit::passkey::{Assertion, Attestation};
 use embedded_wallet_kit::passkey::{Authentication, Registration, PUB_KEY_CRED_ALGS};
 use embedded_wallet_kit::{Error, ErrorCode};
-use ewk_common::{to_js, to_js_with_cause};
+use ewk_common::{to_js, to_js_with_cause, SingleThread};
 
 /// How long after the requested timeout the watchdog gives up on the browser.
 const WATCHDOG_GRACE_MS: u32 = 1_000;
@@ -136,9 +137,7 @@ impl Active {
     }
 }
 
-thread_local! {
-    static CURRENT: RefCell<Option<Rc<Active>>> = const { RefCell::new(None) };
-}
+static CURRENT: SingleThread<RefCell<Option<Rc<Active>>>> = SingleThread::new(RefCell::new(None));
 
 /// Aborts the ceremony in flight, if any; it rejects with `PASSKEY_CANCELLED`.
 pub fn cancel() {
@@ -320,7 +319,8 @@ fn view_bytes(view: &JsValue) -> Option<Vec<u8>> {
     let offset = get(view, "byteOffset").as_f64()?;
     let length = get(view, "byteLength").as_f64()?;
     let whole = f64::from(buffer.byte_length());
-    let in_range = |n: f64| n.fract() == 0.0 && (0.0..=whole).contains(&n);
+    // (`as u64` is exact for a whole number in range; core has no `f64::fract`)
+    let in_range = |n: f64| (0.0..=whole).contains(&n) && n as u64 as f64 == n;
     if !in_range(offset) || !in_range(length) || offset + length > whole {
         return None;
     }

@@ -4,6 +4,11 @@
 //! WalletClient. It holds no ClientKey or Session: the flows never sign, the shim has the
 //! signing module's Session sign what a flow hands out.
 #![cfg(target_arch = "wasm32")]
+#![no_std]
+
+extern crate alloc;
+#[cfg(test)]
+extern crate std;
 
 mod browser;
 mod flows;

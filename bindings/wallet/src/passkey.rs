@@ -1,5 +1,6 @@
 //! Passkey exports. The JS shim groups them as `passkey.*`.
 
+use ewk_common::prelude::*;
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
