@@ -73,7 +73,7 @@ impl Assertion {
 
 /// Checks a passkey nickname: 1 to 100 characters, no control characters.
 pub fn validate_nickname(nickname: &str) -> Result<()> {
-    let count = nickname.chars().count();
+    let count = crate::encoding::char_count(nickname.as_bytes());
     if !(1..=100).contains(&count) {
         return Err(Error::new(
             ErrorCode::InvalidInput,
