@@ -74,12 +74,11 @@ async function watchedPage(engine, browser, proxy) {
 async function clickStep(page, id) {
   await page.click(`#btn-${id}`);
   await page.waitForFunction((step) => ['done', 'error'].includes(document.getElementById(`step-${step}`).dataset.state), id, { timeout: 20_000 });
-  const state = await page.evaluate((step) => ({
-    state: document.getElementById(`step-${step}`).dataset.state,
-    result: document.querySelector(`#step-${step} .result`).textContent,
-  }), id);
-  assert(state.state === 'done', `${id}: ${state.result}`);
-  return state.result;
+  // Read through $eval (getAttribute, textContent), which WebDriver pages also run without the page's eval.
+  const state = await page.getAttribute(`#step-${id}`, 'data-state');
+  const result = await page.textContent(`#step-${id} .result`);
+  assert(state === 'done', `${id}: ${result}`);
+  return result;
 }
 
 const engines = enginesFromArgs();
@@ -122,6 +121,8 @@ async function engineChecks(engine, browser) {
       await clickStep(page, 'otp-read');
       const opened = await clickStep(page, 'otp-verify');
       assert(/^session Session:/.test(opened), opened);
+      const done = await page.$$eval('[id^="step-"][data-state="done"]', (steps) => steps.map((step) => step.id));
+      for (const step of ['account', 'otp-credential', 'otp-read', 'otp-verify']) assert(done.includes(`step-${step}`), `step ${step} not done: ${done}`);
       // A ClientKey, generated in the page's wasm, and the session's own stamp.
       const stamped = await page.evaluate(() => {
         const key = window.demo.kit.ClientKey.generate();
