@@ -108,8 +108,10 @@ e2e-emulator: build
 	cargo build --release -p emulator
 	node tests/e2e/run.mjs
 
-# The demo under the emulator's strict Content-Security-Policy in headless Chromium: no
-# violation while init(), a key and a session run; the isolated signer under worker-src.
+# The demo under the emulator's strict Content-Security-Policy in headless Chromium, Firefox
+# ESR and WebKitGTK: no violation reported while init(), a key and a session run; the
+# isolated signer under worker-src; controls (no 'wasm-unsafe-eval', worker-src 'none')
+# that must fail and be seen failing in each engine.
 test-csp: build
 	cargo build --release -p emulator
 	node tests/csp/run.mjs
