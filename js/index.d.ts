@@ -758,9 +758,9 @@ export interface WalletExportResponse {
 
 /** Options of `init({ isolate: 'worker' })`. */
 export interface IsolatedInitOptions {
-  /** Run the signing module in a dedicated Worker. Any other truthy value is `INVALID_INPUT`. */
+  /** Run the signing in a dedicated Worker. Any other truthy value is `INVALID_INPUT`. */
   isolate: 'worker';
-  /** Where the signing module's `.wasm` is (default: next to the entry); the Worker loads it. */
+  /** Where the module's `.wasm` is (default: next to the entry); the Worker loads it (and the page too, with `passkeys: true`). */
   module_or_path?: InitInput;
   /** As in {@link InitOptions}; the page instantiates the module too (from `module_or_path`), for the passkey API only (its keys live in the authenticator). */
   passkeys?: boolean;
@@ -768,7 +768,7 @@ export interface IsolatedInitOptions {
 
 /**
  * The isolated signer: what `init({ isolate: 'worker' })` resolves to (every call the same
- * object, until {@link IsolatedKit.terminate}). The signing module runs in a dedicated
+ * object, until {@link IsolatedKit.terminate}). The module's signing runs in a dedicated
  * Worker that generates and keeps every key; the page holds proxies that name them by
  * handles valid only on a private channel, and gets back public keys, stamps and headers,
  * never key bytes. Script in the page, even script loaded after the kit, can ask a live

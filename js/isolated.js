@@ -1,7 +1,7 @@
 // The isolated signer, page side: `init({ isolate: 'worker' })` (loaded by
 // js/isolated-boot.js on its first call).
 //
-// The signing module runs in a dedicated Worker (signer-worker.js) that generates and
+// The kit's signing runs in a dedicated Worker (signer-worker.js) that generates and
 // holds every ClientKey and Session; the page gets proxies that name them by opaque
 // handles and ask the Worker, over a private MessageChannel, for public keys and
 // signatures. No key byte ever reaches the page's realm, so page script (even script
