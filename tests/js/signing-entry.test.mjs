@@ -74,3 +74,30 @@ test('the signing entry rejects the main entry\'s options with INVALID_INPUT', a
     }
   }
 });
+
+test('the signing-only glue is hardened like the full one (scripts/harden-glue.mjs): no internals, handles not forgeable', async () => {
+  await signing.init({ module_or_path: readFileSync(SIGNING_WASM_PATH) });
+  const { ClientKey, Session, KitError } = signing;
+  const invalid = (fn) => assert.throws(fn, (err) => err instanceof KitError && err.code === 'INVALID_INPUT');
+  const open = () => {
+    const key = ClientKey.generate();
+    return Session.open(sessionResponse({ bundle: sealBundle(randomScalar(), key.publicKeyHex) }), key);
+  };
+  const session = open();
+  for (const o of [ClientKey, ClientKey.prototype, Session, Session.prototype, session, ClientKey.generate()]) {
+    assert.deepEqual(['__wrap', '__destroy_into_raw'].filter((k) => k in o), []);
+  }
+  const ptr = Object.getOwnPropertyDescriptor(Session.prototype, '__wbg_ptr');
+  assert.deepEqual(ptr && { configurable: ptr.configurable, hasSetter: ptr.set !== undefined }, { configurable: false, hasSetter: false });
+  const forged = Object.create(Session.prototype);
+  Object.defineProperty(forged, '__wbg_ptr', { value: session.__wbg_ptr });
+  invalid(() => forged.stamp('forged'));
+  const other = open();
+  Object.setPrototypeOf(other, ClientKey.prototype);
+  invalid(() => other.publicKeyHex);
+  invalid(() => Session.open(sessionResponse(), other));
+  Object.setPrototypeOf(other, Session.prototype);
+  assert.match(other.stamp('back'), /^ey/);
+  session.free();
+  assert.throws(() => session.stamp('x'), (err) => err instanceof KitError && err.code === 'SESSION_CLOSED');
+});
