@@ -499,6 +499,23 @@ async function suite() {
     await page.close();
   });
 
+  await check('isolated with passkeys: true: the page loads the full module for the passkey API only (its ClientKey stays NOT_INITIALIZED); passkeys: { module_or_path } is INVALID_INPUT', async () => {
+    const seen = server.requests.length;
+    const page = await open('?mode=isolated');
+    const out = expectOk(await attempt(page, async () => {
+      const stale = (await window.attempt(() => window.kit.init({ isolate: 'worker', passkeys: { module_or_path: '/elsewhere.wasm' } }))).error?.code;
+      const same = (await window.kit.init({ isolate: 'worker', passkeys: true })) === window.ikit;
+      const supported = typeof window.kit.passkey.isSupported();
+      const pageKey = (await window.attempt(() => window.kit.ClientKey.generate())).error?.code;
+      const isoKey = (await window.ikit.ClientKey.generate()).consumed;
+      return { stale, same, supported, pageKey, isoKey };
+    }), 'passkeys');
+    assert(json(out) === json({ stale: 'INVALID_INPUT', same: true, supported: 'boolean', pageKey: 'NOT_INITIALIZED', isoKey: false }), json(out));
+    const wasm = server.requests.slice(seen).filter((r) => r.path.endsWith('.wasm')).map((r) => r.path);
+    assert(wasm.length >= 1 && wasm.every((p) => p === '/pkg/embedded_wallet_kit_bg.wasm'), `.wasm fetched: ${json(wasm)}`);
+    await page.close();
+  });
+
   await check('isolated: the same probe finds NO copy of the live session scalar (nor after the page inits the same-thread module too)', async () => {
     const page = await open('?mode=isolated');
     const secret = randomScalar();
