@@ -703,6 +703,32 @@ async function suite() {
     await page.close();
   });
 
+  await check('both entries in one page: the signing entry\'s init() fetches only the signing-only .wasm and readies only its own exports; the main entry\'s init() then fetches the full one', async () => {
+    const seen = server.requests.length;
+    const wasm = () => server.requests.slice(seen).filter((r) => r.path.endsWith('.wasm')).map((r) => r.path);
+    const page = await open('?mode=none');
+    const first = expectOk(await attempt(page, async () => {
+      window.skit = await import(new URL('signing.js', window.pkgBase).href);
+      await window.skit.init();
+      window.sKey = window.skit.ClientKey.generate();
+      return { key: window.sKey.publicKeyHex.length, main: (await window.attempt(() => window.kit.ClientKey.generate())).error?.code };
+    }), 'signing entry');
+    assert(json(first) === json({ key: 130, main: 'NOT_INITIALIZED' }), json(first));
+    assert(json(wasm()) === json(['/pkg/embedded_wallet_kit_signing_bg.wasm']), `.wasm fetched: ${json(wasm())}`);
+    const second = expectOk(await attempt(page, async () => {
+      await window.kit.init();
+      const mainKey = window.kit.ClientKey.generate();
+      return {
+        main: mainKey.publicKeyHex.length,
+        signingStillReady: window.skit.ClientKey.generate().consumed,
+        crossed: (await window.attempt(() => window.kit.Session.open({}, window.sKey))).error?.message.includes('key must be a ClientKey'),
+      };
+    }), 'main entry');
+    assert(json(second) === json({ main: 130, signingStillReady: false, crossed: true }), json(second));
+    assert(json(wasm()) === json(['/pkg/embedded_wallet_kit_signing_bg.wasm', '/pkg/embedded_wallet_kit_bg.wasm']), `.wasm fetched: ${json(wasm())}`);
+    await page.close();
+  });
+
   await check('a .wasm that does not load: init({ isolate }) rejects NOT_INITIALIZED and a later call retries', async () => {
     const page = await open('?mode=none');
     const out = expectOk(await attempt(page, async () => {
