@@ -77,34 +77,36 @@ export type InitInput =
 
 /** The options form of {@link init}. */
 export interface InitOptions {
-  /** Where the signing module's `.wasm` is (default: next to the entry). */
+  /** Where the module's `.wasm` is (default: next to the entry). */
   module_or_path?: InitInput;
   /**
-   * Also load the wallet module (`passkey.*` and the flow drivers behind
-   * {@link WalletClient}) and WalletClient's implementation, or say where the passkey
-   * module's `.wasm` is. Without it, the first passkey or WalletClient call loads them. Do this at page load: Safari lets WebAuthn run only close to the user's click, and a module
-   * still downloading when `passkey.register` is called in a click handler may be too late.
+   * Also load WalletClient's implementation (JS; otherwise its first flow call loads it).
+   * The passkey API is in the module `init()` loads either way. The former
+   * `{ module_or_path }` form (the wallet module's location) rejects `INVALID_INPUT`.
    */
-  passkeys?: boolean | { module_or_path: InitInput };
+  passkeys?: boolean;
   /** `false` (the default): sign in this thread. `'worker'` is the other overload of {@link init}. */
   isolate?: false | null;
 }
 
 /**
- * Loads the WebAssembly module. Call it once before anything else; it is idempotent
- * (every call returns the same promise). In the browser it fetches the `.wasm` next to
- * the entry, which bundlers such as Vite and webpack emit as an asset. In Node the module
- * is loaded synchronously at import and this resolves at once.
+ * Loads the WebAssembly module: one module with everything this entry exports (keys,
+ * sessions, passkeys, the flows behind {@link WalletClient}, the session store,
+ * {@link inspectPayload}, the enclave exports); no other `.wasm` is fetched afterwards.
+ * Call it once before anything else; it is idempotent (every call returns the same
+ * promise). In the browser it fetches the `.wasm` next to the entry, which bundlers such
+ * as Vite and webpack emit as an asset. In Node the module is loaded synchronously at
+ * import and this resolves at once. Pages that only sign can load the smaller
+ * signing-only module instead: `embedded-wallet-kit/signing`.
  *
- * `init({ passkeys: true })` also loads the second, wallet module (see {@link passkey};
- * it also carries {@link WalletClient}'s flow drivers) and WalletClient's implementation
- * (otherwise loaded by its first flow call); its calls share a second promise.
- * `init()` alone never downloads it.
+ * Once it resolved, {@link passkey} calls reach WebAuthn with no download in between
+ * (Safari lets WebAuthn run only close to the user's click). `init({ passkeys: true })`
+ * also loads WalletClient's implementation; its calls share a second promise.
  *
- * Rejects with `KitError` `NOT_INITIALIZED` if a module cannot be loaded; a later call
+ * Rejects with `KitError` `NOT_INITIALIZED` if the module cannot be loaded; a later call
  * retries.
  *
- * `init({ isolate: 'worker' })` runs the signing module in a dedicated Worker instead and
+ * `init({ isolate: 'worker' })` runs the module's signing in a dedicated Worker instead and
  * resolves to {@link IsolatedKit}: the same API, asynchronous, with keys that page script
  * cannot read. Browser only: the Node entry rejects it with `INVALID_INPUT`.
  */
@@ -198,10 +200,11 @@ export interface PasskeyRegistrationBody {
 }
 
 /**
- * The passkey API. Its code is a second WebAssembly module: in the browser it is loaded
- * by `init({ passkeys: true })` (recommended, at page load) or on the first asynchronous
- * call; the synchronous functions throw `NOT_INITIALIZED` until it is loaded. In Node it is
- * loaded at import; Node has no WebAuthn, so ceremonies reject `PASSKEY_UNSUPPORTED`.
+ * The passkey API. Its code is in the module {@link init} loads (call `init()` at page
+ * load, so that a ceremony in a click handler reaches WebAuthn with no download first);
+ * an asynchronous call before that loads the module itself, and the synchronous functions
+ * throw `NOT_INITIALIZED` until it is loaded. In Node it is loaded at import; Node has no
+ * WebAuthn, so ceremonies reject `PASSKEY_UNSUPPORTED`.
  *
  * One ceremony at a time: starting one aborts the one in flight (it rejects
  * `PASSKEY_CANCELLED`). Failures are `KitError`s with the browser's error as `cause`:
@@ -242,9 +245,10 @@ export interface PasskeyApi {
 /** The passkey API; see {@link PasskeyApi}. */
 export declare const passkey: PasskeyApi;
 
-// ClientKey, Session, inspectPayload, encryptOtp and openWalletExport: the signing module's
+// ClientKey, Session, inspectPayload, encryptOtp and openWalletExport: the full module's
 // exports, declared (and documented) by wasm-bindgen from their Rust definitions
-// (bindings/signing/src) in the .d.ts next to its glue; the entries export them.
+// (bindings/signing/src, bindings/wallet/src) in the .d.ts next to its glue; the entries
+// export them.
 import { ClientKey, Session, inspectPayload, encryptOtp, openWalletExport } from './embedded_wallet_kit.js';
 export { ClientKey, Session, inspectPayload, encryptOtp, openWalletExport };
 
@@ -754,17 +758,17 @@ export interface WalletExportResponse {
 
 /** Options of `init({ isolate: 'worker' })`. */
 export interface IsolatedInitOptions {
-  /** Run the signing module in a dedicated Worker. Any other truthy value is `INVALID_INPUT`. */
+  /** Run the signing in a dedicated Worker. Any other truthy value is `INVALID_INPUT`. */
   isolate: 'worker';
-  /** Where the signing module's `.wasm` is (default: next to the entry); the Worker loads it. */
+  /** Where the module's `.wasm` is (default: next to the entry); the Worker loads it (and the page too, with `passkeys: true`). */
   module_or_path?: InitInput;
-  /** As in {@link InitOptions}: the wallet module loads in the page (its keys live in the authenticator). */
-  passkeys?: boolean | { module_or_path: InitInput };
+  /** As in {@link InitOptions}; the page instantiates the module too (from `module_or_path`), for the passkey API only (its keys live in the authenticator). */
+  passkeys?: boolean;
 }
 
 /**
  * The isolated signer: what `init({ isolate: 'worker' })` resolves to (every call the same
- * object, until {@link IsolatedKit.terminate}). The signing module runs in a dedicated
+ * object, until {@link IsolatedKit.terminate}). The module's signing runs in a dedicated
  * Worker that generates and keeps every key; the page holds proxies that name them by
  * handles valid only on a private channel, and gets back public keys, stamps and headers,
  * never key bytes. Script in the page, even script loaded after the kit, can ask a live

@@ -1,78 +1,58 @@
-// The `passkey` namespace of embedded-wallet-kit, shared by both entries.
+// The `passkey` namespace of the main entry (browser.js and node.js share it).
 //
-// The WebAuthn code is a second wasm module (embedded_wallet_kit_wallet*), so pages that
-// only sign never download it. In the browser it is loaded on first use — or up front by
-// `init({ passkeys: true })`, which is what pages should do: Safari ties WebAuthn to the
-// user's click (transient activation), so once the module is loaded `register` and
-// `authenticate` call straight into it, with no `await` between the click handler and
-// `navigator.credentials`. The Node entry loads the module at import and hands it over
-// with `providePasskeyModule` (Node has no WebAuthn: ceremonies reject PASSKEY_UNSUPPORTED).
+// The WebAuthn driver is part of the full module, the one the main entry's `init()` loads:
+// once `init()` resolved, `register` and `authenticate` call straight into it, with no
+// `await` between the click handler and `navigator.credentials` (Safari ties WebAuthn to
+// the user's click: transient activation). A call before the module is instantiated
+// loads it first (the entry's loader: `provideModuleLoader`); so does the isolated
+// signer's page side, which needs the module for passkeys only. The Node entry
+// instantiates the module at import (Node has no WebAuthn: ceremonies reject
+// PASSKEY_UNSUPPORTED).
 //
-// The state lives in this module, which both entries import from the same URL.
+// The state lives in this module, which both variants of the main entry import from the same URL.
+import * as glue from './embedded_wallet_kit.js';
 import { KitError } from './kit-error.js';
 
-/** The initialised passkey glue module, once loaded. */
+/** The full module's glue, once it is instantiated. */
 let mod;
-/** @type {Promise<object> | undefined} the load in progress (or done) */
-let loading;
+/** @type {(source?: unknown) => Promise<unknown>} instantiates the full module (the entry's loader) */
+let load = () => Promise.reject(new KitError('NOT_INITIALIZED', 'embedded-wallet-kit: no loader for its WebAssembly module'));
 /** Bumped by `cancel()`, so a ceremony still waiting for the module is cancelled too. */
 let epoch = 0;
 
 /**
- * Hands over an already initialised passkey glue module (the Node entry).
+ * The entry's loader of the full module (browser.js): what a passkey call before
+ * `init()` awaits.
  *
- * @param {object} glue
+ * @param {(source?: unknown) => Promise<unknown>} loader
  */
-export function providePasskeyModule(glue) {
-  mod = glue;
-  loading = Promise.resolve(glue);
+export function provideModuleLoader(loader) {
+  load = loader;
 }
 
-function loadFailure(err) {
-  return new KitError(
-    'NOT_INITIALIZED',
-    `embedded-wallet-kit could not load its wallet module: ${err && err.message ? err.message : String(err)}`,
-    err,
-  );
+/** Says that the full module is instantiated (the entries, once it is). */
+export function moduleLoaded() {
+  mod = glue;
 }
 
 /**
- * Loads the wallet module once (concurrent callers share one promise); after a failure
- * (KitError NOT_INITIALIZED, the loader's error as `cause`) a later call tries again.
+ * The full module's glue, instantiating the module first if no one did (concurrent
+ * callers share the entry's one load; after a failure, KitError NOT_INITIALIZED, a later
+ * call tries again).
  *
  * @param {unknown} [source] what wasm-bindgen's loader takes as `module_or_path`;
- *   default: the .wasm next to this file
+ *   default: the .wasm next to the entry
  * @returns {Promise<object>}
  */
 export function loadPasskeys(source) {
-  if (loading === undefined) {
-    // Assigned in two steps for the type checker: the catch below reads `attempt`, which is
-    // assigned by then (the body's first step, import(), never throws synchronously).
-    let attempt;
-    attempt = (async () => {
-      try {
-        const glue = await import('./embedded_wallet_kit_wallet.js');
-        await glue.default({
-          module_or_path: source === undefined || source === null
-            ? new URL('./embedded_wallet_kit_wallet_bg.wasm', import.meta.url)
-            : source,
-        });
-        mod = glue;
-        return glue;
-      } catch (err) {
-        if (loading === attempt) loading = undefined;
-        throw loadFailure(err);
-      }
-    })();
-    loading = attempt;
-  }
-  return loading;
+  if (mod !== undefined) return Promise.resolve(mod);
+  return load(source).then(() => glue);
 }
 
 function notLoaded(what) {
   return new KitError(
     'NOT_INITIALIZED',
-    `the wallet module is not loaded: \`await init({ passkeys: true })\` must resolve before passkey.${what}() is used`,
+    `embedded-wallet-kit is not initialised: \`await init()\` must resolve before passkey.${what}() is used`,
   );
 }
 
@@ -98,7 +78,7 @@ function ceremony(name, options) {
   const started = epoch;
   return loadPasskeys().then((glue) => {
     if (epoch !== started) {
-      throw new KitError('PASSKEY_CANCELLED', 'the passkey ceremony was cancelled while the wallet module was loading');
+      throw new KitError('PASSKEY_CANCELLED', 'the passkey ceremony was cancelled while the WebAssembly module was loading');
     }
     return glue[name](options);
   }).then(undefined, asKitError);

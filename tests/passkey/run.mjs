@@ -13,7 +13,8 @@
 // the browser returns an empty or null handle. The browser's credential handed over with
 // views (DataView, offset Uint8Array) instead of ArrayBuffers must read the same. Then
 // the error paths (timeout, abort, cancel, a superseded ceremony, wrong rpId, excluded and
-// unknown credentials, bad input), detection, and the lazy loading of the wallet module.
+// unknown credentials, bad input), detection, and the one module init() fetches (a passkey
+// call after it fetches no .wasm; one before it loads that module itself).
 //
 // The page is served from http://localhost:<port> (WebAuthn rejects IP origins).
 // Every scenario gets a fresh page and authenticator (in Chromium a fresh context too). Prints "N passed, N failed" over all engines; exits non-zero on failure.
@@ -37,8 +38,9 @@ import { createChecks } from '../support/checks.mjs';
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = resolve(here, '../..');
 const pkgDir = join(root, 'pkg');
-const PASSKEY_WASM = '/pkg/embedded_wallet_kit_wallet_bg.wasm';
-const SIGNING_WASM = '/pkg/embedded_wallet_kit_bg.wasm';
+// The full module: the main entry's init() fetches it and no other .wasm.
+const FULL_WASM = '/pkg/embedded_wallet_kit_bg.wasm';
+const isWasm = (p) => p.endsWith('.wasm');
 
 const json = (v) => JSON.stringify(v);
 const b64u = (bytes) => Buffer.from(bytes).toString('base64url');
@@ -58,8 +60,8 @@ function expectKitError(r, code, causeName) {
   return e;
 }
 
-if (!existsSync(join(pkgDir, 'browser.js')) || !existsSync(join(root, PASSKEY_WASM))) {
-  console.log('not ok - pkg/ is missing or has no wallet module: run `make build` first\n0 passed, 1 failed');
+if (!existsSync(join(pkgDir, 'browser.js')) || !existsSync(join(root, FULL_WASM))) {
+  console.log('not ok - pkg/ is missing or has no full module: run `make build` first\n0 passed, 1 failed');
   process.exit(1);
 }
 
@@ -334,22 +336,19 @@ async function webauthnSuite() {
         assert(json(before.keys) === json(expected), json(before.keys));
         assert(before.frozen, 'not frozen');
       });
-      await check('before init({ passkeys: true }): isSupported/registrationBody throw NOT_INITIALIZED; cancel() is a no-op', () => {
+      await check('before init(): isSupported/registrationBody throw NOT_INITIALIZED; cancel() is a no-op', () => {
         for (const name of ['isSupported', 'registrationBody']) {
           const e = expectKitError(before[name], 'NOT_INITIALIZED');
-          assert(e.message.includes('init({ passkeys: true })'), `${name}: message does not say what to do: ${e.message}`);
+          assert(e.message.includes('await init()'), `${name}: message does not say what to do: ${e.message}`);
         }
         assert(before.cancel === 'no-op', json(before.cancel));
       });
 
       const plain = await s.page.evaluate(() => window.attempt(() => window.kit.init()));
-      await check('init() alone loads the signing module only (no wallet module fetched)', () => {
+      await check('init() fetches exactly one .wasm, the full module', () => {
         assert(plain.ok, json(plain.error));
         const paths = s.requests().map((r) => r.path);
-        assert(paths.includes(SIGNING_WASM), `signing wasm not fetched: ${paths.join(', ')}`);
-        // passkey.js (the namespace) is part of the entry; the passkey glue and .wasm are not.
-        assert(!paths.some((p) => p.includes('embedded_wallet_kit_wallet')),
-          `the wallet module was fetched by init(): ${paths.join(', ')}`);
+        assert(json(paths.filter(isWasm)) === json([FULL_WASM]), `.wasm fetched by init(): ${paths.join(', ')}`);
       });
 
       const [r1, r2] = await s.page.evaluate(() => {
@@ -366,10 +365,10 @@ async function webauthnSuite() {
           capabilities: await passkey.clientCapabilities(),
         };
       });
-      await check('init({ passkeys: true }) loads the wallet module once; then isSupported() is true', () => {
+      await check('init({ passkeys: true }) and the passkey probes fetch no other .wasm; isSupported() is true', () => {
         assert(r1.ok && r2.ok, json([r1, r2]));
-        const wasm = s.requests().filter((r) => r.path === PASSKEY_WASM);
-        assert(wasm.length === 1, `passkey wasm requests: ${json(wasm)}`);
+        const wasm = s.requests().filter((r) => isWasm(r.path));
+        assert(wasm.length === 1 && wasm[0].path === FULL_WASM, `wasm requests: ${json(wasm)}`);
         assert(wasm[0].status === 200 && wasm[0].type === 'application/wasm', json(wasm[0]));
         assert(detect.supported === true, `isSupported() = ${detect.supported}`);
       });
@@ -931,12 +930,11 @@ async function webauthnSuite() {
         const c = await doomed;
         return [await window.attempt(() => passkey.register(o)), c];
       }, registrationOptions());
-      await check('without init: passkey.register loads the wallet module on first use and works', () => {
+      await check('without init: passkey.register loads the module on first use (once) and works', () => {
         assert(lazy.ok, json(lazy.error));
         assert(sameKeys(lazy.value, ATTESTATION_KEYS), Object.keys(lazy.value).join(', '));
         const paths = s.requests().map((r) => r.path);
-        assert(paths.filter((p) => p === PASSKEY_WASM).length === 1, paths.join(', '));
-        assert(!paths.includes(SIGNING_WASM), `the signing module was fetched: ${paths.join(', ')}`);
+        assert(json(paths.filter(isWasm)) === json([FULL_WASM]), paths.join(', '));
       });
       await check('without init: cancel() while the module loads cancels the waiting ceremony (PASSKEY_CANCELLED)', () =>
         expectKitError(cancelledWhileLoading, 'PASSKEY_CANCELLED'));
@@ -977,7 +975,7 @@ async function unsupportedSuite() {
       assert(probe.secure === true, json(probe));
     });
 
-    // Lazily (no init): the first ceremony loads the wallet module and still refuses.
+    // Lazily (no init): the first ceremony loads the module and still refuses.
     const lazy = await s.page.evaluate((o) => window.attempt(() => window.kit.passkey.register(o)), registrationOptions());
     await check('without init: passkey.register → PASSKEY_UNSUPPORTED, promptly', () => {
       const e = expectKitError(lazy, 'PASSKEY_UNSUPPORTED');
@@ -986,10 +984,10 @@ async function unsupportedSuite() {
     });
 
     const init = await initPasskeys(s.page);
-    await check('init({ passkeys: true }) resolves; it loads the wallet module once', () => {
+    await check('init({ passkeys: true }) resolves; the module was fetched once, no other .wasm', () => {
       assert(init.ok, json(init.error));
-      const wasm = s.requests().filter((r) => r.path === PASSKEY_WASM);
-      assert(wasm.length === 1 && wasm[0].status === 200, json(wasm));
+      const wasm = s.requests().filter((r) => isWasm(r.path));
+      assert(wasm.length === 1 && wasm[0].path === FULL_WASM && wasm[0].status === 200, json(wasm));
     });
     const detected = await s.page.evaluate(async (o) => {
       const { passkey } = window.kit;
