@@ -25,6 +25,7 @@ import __wbg_init, {
   warmUp,
 } from './embedded_wallet_kit.js';
 import { KitError } from './kit-error.js';
+import { warmUpLater } from './warm-up.js';
 import { guardClass, guardFunction, isReady, markReady } from './guard.js';
 import { passkey, loadPasskeys, moduleLoaded, provideModuleLoader } from './passkey.js';
 import { WalletClient, loadWalletClient } from './wallet-client.js';
@@ -103,22 +104,6 @@ function loadFailure(err) {
 }
 
 /**
- * Builds p256's basepoint table once the page is idle (a few ms, otherwise paid by the
- * first keygen, open or stamp); never inside init(), whose promise has resolved by then.
- */
-function warmUpLater() {
-  const run = () => {
-    try {
-      warmUp();
-    } catch {
-      // Nothing to report: the first operation builds the table instead.
-    }
-  };
-  if (typeof globalThis.requestIdleCallback === 'function') globalThis.requestIdleCallback(run, { timeout: 50 });
-  else setTimeout(run, 0);
-}
-
-/**
  * Instantiates the module once (concurrent callers share the promise; after a failure a
  * later call tries again). Marks nothing ready but the passkey API: init() readies the
  * rest; the isolated signer's page side, which keeps its keys in a Worker, needs the
@@ -153,7 +138,7 @@ function loadSigning(input) {
       const attempt = loadModule(input).then(
         () => {
           markReady();
-          warmUpLater();
+          warmUpLater(warmUp);
         },
         (err) => {
           if (initPromise === attempt) initPromise = undefined;

@@ -18,6 +18,7 @@ import __wbg_init, {
   warmUp,
 } from './embedded_wallet_kit_signing.js';
 import { KitError } from './kit-error.js';
+import { warmUpLater } from './warm-up.js';
 import { guardClass, signingReady } from './guard.js';
 
 export { KitError };
@@ -46,21 +47,6 @@ function wasmSource(input) {
       : { module_or_path: input.module_or_path };
   }
   return { module_or_path: input };
-}
-
-/**
- * Builds p256's basepoint table once the page is idle (js/browser.js does the same).
- */
-function warmUpLater() {
-  const run = () => {
-    try {
-      warmUp();
-    } catch {
-      // Nothing to report: the first operation builds the table instead.
-    }
-  };
-  if (typeof globalThis.requestIdleCallback === 'function') globalThis.requestIdleCallback(run, { timeout: 50 });
-  else setTimeout(run, 0);
 }
 
 /**
@@ -93,7 +79,7 @@ export function init(input) {
         .then(
           () => {
             signingReady.markReady();
-            warmUpLater();
+            warmUpLater(warmUp);
           },
           (err) => {
             if (initPromise === attempt) initPromise = undefined;

@@ -123,7 +123,7 @@ strip_comments() {
   done
   rm -rf "${dir}"
 }
-ENTRIES=(browser.js node.js signing.js signing-node.js platform.js guard.js passkey.js wallet-client.js wallet-client-impl.js session-store.js session-store-impl.js session-keeper.js session-keeper-impl.js isolated-boot.js isolated.js signer-worker.js testing.js testing-node.js react.js react-store.js)
+ENTRIES=(browser.js node.js signing.js signing-node.js platform.js guard.js warm-up.js passkey.js wallet-client.js wallet-client-impl.js session-store.js session-store-impl.js session-keeper.js session-keeper-impl.js isolated-boot.js isolated.js signer-worker.js testing.js testing-node.js react.js react-store.js)
 strip_comments js "${ENTRIES[@]}"
 # The glues too: wasm-bindgen copies the Rust docs into them as comments, which the
 # generated .d.ts carry (about 2 KB gzip of what init() loads).

@@ -419,7 +419,8 @@ export function storeStampFromP1363(session: Session, signature: Uint8Array | nu
 export function walletFlow(name: string, id: string, text: string | null | undefined, session_id: string | null | undefined, session_credential_id: string | null | undefined, key_public_hex: string | null | undefined, key_compressed_hex: string | null | undefined, client_held: boolean): SignedRetryFlow;
 
 /**
- * Idempotent. The throwaway key is zeroized when dropped, and the scrub clears its stack.
+ * One round (the first also builds the table). The throwaway keys are zeroized when
+ * dropped, and the scrub clears the stack.
  */
 export function warmUp(): void;
 

@@ -136,7 +136,8 @@ export class Session {
 }
 
 /**
- * Idempotent. The throwaway key is zeroized when dropped, and the scrub clears its stack.
+ * One round (the first also builds the table). The throwaway keys are zeroized when
+ * dropped, and the scrub clears the stack.
  */
 export function warmUp(): void;
 
