@@ -90,7 +90,10 @@ async function waitFor(tab, fn, arg, timeoutMs, what) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await tab.evaluate(fn, arg)) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline) {
+      const state = await tab.evaluate(() => JSON.stringify({ readyState: document.readyState, visibility: document.visibilityState, ct: window.ct && { ready: window.ct.ready, failed: window.ct.failed, events: window.ct.events } }));
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}: ${state}`);
+    }
     await sleep(100);
   }
 }
@@ -102,7 +105,9 @@ async function suite(browser) {
   const pageErrors = [];
   const { tabs: [a, b], close } = await openTabs(browser, pageErrors);
   try {
-    for (const tab of [a, b]) await waitFor(tab, () => window.ct?.ready === true || window.ct?.failed !== undefined, null, 30_000, 'the page to start');
+    for (const [name, tab] of [['A', a], ['B', b]]) {
+      await waitFor(tab, () => window.ct?.ready === true || window.ct?.failed !== undefined, null, 60_000, `tab ${name} to start`);
+    }
     await check('both tabs started: init(), a WalletClient, SessionStore.open()', async () => {
       for (const tab of [a, b]) {
         const failed = await tab.evaluate(() => window.ct.failed ?? null);
