@@ -42,6 +42,8 @@ if (!existsSync(join(ROOT, 'pkg', 'session-keeper-impl.js'))) {
 
 const { proc, origin } = await startEmulator(['--static-dir', here, '--pkg-dir', join(ROOT, 'pkg'), '--session-ttl-secs', String(SESSION_TTL_SECS)]);
 console.log(`# emulator ${origin}, session TTL ${SESSION_TTL_SECS} s`);
+// The demo wallet (examples/wallet) on its own emulator, same TTL.
+const demoEmulator = await startEmulator(['--static-dir', join(ROOT, 'examples', 'wallet'), '--pkg-dir', join(ROOT, 'pkg'), '--session-ttl-secs', String(SESSION_TTL_SECS)]);
 
 /** The refresh requests a tab sent (the first leg; the signed retry is the same refresh). */
 const refreshes = (sent) => sent.filter((r) => r.method === 'POST' && /^\/auth\/sessions\/[^/]+\/refresh$/.test(r.path) && !r.signed);
@@ -50,8 +52,7 @@ const refreshes = (sent) => sent.filter((r) => r.method === 'POST' && /^\/auth\/
  * Two tabs of one origin, each with `evaluate(fn, arg)`: Playwright pages of one context
  * (Chromium), or two windows of one WebDriver session, switched to before each call.
  */
-async function openTabs(browser, pageErrors) {
-  const url = `${origin}/`;
+async function openTabs(browser, pageErrors, url = `${origin}/`) {
   if (engine === 'chromium') {
     const context = await browser.newContext();
     const pages = [await context.newPage(), await context.newPage()];
@@ -205,6 +206,66 @@ async function suite(browser) {
   }
 }
 
+/**
+ * The demo wallet with "share with other tabs" (?share=1): tab A logs in (the demo's own
+ * steps), tab B opened next takes the session over; the keepers refresh it once, one tab
+ * shows "refreshed in another tab"; revoking in A shows "logged out in another tab" in B.
+ */
+async function demoSuite(browser) {
+  const pageErrors = [];
+  const { tabs: [a, b], close } = await openTabs(browser, pageErrors, `${demoEmulator.origin}/?share=1`);
+  const demoReady = () => window.demo?.ready === true;
+  const view = (tab) => tab.evaluate(() => ({
+    id: window.demo.state.sessionView?.id ?? null,
+    status: window.demo.state.sessionView?.status ?? null,
+    note: document.getElementById('keeper-note').textContent,
+    pill: document.getElementById('session-state').textContent,
+    countdown: document.getElementById('countdown').textContent,
+    refreshes: window.demo.log.filter((e) => e.kind === 'http' && e.method === 'POST' && /\/auth\/sessions\/[^/]+\/refresh$/.test(e.url)
+      && !e.requestHeaders?.['Service-Wallet-Signature']).length,
+  }));
+  try {
+    for (const tab of [a, b]) await waitFor(tab, demoReady, null, 30_000, 'the demo to start');
+    for (const id of ['account', 'otp-credential', 'otp-read', 'otp-verify']) {
+      await a.evaluate((step) => window.demo.runStep(step).then(() => true), id);
+    }
+    const first = await view(a);
+    await b.evaluate(() => {
+      setTimeout(() => window.location.reload(), 0);
+      return true;
+    });
+    await sleep(500);
+    await waitFor(b, () => window.demo?.ready === true && window.demo.state.sessionView !== null, null, 30_000, 'tab B to take the shared session');
+    const joined = await view(b);
+    await check('demo: a tab opened while another shares its session takes it over (same session, live countdown)', () => {
+      assert(/^Session:/.test(first.id ?? ''), json(first));
+      assert(joined.id === first.id && joined.status === 'live', json(joined));
+      assert(/^\d\d:\d\d$/.test(joined.countdown), json(joined));
+    });
+    const refreshedNote = () => /refreshed/.test(document.getElementById('keeper-note').textContent);
+    for (const tab of [a, b]) await waitFor(tab, refreshedNote, null, SESSION_TTL_SECS * 1000 + 10_000, 'the demo keepers to refresh');
+    await sleep(500);
+    const [va, vb] = [await view(a), await view(b)];
+    await check('demo: the countdown refreshed itself once for both tabs; one tab shows "refreshed in another tab"', () => {
+      assert(va.id === vb.id && va.id !== first.id, json([va, vb]));
+      assert(va.pill === 'live' && vb.pill === 'live', json([va, vb]));
+      const elsewhere = [va, vb].filter((v) => v.note.startsWith('refreshed in another tab'));
+      assert(elsewhere.length === 1, json([va.note, vb.note]));
+      assert(va.refreshes + vb.refreshes === 1, `refresh requests: tab A ${va.refreshes}, tab B ${vb.refreshes}`);
+    });
+    await a.evaluate(() => window.demo.runStep('revoke').then(() => true));
+    await waitFor(b, () => document.getElementById('keeper-note').textContent === 'logged out in another tab', null, 5000, 'tab B to show the logout');
+    const [la, lb] = [await view(a), await view(b)];
+    await check('demo: revoking in one tab shows "logged out in another tab" in the other', () => {
+      assert(la.status === 'revoked' && lb.status === 'revoked' && lb.pill === 'revoked', json([la, lb]));
+      assert(lb.note === 'logged out in another tab', lb.note);
+    });
+    if (engine === 'chromium') await check('demo: no page errors', () => assert(pageErrors.length === 0, pageErrors.join('\n')));
+  } finally {
+    await close();
+  }
+}
+
 try {
   for (engine of engines) {
     const started = Date.now();
@@ -212,6 +273,7 @@ try {
     try {
       browser = await launchEngine(engine, { chromium });
       await suite(browser);
+      await demoSuite(browser);
     } catch (err) {
       fail(`[${engine}] cross-tab driver: ${err?.stack ?? err}`);
     } finally {
@@ -221,6 +283,7 @@ try {
   }
 } finally {
   proc.kill();
+  demoEmulator.proc.kill();
 }
 console.log(`# total: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 finish();
