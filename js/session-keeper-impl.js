@@ -427,14 +427,11 @@ class Keeper extends SessionKeeper {
       fresh.free(); // the store holds it now (a non-extractable WebCrypto key)
       return { fresh: kept };
     }
-    // Replaced or deleted while this refresh ran (a lease that outlived leaseMs): follow the
-    // store; a session nobody keeps is revoked rather than left live at the service.
+    // Replaced or deleted while this refresh ran (a lease that outlived leaseMs, its tab
+    // slow rather than gone): follow the store; the session nobody keeps is revoked rather
+    // than left live at the service (revokeSession frees it whatever the answer).
     const status = await stored.status();
-    if (status.state === 'deleted') {
-      await this.#client.revokeSession(fresh).catch(() => {});
-      return { deleted: true };
-    }
-    fresh.free();
+    await this.#client.revokeSession(fresh).catch(() => {});
     return this.#outcomeOf(status);
   }
 
@@ -502,8 +499,14 @@ class Keeper extends SessionKeeper {
     }));
   }
 
-  #failed(session, err) {
+  #failed(session, err, followed = false) {
     const code = err instanceof KitError ? err.code : undefined;
+    if (code === 'SESSION_CLOSED' && this.#stored !== undefined && !followed && !this.#stopped) {
+      // A stored session replaced or deleted under this refresh (another tab refreshed it
+      // after this tab's lease had run out, or logged out): the store says which.
+      this.#follow(() => this.#failed(session, err, true));
+      return;
+    }
     if (code === 'SESSION_EXPIRED') {
       // It expired while waiting for the transport (checked before sending): log in again.
       this.#expire();

@@ -113,7 +113,8 @@ function fakeLocks() {
 /**
  * A fake service whose sessions live `ttlMs` on `clock`: refreshes (a 202 naming the new
  * key, then the session sealed to it) and any other signed request (202, then 204).
- * `hold` (a promise) delays the refresh's first answer until it settles.
+ * `hold` (a promise) delays every refresh's first answer until it settles; `holdOnce` only
+ * the next one's; `holdRetryOnce` the next refresh's signed retry (its session already made).
  */
 function fakeService(clock, { ttlMs = 5 * MINUTE } = {}) {
   const sent = [];
@@ -126,6 +127,11 @@ function fakeService(clock, { ttlMs = 5 * MINUTE } = {}) {
     const retry = request.headers['Request-Id'];
     if (retry !== undefined) {
       const leg = pendings.get(retry);
+      if (leg.kind === 'refresh' && state.holdRetryOnce !== undefined) {
+        const hold = state.holdRetryOnce;
+        state.holdRetryOnce = undefined;
+        await hold;
+      }
       signed.push({ ...leg, stamp: request.headers['Service-Wallet-Signature'], path: request.path });
       if (leg.kind === 'other') return json(204);
       refreshes.push(leg);
@@ -134,6 +140,11 @@ function fakeService(clock, { ttlMs = 5 * MINUTE } = {}) {
     const requestId = `Request:${crypto.randomUUID()}`;
     if (request.path.endsWith('/refresh')) {
       if (state.hold !== undefined) await state.hold;
+      if (state.holdOnce !== undefined) {
+        const hold = state.holdOnce;
+        state.holdOnce = undefined;
+        await hold;
+      }
       const target = bodyOf(request).clientPublicKey;
       const payload = JSON.stringify({ parameters: { targetPublicKey: target }, nonce: requestId });
       pendings.set(requestId, { kind: 'refresh', target, payload });
@@ -319,6 +330,46 @@ describe('SessionKeeper with a StoredSession across tabs', () => {
         assert.equal(tab.keeper.stopped, true);
         await assert.rejects(tab.first.stamp('x'), kitError('SESSION_CLOSED'));
       }
+      close();
+    });
+  }
+
+  for (const leg of ['202', 'signed retry']) {
+    test(`a lease that outlived leaseMs under a slow refresh (held at its ${leg}): the other tab refreshes; the slow tab adopts its session`, async () => {
+      const clock = fakeClock();
+      const service = fakeService(clock);
+      let release;
+      service.state[leg === '202' ? 'holdOnce' : 'holdRetryOnce'] = new Promise((resolve) => {
+        release = resolve;
+      });
+      const { tabs: [a], db, name, close } = await tabs(1, { locks: null, clock, service, keeperOptions: { leaseMs: 2000 } });
+      const storeB = await SessionStore.open({ indexedDB: db, name });
+      const keeperB = await SessionKeeper.start(new WalletClient({ transport: service.transport }), await storeB.load(a.first.id), {
+        ...clock, document: null, window: null, locks: null, leadMs: 55_000, leaseMs: 2000,
+      });
+      const eventsB = record(keeperB);
+      await clock.advance(4 * MINUTE); // A takes the lease and refreshes; the service holds it
+      await clock.advance(6000); // A's lease expired at +2 s: B, due at +5 s, takes it over and refreshes
+      assert.equal(service.refreshCalls().length, 2);
+      assert.deepEqual(eventsB.map(([type, d]) => [type, d.elsewhere]), [['expiring', undefined], ['refreshed', undefined]]);
+      release();
+      await clock.advance(1000);
+      await eventually(() => assert.equal(a.keeper.session.id, keeperB.session.id, "A adopted B's session"));
+      assert.deepEqual(a.events.map(([type, d]) => [type, d.elsewhere]), [['expiring', undefined], ['refreshed', true]]);
+      const revokes = service.sent.filter((r) => r.method === 'DELETE' && r.headers['Request-Id'] === undefined);
+      if (leg === '202') {
+        // A's session was replaced before it signed the 202: SESSION_CLOSED, no new session.
+        assert.equal(service.refreshes.length, 1);
+        assert.equal(revokes.length, 0);
+      } else {
+        // A got a session too, which nobody keeps: revoked at the service.
+        assert.equal(service.refreshes.length, 2);
+        assert.equal(revokes.length, 1, 'A revoked the session it got but could not keep');
+        assert.notEqual(revokes[0].path, `/auth/sessions/${keeperB.session.id}`);
+      }
+      assert.deepEqual((await storeB.list()).map((st) => st.id), [keeperB.session.id]);
+      keeperB.stop();
+      storeB.close();
       close();
     });
   }
