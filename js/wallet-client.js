@@ -24,6 +24,15 @@ export function keyArg(key) {
   return key;
 }
 
+/**
+ * The StoredSessions (js/session-store-impl.js registers each one it makes, with what
+ * WalletClient and SessionKeeper need of it beyond its public API). A WeakMap: only the
+ * store's own objects pass, and an entry does not keep its session alive.
+ *
+ * @type {WeakMap<object, any>}
+ */
+export const storedSessions = new WeakMap();
+
 /** The implementation module, once loaded. */
 let impl;
 /** @type {Promise<typeof import('./wallet-client-impl.js')> | undefined} the load in progress (or done) */
