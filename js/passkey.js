@@ -95,12 +95,15 @@ function credentials() {
 
 /** The caller's `signal`, if any: a genuine AbortSignal (a lookalike passing instanceof answers `aborted` with no boolean). */
 function callerSignal(options) {
-  const signal = options.signal;
-  if (signal === undefined || signal === null) return undefined;
+  let signal;
   let genuine;
   try {
+    signal = options.signal;
+    if (signal === undefined || signal === null) return undefined;
     genuine = typeof signal.aborted === 'boolean' && signal instanceof AbortSignal;
   } catch {
+    // A throwing `signal` getter reads as no signal (as the option readers treat members).
+    if (signal === undefined) return undefined;
     genuine = false;
   }
   if (!genuine) throw new KitError('INVALID_INPUT', 'signal must be an AbortSignal');

@@ -322,7 +322,7 @@ test('no WebAuthn (no PublicKeyCredential, or no navigator.credentials.get) → 
   assert.equal(calls.length, 0, 'the browser was never asked');
 });
 
-test('an already aborted signal → PASSKEY_CANCELLED without asking the browser; a lookalike signal → INVALID_INPUT', async () => {
+test('an already aborted signal → PASSKEY_CANCELLED without asking the browser; a lookalike signal → INVALID_INPUT; a throwing getter is none', async () => {
   installWebAuthn(never);
   await assert.rejects(passkey.register(registration({ signal: AbortSignal.abort() })), isKit('PASSKEY_CANCELLED', {
     message: 'the passkey ceremony was cancelled before it started (the signal was already aborted)',
@@ -333,6 +333,15 @@ test('an already aborted signal → PASSKEY_CANCELLED without asking the browser
     message: 'signal must be an AbortSignal',
   }));
   assert.equal(calls.length, 0);
+  // A throwing `signal` getter reads as no signal, as the other options' readers treat members.
+  installWebAuthn(resolves(attestationCredential()));
+  const throwing = registration();
+  Object.defineProperty(throwing, 'signal', {
+    get() {
+      throw new Error('no signal here');
+    },
+  });
+  assert.equal((await passkey.register(throwing)).credentialId, b64u(credentialId));
 });
 
 // A browser that ignores the AbortSignal (some extensions and polyfills): the kit must still
