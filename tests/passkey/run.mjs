@@ -5,7 +5,7 @@
 // WebDriver virtual authenticator — both ctap2, internal, resident key, user
 // verification — run the same checks. WebKitGTK has no WebAuthn: there the unsupported
 // path is checked (isSupported() false, ceremonies PASSKEY_UNSUPPORTED at once). Registration and authentication run
-// through the Rust code and are checked by an independent verifier,
+// through the kit (js/passkey.js and the module's option builders and credential readers) and are checked by an independent verifier,
 // @simplewebauthn/server: every assertion passkey.authenticate returns is verified there,
 // and tampered copies (signature, authenticatorData, clientDataJSON, challenge) must be
 // refused. userHandle: present (UTF-8 of user.id) for a resident credential; omitted from
@@ -13,7 +13,8 @@
 // the browser returns an empty or null handle. The browser's credential handed over with
 // views (DataView, offset Uint8Array) instead of ArrayBuffers must read the same. Then
 // the error paths (timeout, abort, cancel, a superseded ceremony, wrong rpId, excluded and
-// unknown credentials, bad input), detection, and the one module init() fetches (a passkey
+// unknown credentials, bad input, an IP origin, navigator.credentials reached within the
+// call), detection, and the one module init() fetches (a passkey
 // call after it fetches no .wasm; one before it loads that module itself).
 //
 // The page is served from http://localhost:<port> (WebAuthn rejects IP origins).
@@ -86,8 +87,10 @@ const fromB64 = (s) => Buffer.from(s, 'base64');
  * userHandle}, base64url), `authenticator.add(...)` injects a credential and
  * `authenticator.setUserVerified(bool)` sets what its UV answers. `presence: false`: the
  * ceremony waits for a user who never comes. `withAuthenticator: false`: none attached.
+ * `host: '127.0.0.1'`: the page on an IP origin, which WebAuthn refuses as a relying party.
  */
-async function scenario({ presence = true, residentKeys = true, withAuthenticator = true } = {}) {
+async function scenario({ presence = true, residentKeys = true, withAuthenticator = true, host = 'localhost' } = {}) {
+  const pageUrl = `http://${host}:${server.port}/`;
   const firstRequest = server.requests.length;
   const requests = () => server.requests.slice(firstRequest);
   const pageErrors = [];
@@ -98,7 +101,7 @@ async function scenario({ presence = true, residentKeys = true, withAuthenticato
     page.on('console', (msg) => {
       if (msg.type() === 'error') pageErrors.push(`console: ${msg.text()}`);
     });
-    await page.goto(`${origin}/`);
+    await page.goto(pageUrl);
     await page.waitForFunction(() => window.kitLoaded === true, null, { timeout: 10_000 });
     const cdp = await context.newCDPSession(page);
     await cdp.send('WebAuthn.enable', { enableUI: false });
@@ -152,7 +155,7 @@ async function scenario({ presence = true, residentKeys = true, withAuthenticato
     else await page.close();
   };
   try {
-    await page.goto(`${origin}/`);
+    await page.goto(pageUrl);
     await page.waitForFunction(() => window.kitLoaded === true, null, { timeout: 10_000 });
     // The page records its own errors (index.html); collect them after every evaluate.
     collectPageErrors(page, pageErrors);
@@ -886,33 +889,68 @@ async function webauthnSuite() {
         }
       });
 
-      // With the module loaded, register reaches navigator.credentials.create in the same
-      // task as the call (no fetch, no timer in between): what user activation needs.
-      const sameTask = await s.page.evaluate((o) => {
+      // With the module loaded, register and authenticate reach navigator.credentials
+      // within the call itself (no await, no microtask before it): what Safari's transient
+      // activation needs.
+      const withinCall = await s.page.evaluate(({ o, credentialId }) => {
         const { passkey } = window.kit;
         const creds = navigator.credentials;
-        const original = creds.create;
-        let called = false;
-        creds.create = function create(...args) {
-          called = true;
-          return original.apply(this, args);
+        const originals = { create: creds.create, get: creds.get };
+        const reached = {};
+        let inside = false;
+        for (const m of ['create', 'get']) {
+          creds[m] = function recorded(...args) {
+            reached[m] = inside;
+            return originals[m].apply(this, args);
+          };
+        }
+        const run = (fn) => {
+          inside = true;
+          try {
+            return window.attempt(fn);
+          } finally {
+            inside = false;
+          }
         };
-        const p = window.attempt(() => passkey.register(o));
-        return new Promise((resolveTask) => {
-          setTimeout(() => {
-            const reached = called;
-            creds.create = original;
-            passkey.cancel();
-            p.then((r) => resolveTask({ reached, r }));
-          }, 0);
-        });
-      }, registrationOptions());
-      await check('(d) after init, register reaches navigator.credentials.create before the next task', () => {
-        assert(sameTask.reached === true, 'navigator.credentials.create was not called within the calling task');
-        expectKitError(sameTask.r, 'PASSKEY_CANCELLED');
+        const register = run(() => passkey.register(o));
+        passkey.cancel();
+        const authenticate = run(() => passkey.authenticate({ challenge: 'c'.repeat(64), credentialId }));
+        passkey.cancel();
+        Object.assign(creds, originals);
+        return Promise.all([register, authenticate]).then(([r, a]) => ({ reached, r, a }));
+      }, { o: registrationOptions(), credentialId: b64u(injectedId) });
+      await check('(d) after init, register and authenticate call navigator.credentials.create/get within the call', () => {
+        assert(withinCall.reached.create === true, `create: ${json(withinCall.reached)}`);
+        assert(withinCall.reached.get === true, `get: ${json(withinCall.reached)}`);
+        expectKitError(withinCall.r, 'PASSKEY_CANCELLED');
+        expectKitError(withinCall.a, 'PASSKEY_CANCELLED');
       });
 
       await check('(d) no page errors', () => assert(s.pageErrors.length === 0, s.pageErrors.join('\n')));
+    } finally {
+      await s.close();
+    }
+  }
+
+  // ---- an IP origin: WebAuthn refuses it as a relying party ----------------------------
+  {
+    const s = await scenario({ host: '127.0.0.1' });
+    try {
+      const init = await initPasskeys(s.page);
+      assert(init.ok, `init({ passkeys: true }) failed: ${json(init.error)}`);
+      // One after the other: a second ceremony would cancel the first.
+      const [reg, auth] = await s.page.evaluate(async ({ o, a }) => [
+        await window.attempt(() => window.kit.passkey.register(o)),
+        await window.attempt(() => window.kit.passkey.authenticate(a)),
+      ], {
+        o: registrationOptions({ timeoutMs: 5_000 }),
+        a: { challenge: loginChallenge(), credentialId: b64u(randomBytes(16)), rpId: RP_ID, timeoutMs: 5_000 },
+      });
+      await check('on http://127.0.0.1: register and authenticate → PASSKEY_INVALID_DOMAIN, cause SecurityError', () => {
+        expectKitError(reg, 'PASSKEY_INVALID_DOMAIN', 'SecurityError');
+        expectKitError(auth, 'PASSKEY_INVALID_DOMAIN', 'SecurityError');
+      });
+      await check('IP origin: no page errors', () => assert(s.pageErrors.length === 0, s.pageErrors.join('\n')));
     } finally {
       await s.close();
     }

@@ -308,46 +308,42 @@ export function inspectPayload(payloadToSign: string): PayloadInspection;
 export function openWalletExport(response: WalletExportResponse | EnclaveEnvelope | string, key: ClientKey, options?: WalletExportOptions): string;
 
 /**
- * Asserts with one passkey; resolves to
- * `{credentialId, clientDataJson, authenticatorData, signature, userHandle?}`.
+ * `{credentialId, clientDataJson, authenticatorData, signature, userHandle?}` from the
+ * credential `navigator.credentials.get` resolved to, which must be the allowed one
+ * (`allowedId`, its raw id bytes; `PASSKEY_FAILED` otherwise or when a member is missing).
  */
-export function passkeyAuthenticate(options: any): Promise<object>;
+export function passkeyAssertion(credential: any, allowed_id: any): object;
 
 /**
- * Aborts the ceremony in flight (it rejects with `PASSKEY_CANCELLED`).
+ * `{credentialId, clientDataJson, attestationObject, transports}` from the credential
+ * `navigator.credentials.create` resolved to (`PASSKEY_FAILED` when a member is missing).
  */
-export function passkeyCancel(): void;
+export function passkeyAttestation(credential: any): object;
 
 /**
- * The browser's client capabilities, or `undefined` where it cannot tell.
+ * The `publicKey` options of `navigator.credentials.create` for `passkey.register`'s
+ * options (validated: `INVALID_INPUT` names the field at fault).
  */
-export function passkeyClientCapabilities(): Promise<any>;
-
-/**
- * Whether passkey autofill (conditional mediation) is available.
- */
-export function passkeyConditionalMediationAvailable(): Promise<any>;
-
-/**
- * Whether WebAuthn is available.
- */
-export function passkeyIsSupported(): boolean;
-
-/**
- * Whether a user-verifying platform authenticator is available (a promise of a boolean;
- * the JS shim maps a rejection to false).
- */
-export function passkeyPlatformAuthenticatorAvailable(): Promise<any>;
-
-/**
- * Registers a passkey; resolves to `{credentialId, clientDataJson, attestationObject, transports}`.
- */
-export function passkeyRegister(options: any): Promise<object>;
+export function passkeyCreationOptions(options: any): object;
 
 /**
  * The `POST /auth/credentials` PASSKEY body `{accountId, nickname, challenge, attestation}`.
  */
 export function passkeyRegistrationBody(account_id: any, nickname: any, challenge: any, attestation: any): object;
+
+/**
+ * The KitError for a rejection of `navigator.credentials.create` (`register`) or `.get`,
+ * by the DOMException's name and what the shim did: its watchdog fired, the ceremony was
+ * cancelled (`passkey.cancel()`, the caller's signal, a newer ceremony), the rejection
+ * came at or after the requested timeout. The rejection is its cause.
+ */
+export function passkeyRejection(register: boolean, error: any, watchdog_fired: boolean, cancelled: boolean, past_deadline: boolean): any;
+
+/**
+ * The `publicKey` options of `navigator.credentials.get` for `passkey.authenticate`'s
+ * options (validated: `INVALID_INPUT` names the field at fault).
+ */
+export function passkeyRequestOptions(options: any): object;
 
 /**
  * The guards of `signQuote`; returns the payload to sign.
