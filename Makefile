@@ -27,7 +27,7 @@ FUZZ_SECONDS ?= 300
 # emulator (native only).
 WASM_CRATES := -p embedded-wallet-kit -p ewk-common -p ewk-signing -p ewk-wallet -p ewk-testing
 
-.PHONY: setup build check lint lint-rust lint-js test test-native test-wasm test-js size pack e2e-passkey e2e-store e2e-isolate e2e-emulator test-csp e2e e2e-react fuzz-smoke demo bench fuzz clean
+.PHONY: setup build check lint lint-rust lint-js test test-native test-wasm test-js size pack e2e-passkey e2e-store e2e-crosstab e2e-isolate e2e-emulator test-csp e2e e2e-react fuzz-smoke demo bench fuzz clean
 
 setup:
 	@bash scripts/setup.sh
@@ -97,6 +97,14 @@ e2e-passkey: build
 e2e-store: build
 	node tests/store/run.mjs
 
+# One StoredSession kept by two tabs of one origin (tests/crosstab), served by the strict
+# emulator with a short session TTL, in headless Chromium, Firefox ESR and WebKitGTK: one
+# refresh for both tabs (Web Locks, then the IndexedDB lease), the other tab adopts it;
+# logout in one tab ends the other's keeper; a clock jump caught up on visibilitychange.
+e2e-crosstab: build
+	cargo build --release -p emulator
+	node tests/crosstab/run.mjs
+
 # The isolated signer, init({ isolate: 'worker' }), through pkg/browser.js in headless
 # Chromium, Firefox ESR and WebKitGTK: stamps byte-identical to same-thread ones and verified in Node, the same
 # errors, no session scalar in any wasm memory page script can reach, the channel not
@@ -111,8 +119,10 @@ e2e-emulator: build
 	cargo build --release -p emulator
 	node tests/e2e/run.mjs
 
-# The demo under the emulator's strict Content-Security-Policy in headless Chromium: no
-# violation while init(), a key and a session run; the isolated signer under worker-src.
+# The demo under the emulator's strict Content-Security-Policy in headless Chromium, Firefox
+# ESR and WebKitGTK: no violation reported while init(), a key and a session run; the
+# isolated signer under worker-src; controls (no 'wasm-unsafe-eval', worker-src 'none')
+# that must fail and be seen failing in each engine.
 test-csp: build
 	cargo build --release -p emulator
 	node tests/csp/run.mjs
@@ -135,7 +145,7 @@ fuzz-smoke: setup
 	bash scripts/fuzz.sh 8
 
 # The Vite end-to-end run comes last, so its "N passed, N failed" closes the output.
-test: setup build lint test-native test-wasm test-js size pack fuzz-smoke e2e-passkey e2e-store e2e-isolate e2e-emulator test-csp e2e-react e2e
+test: setup build lint test-native test-wasm test-js size pack fuzz-smoke e2e-passkey e2e-store e2e-crosstab e2e-isolate e2e-emulator test-csp e2e-react e2e
 
 demo: build
 	cargo build --release -p emulator

@@ -1,7 +1,8 @@
 // `make bench` in one browser engine (tests/support/engines.mjs: Chromium through
 // playwright-core, Firefox ESR through geckodriver, WebKitGTK through WebKitWebDriver on
 // Xvfb): the suite (bench/suite.mjs) in a cross-origin isolated page, the cold start in
-// fresh pages, and the files the engine fetched for init() and for a passkey wallet page.
+// fresh pages (a signing-only page: embedded-wallet-kit/signing), and the files the engine
+// fetched for that init() and for a passkey wallet page (the main entry).
 // The pages are files in a scratch folder (writePages), served with scripts/serve.mjs.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -107,7 +108,7 @@ export async function benchPage(eng, base, { warmup, iters }) {
 }
 
 /**
- * `cold` fresh pages each: import + init(), then the first keygen, open (of a bundle that
+ * `cold` fresh pages each: import + init() of the signing entry, then the first keygen, open (of a bundle that
  * `respond(publicKeyHex)` seals and wraps) and stamp; the peer's import and first keygen;
  * init()'s split into fetch and compile. Then the files fetched from pkg/ for init() and for
  * a passkey wallet page (init({ passkeys: true }) + SessionStore.open()). `verify(stamp,

@@ -6,10 +6,13 @@
 let kit;
 let key;
 
-/** import() + init(), then the first keygen; keeps the key for openAndStamp. */
+/**
+ * import() + init() of a signing-only page (the `embedded-wallet-kit/signing` entry, the
+ * signing-only module), then the first keygen; keeps the key for openAndStamp.
+ */
 export async function importInitKeygen() {
   const t0 = performance.now();
-  kit = await import('/pkg/browser.js');
+  kit = await import('/pkg/signing.js');
   const t1 = performance.now();
   await kit.init();
   const t2 = performance.now();
@@ -45,9 +48,9 @@ export async function peer() {
   return [t1 - t0, performance.now() - t1];
 }
 
-/** Where init() goes: fetching the signing module's bytes, then init() on those bytes. */
+/** Where the signing entry's init() goes: fetching its module's bytes, then init() on those bytes. */
 export async function initSplit(wasmUrl) {
-  const m = await import('/pkg/browser.js');
+  const m = await import('/pkg/signing.js');
   const t0 = performance.now();
   const bytes = await (await fetch(wasmUrl)).arrayBuffer();
   const t1 = performance.now();
@@ -55,7 +58,7 @@ export async function initSplit(wasmUrl) {
   return [t1 - t0, performance.now() - t1];
 }
 
-/** What a passkey wallet page loads: init({ passkeys: true }) and a SessionStore. */
+/** What a passkey wallet page loads: the main entry's init({ passkeys: true }) and a SessionStore. */
 export async function walletPage() {
   const m = await import('/pkg/browser.js');
   await m.init({ passkeys: true });

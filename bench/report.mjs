@@ -10,7 +10,7 @@
 
 /** Issue 16's targets; "the targets apply per engine" (issue 17), Node has its own rule. */
 export const TARGETS = {
-  initGzip: 50 * 1024, // what a signing-only page loads: init()
+  initGzip: 50 * 1024, // what a signing-only page loads: init() of embedded-wallet-kit/signing
   pageGzip: 100 * 1024, // everything a passkey wallet page loads: signing, passkeys, flows, store
   // kit / peer, medians
   ratios: [
@@ -60,7 +60,7 @@ export function evaluateTargets(env) {
     return TARGETS.nodeOps.map(([name, k, p]) => ratioRow(env, name, k, p, TARGETS.nodeRatio));
   }
   const rows = [
-    sizeRow('`init()` loads (gzip -9)', env.sizes?.init, TARGETS.initGzip),
+    sizeRow('a signing-only page\'s `init()` loads (`embedded-wallet-kit/signing`, gzip -9)', env.sizes?.init, TARGETS.initGzip),
     sizeRow('a passkey wallet page loads (gzip -9)', env.sizes?.page, TARGETS.pageGzip),
     ...TARGETS.ratios.map(([name, k, p, limit]) => ratioRow(env, name, k, p, limit)),
   ];
@@ -125,7 +125,7 @@ export function browserColdTable(c) {
   return [
     '| cold start (a fresh page each) | kit median / p95 | peer median / p95 | kit / peer |',
     '|---|---:|---:|---:|',
-    `| \`await init()\`: fetch + compile + instantiate the signing module | ${mp(c.kitInit, msec)} | (nothing to init) | |`,
+    `| \`await init()\`: fetch + compile + instantiate the signing-only module (\`embedded-wallet-kit/signing\`) | ${mp(c.kitInit, msec)} | (nothing to init) | |`,
     `| ↳ split, in other fresh pages: \`fetch\` + \`arrayBuffer()\` of the .wasm | ${mp(c.kitFetch, msec)} | | |`,
     `| ↳ split: \`await init({ module_or_path: bytes })\` on those bytes | ${mp(c.kitCompile, msec)} | | |`,
     `| \`import()\` of pkg/browser.js + \`await init()\` · peer: \`import()\` of its bundle | ${mp(c.kitImportInit, msec)} | ${mp(c.peerImport, msec)} | ${vs('kitImportInit', 'peerImport')} |`,
@@ -139,7 +139,7 @@ export function nodeColdTable(c) {
   return [
     '| cold start (a fresh process each) | kit median / p95 | peer median / p95 | kit / peer |',
     '|---|---:|---:|---:|',
-    `| \`initSync\` of the signing module on its bytes (incl. readFileSync) | ${mp(c.kitInitSync, msec)} | | |`,
+    `| \`initSync\` of the signing-only module on its bytes (incl. readFileSync) | ${mp(c.kitInitSync, msec)} | | |`,
     `| \`import\` of pkg/node.js (both modules) · peer: \`import\` of both packages | ${mp(c.kitImport, msec)} | ${mp(c.peerImport, msec)} | ${ratio(c.kitImport.median, c.peerImport.median)} |`,
     `| the first keygen after that | ${mp(c.kitFirst, msec)} | ${mp(c.peerFirst, msec)} | ${ratio(c.kitFirst.median, c.peerFirst.median)} |`,
   ].join('\n');
@@ -177,7 +177,7 @@ Written by \`make bench\` (\`node bench/run.mjs\`) on ${f.date} UTC, in one run 
 
 ${f.envs.map((e) => summaryLine(e, rowsOf.get(e))).join('\n')}
 
-Targets: \`init()\` ≤ ${kb(TARGETS.initGzip)} gzip; a passkey wallet page ≤ ${kb(TARGETS.pageGzip)}; kit / peer medians:
+Targets: a signing-only page's \`init()\` ≤ ${kb(TARGETS.initGzip)} gzip; a passkey wallet page ≤ ${kb(TARGETS.pageGzip)}; kit / peer medians:
 ${TARGETS.ratios.map(([n, , , l]) => `${n} ≤ ${l.toFixed(1)}`).join(', ')}; the first keygen / open / stamp after
 \`init()\` resolves ≤ ${TARGETS.firstMs} ms; Node: every operation kit / peer ≤ ${TARGETS.nodeRatio.toFixed(1)}.
 
@@ -201,7 +201,7 @@ as scripts/size.mjs does (gzip -9; brotli q11):
 
 | what a page loads | raw B | gzip -9 B | brotli q11 B | kit / peer bundle (gzip) |
 |---|---:|---:|---:|---:|
-${[...sizeRows(sized.sizes.init, `kit: \`init()\` (${sized.sizes.init.files.length} files)`),
+${[...sizeRows(sized.sizes.init, `kit: a signing-only page — \`init()\` of \`embedded-wallet-kit/signing\` (${sized.sizes.init.files.length} files)`),
     ...sizeRows(sized.sizes.page, `kit: a passkey wallet page — \`init({ passkeys: true })\` + \`SessionStore.open()\` (${sized.sizes.page.files.length} files)`),
     `| peer: esbuild ${f.esbuildVersion} bundle of bench/peer-entry.mjs (--minify, ESM, browser) | ${int(f.peer.raw)} | ${int(f.peer.gzip)} (${kb(f.peer.gzip)}) | ${int(f.peer.brotli)} (${kb(f.peer.brotli)}) | |`,
     `| peer, lower bound: one @noble copy, every module side-effect free | ${int(f.peerLean.raw)} | ${int(f.peerLean.gzip)} (${kb(f.peerLean.gzip)}) | ${int(f.peerLean.brotli)} (${kb(f.peerLean.brotli)}) | |`,

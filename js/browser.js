@@ -1,14 +1,17 @@
 // Browser (and bundler) entry of embedded-wallet-kit.
 //
-// `init()` fetches and instantiates the WebAssembly module once; every export is usable
-// after it resolves. The module URL is written as a literal
+// `init()` fetches and instantiates the full WebAssembly module once (ClientKey, Session,
+// passkey.*, the flow drivers behind WalletClient, the session store's bindings,
+// inspectPayload, the enclave exports); every export is usable after it resolves, and no
+// other .wasm is ever fetched by this entry. Pages that only sign can load the smaller
+// signing-only module instead, through the `embedded-wallet-kit/signing` entry (js/signing.js);
+// each page loads exactly one module. The module URL is written as a literal
 // `new URL('./embedded_wallet_kit_bg.wasm', import.meta.url)` so that Vite, webpack and
 // other bundlers copy the .wasm next to the bundle and rewrite the URL.
 //
-// The passkey API (`passkey.*`, js/passkey.js) is a second wasm module, loaded by
-// `init({ passkeys: true })` or lazily on its first asynchronous call. WalletClient's
-// implementation (js/wallet-client-impl.js) and SessionStore's load on first use too;
-// `init({ passkeys: true })` preloads WalletClient's with the flow drivers it needs.
+// WalletClient's implementation (js/wallet-client-impl.js), SessionStore's and
+// SessionKeeper's are JS loaded on first use; `init({ passkeys: true })` preloads
+// WalletClient's.
 //
 // js/platform.js is imported first: it captures WebCrypto and Date.now before any other
 // kit code runs (the glue and the session store use those captures).
@@ -22,8 +25,9 @@ import __wbg_init, {
   warmUp,
 } from './embedded_wallet_kit.js';
 import { KitError } from './kit-error.js';
+import { warmUpLater } from './warm-up.js';
 import { guardClass, guardFunction, isReady, markReady } from './guard.js';
-import { passkey, loadPasskeys } from './passkey.js';
+import { passkey, loadPasskeys, moduleLoaded, provideModuleLoader } from './passkey.js';
 import { WalletClient, loadWalletClient } from './wallet-client.js';
 import { initIsolated, wantsIsolation } from './isolated-boot.js';
 
@@ -45,9 +49,11 @@ export const encryptOtp = guardFunction(rawEncryptOtp, 'encryptOtp');
 /** @type {typeof rawOpenWalletExport} */
 export const openWalletExport = guardFunction(rawOpenWalletExport, 'openWalletExport');
 
+/** @type {Promise<void> | undefined} the module's instantiation (init(), or a passkey call first) */
+let loading;
 /** @type {Promise<void> | undefined} */
 let initPromise;
-/** @type {Promise<void> | undefined} init({ passkeys }) */
+/** @type {Promise<void> | undefined} init({ passkeys: true }) */
 let withPasskeys;
 
 /**
@@ -98,44 +104,59 @@ function loadFailure(err) {
 }
 
 /**
- * Builds p256's basepoint table once the page is idle (a few ms, otherwise paid by the
- * first keygen, open or stamp); never inside init(), whose promise has resolved by then.
+ * Instantiates the module once (concurrent callers share the promise; after a failure a
+ * later call tries again). Marks nothing ready but the passkey API: init() readies the
+ * rest; the isolated signer's page side, which keeps its keys in a Worker, needs the
+ * module for passkeys only.
  */
-function warmUpLater() {
-  const run = () => {
-    try {
-      warmUp();
-    } catch {
-      // Nothing to report: the first operation builds the table instead.
-    }
-  };
-  if (typeof globalThis.requestIdleCallback === 'function') globalThis.requestIdleCallback(run, { timeout: 50 });
-  else setTimeout(run, 0);
+function loadModule(input) {
+  if (loading === undefined) {
+    // Started in a callback, not in this call: reading `input` may throw (a getter), and
+    // the failure handler must then see `attempt` assigned, to reset it for a retry.
+    const attempt = Promise.resolve()
+      .then(() => __wbg_init(wasmSource(input)))
+      .then(
+        () => {
+          moduleLoaded();
+        },
+        (err) => {
+          if (loading === attempt) loading = undefined;
+          throw new KitError('NOT_INITIALIZED', loadFailure(err), err);
+        },
+      );
+    loading = attempt;
+  }
+  return loading;
 }
+provideModuleLoader(loadModule);
 
 function loadSigning(input) {
   if (initPromise === undefined) {
     if (isReady()) {
       initPromise = Promise.resolve();
     } else {
-      // Started in a callback, not in this call: reading `input` may throw (a getter), and
-      // the failure handler must then see `attempt` assigned, to reset it for a retry.
-      const attempt = Promise.resolve()
-        .then(() => __wbg_init(wasmSource(input)))
-        .then(
-          () => {
-            markReady();
-            warmUpLater();
-          },
-          (err) => {
-            if (initPromise === attempt) initPromise = undefined;
-            throw new KitError('NOT_INITIALIZED', loadFailure(err), err);
-          },
-        );
+      const attempt = loadModule(input).then(
+        () => {
+          markReady();
+          warmUpLater(warmUp);
+        },
+        (err) => {
+          if (initPromise === attempt) initPromise = undefined;
+          throw err;
+        },
+      );
       initPromise = attempt;
     }
   }
   return initPromise;
+}
+
+/** init({ passkeys: { module_or_path } }) named the wallet module, which is gone (0.x: one module). */
+function stalePasskeysOption() {
+  return new KitError(
+    'INVALID_INPUT',
+    'init: passkeys takes true or false: the passkey API is part of the module init() loads (say where that is with module_or_path)',
+  );
 }
 
 /**
@@ -144,11 +165,11 @@ function loadSigning(input) {
  * KitError NOT_INITIALIZED (the underlying error is its `cause`) and a later call
  * tries again.
  *
- * `init({ passkeys: true })` also loads the wallet module (`passkey.*`); do it at page
- * load, so that a later `passkey.register`/`authenticate` in a click handler reaches
- * WebAuthn without waiting for a download. `passkeys: { module_or_path }` says where the
- * wallet module's .wasm is. It also loads WalletClient's implementation, which drives the
- * flows in that module. Those calls share a second promise.
+ * The module holds the passkey API too: `passkey.register`/`authenticate` in a click
+ * handler reach WebAuthn without waiting for a download once init() resolved.
+ * `init({ passkeys: true })` also loads WalletClient's implementation (JS); those calls
+ * share a second promise. `passkeys: { module_or_path }` (the former wallet module's
+ * location) rejects INVALID_INPUT.
  *
  * `input`: where to load the module from: nothing (the .wasm next to this file),
  * `{ module_or_path?, passkeys?, isolate? }`, a URL or path, a Response, bytes or a
@@ -167,14 +188,15 @@ function loadSigning(input) {
  * @param {unknown} [input]
  */
 export function init(input) {
-  // The isolated signer (js/isolated-boot.js, js/isolated.js): signing runs in a Worker.
+  const passkeys = isOptions(input) ? input.passkeys : undefined;
+  if (passkeys !== null && typeof passkeys === 'object') return Promise.reject(stalePasskeysOption());
+  // The isolated signer (js/isolated-boot.js, js/isolated.js): signing runs in a Worker;
+  // the page instantiates the module for passkeys only.
   if (wantsIsolation(input)) return initIsolated(input, loadPasskeys);
   const signing = loadSigning(input);
-  const passkeys = isOptions(input) ? input.passkeys : undefined;
   if (passkeys === undefined || passkeys === null || passkeys === false) return signing;
-  const source = typeof passkeys === 'object' ? passkeys.module_or_path : undefined;
   if (withPasskeys === undefined) {
-    const attempt = Promise.all([signing, loadPasskeys(source), loadWalletClient()]).then(
+    const attempt = Promise.all([signing, loadWalletClient()]).then(
       () => undefined,
       (err) => {
         if (withPasskeys === attempt) withPasskeys = undefined;

@@ -1,17 +1,30 @@
-// Shared by both entries: whether the wasm module is ready, and the guard that turns any
-// use of the exports before `init()` into KitError NOT_INITIALIZED instead of a
-// TypeError from deep inside the wasm-bindgen glue.
+// Whether an entry's wasm module is ready, and the guard that turns any use of its
+// exports before `init()` into KitError NOT_INITIALIZED instead of a TypeError from deep
+// inside the wasm-bindgen glue.
 //
-// The state lives in this module, which both entries import from the same URL, so
-// loading the Node entry (which initialises at import) also readies the browser entry.
+// One flag per entry, because each entry has its own glue: the main entry's (browser.js
+// and node.js share it, importing this module from the same URL, so loading the Node
+// entry, which initialises at import, also readies the browser entry) and the signing
+// entry's (signing.js and signing-node.js). A page that imports both entries must not see
+// the signing entry's init() mark the main entry's exports ready: they are another module.
 import { KitError } from './kit-error.js';
 
-let ready = false;
-
-/** Marks the wasm module as instantiated. */
-export function markReady() {
-  ready = true;
+/** A ready flag: `isReady()` is false until `markReady()`. */
+function readyFlag() {
+  let ready = false;
+  return Object.freeze({
+    isReady: () => ready,
+    markReady() {
+      ready = true;
+    },
+  });
 }
+
+/** The main entry's flag (the full module). */
+export const { isReady, markReady } = readyFlag();
+
+/** The signing entry's flag (the signing-only module). */
+export const signingReady = readyFlag();
 
 /**
  * Whether `obj` is a live handle of the wasm-bindgen class `cls` (ClientKey, Session):
@@ -25,11 +38,6 @@ export function markReady() {
 export function isHandle(obj, cls) {
   const flag = Object.getOwnPropertyDescriptor(cls.prototype, '__wbg_ptr')?.get;
   return obj instanceof cls && typeof flag === 'function' && flag.call(obj) === true;
-}
-
-/** Whether the wasm module has been instantiated. */
-export function isReady() {
-  return ready;
 }
 
 /** @param {string} what */
@@ -50,18 +58,19 @@ export function notInitialized(what) {
  * @template {Function} C
  * @param {C} cls
  * @param {string} name the exported name, used in the error message
- * @param {{ create?: string }} [options] `create`: the factories to name when `new` is
- *   tried on a class without a public constructor
+ * @param {{ create?: string, ready?: () => boolean }} [options] `create`: the factories
+ *   to name when `new` is tried on a class without a public constructor; `ready`: the
+ *   entry's flag (default: the main entry's)
  * @returns {C}
  */
-export function guardClass(cls, name, { create } = {}) {
+export function guardClass(cls, name, { create, ready = isReady } = {}) {
   return new Proxy(cls, {
     get(target, prop, receiver) {
       // wasm-bindgen internals (`__wrap` turns any integer into a handle): not public.
       if (typeof prop === 'string' && prop.startsWith('__')) return undefined;
       const value = Reflect.get(target, prop, receiver);
       if (typeof value !== 'function' || !Object.hasOwn(target, prop)) return value;
-      if (!ready) {
+      if (!ready()) {
         const label = `${name}.${String(prop)}`;
         return function notReady() {
           throw notInitialized(label);
@@ -70,7 +79,7 @@ export function guardClass(cls, name, { create } = {}) {
       return value;
     },
     construct(target, args, newTarget) {
-      if (!ready) throw notInitialized(`new ${name}()`);
+      if (!ready()) throw notInitialized(`new ${name}()`);
       if (create) throw new KitError('INVALID_INPUT', `${name} has no public constructor: use ${create}`);
       return Reflect.construct(target, args, newTarget);
     },
@@ -84,12 +93,13 @@ export function guardClass(cls, name, { create } = {}) {
  * @template {Function} F
  * @param {F} fn the raw export
  * @param {string} name the exported name, used in error messages
+ * @param {() => boolean} [ready] the entry's flag (default: the main entry's)
  * @returns {F}
  */
-export function guardFunction(fn, name) {
+export function guardFunction(fn, name, ready = isReady) {
   const wrapped = {
     [name](...args) {
-      if (!ready) throw notInitialized(`${name}()`);
+      if (!ready()) throw notInitialized(`${name}()`);
       return fn(...args);
     },
   };

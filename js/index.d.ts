@@ -77,34 +77,36 @@ export type InitInput =
 
 /** The options form of {@link init}. */
 export interface InitOptions {
-  /** Where the signing module's `.wasm` is (default: next to the entry). */
+  /** Where the module's `.wasm` is (default: next to the entry). */
   module_or_path?: InitInput;
   /**
-   * Also load the wallet module (`passkey.*` and the flow drivers behind
-   * {@link WalletClient}) and WalletClient's implementation, or say where the passkey
-   * module's `.wasm` is. Without it, the first passkey or WalletClient call loads them. Do this at page load: Safari lets WebAuthn run only close to the user's click, and a module
-   * still downloading when `passkey.register` is called in a click handler may be too late.
+   * Also load WalletClient's implementation (JS; otherwise its first flow call loads it).
+   * The passkey API is in the module `init()` loads either way. The former
+   * `{ module_or_path }` form (the wallet module's location) rejects `INVALID_INPUT`.
    */
-  passkeys?: boolean | { module_or_path: InitInput };
+  passkeys?: boolean;
   /** `false` (the default): sign in this thread. `'worker'` is the other overload of {@link init}. */
   isolate?: false | null;
 }
 
 /**
- * Loads the WebAssembly module. Call it once before anything else; it is idempotent
- * (every call returns the same promise). In the browser it fetches the `.wasm` next to
- * the entry, which bundlers such as Vite and webpack emit as an asset. In Node the module
- * is loaded synchronously at import and this resolves at once.
+ * Loads the WebAssembly module: one module with everything this entry exports (keys,
+ * sessions, passkeys, the flows behind {@link WalletClient}, the session store,
+ * {@link inspectPayload}, the enclave exports); no other `.wasm` is fetched afterwards.
+ * Call it once before anything else; it is idempotent (every call returns the same
+ * promise). In the browser it fetches the `.wasm` next to the entry, which bundlers such
+ * as Vite and webpack emit as an asset. In Node the module is loaded synchronously at
+ * import and this resolves at once. Pages that only sign can load the smaller
+ * signing-only module instead: `embedded-wallet-kit/signing`.
  *
- * `init({ passkeys: true })` also loads the second, wallet module (see {@link passkey};
- * it also carries {@link WalletClient}'s flow drivers) and WalletClient's implementation
- * (otherwise loaded by its first flow call); its calls share a second promise.
- * `init()` alone never downloads it.
+ * Once it resolved, {@link passkey} calls reach WebAuthn with no download in between
+ * (Safari lets WebAuthn run only close to the user's click). `init({ passkeys: true })`
+ * also loads WalletClient's implementation; its calls share a second promise.
  *
- * Rejects with `KitError` `NOT_INITIALIZED` if a module cannot be loaded; a later call
+ * Rejects with `KitError` `NOT_INITIALIZED` if the module cannot be loaded; a later call
  * retries.
  *
- * `init({ isolate: 'worker' })` runs the signing module in a dedicated Worker instead and
+ * `init({ isolate: 'worker' })` runs the module's signing in a dedicated Worker instead and
  * resolves to {@link IsolatedKit}: the same API, asynchronous, with keys that page script
  * cannot read. Browser only: the Node entry rejects it with `INVALID_INPUT`.
  */
@@ -198,10 +200,11 @@ export interface PasskeyRegistrationBody {
 }
 
 /**
- * The passkey API. Its code is a second WebAssembly module: in the browser it is loaded
- * by `init({ passkeys: true })` (recommended, at page load) or on the first asynchronous
- * call; the synchronous functions throw `NOT_INITIALIZED` until it is loaded. In Node it is
- * loaded at import; Node has no WebAuthn, so ceremonies reject `PASSKEY_UNSUPPORTED`.
+ * The passkey API. Its code is in the module {@link init} loads (call `init()` at page
+ * load, so that a ceremony in a click handler reaches WebAuthn with no download first);
+ * an asynchronous call before that loads the module itself, and the synchronous functions
+ * throw `NOT_INITIALIZED` until it is loaded. In Node it is loaded at import; Node has no
+ * WebAuthn, so ceremonies reject `PASSKEY_UNSUPPORTED`.
  *
  * One ceremony at a time: starting one aborts the one in flight (it rejects
  * `PASSKEY_CANCELLED`). Failures are `KitError`s with the browser's error as `cause`:
@@ -242,9 +245,10 @@ export interface PasskeyApi {
 /** The passkey API; see {@link PasskeyApi}. */
 export declare const passkey: PasskeyApi;
 
-// ClientKey, Session, inspectPayload, encryptOtp and openWalletExport: the signing module's
+// ClientKey, Session, inspectPayload, encryptOtp and openWalletExport: the full module's
 // exports, declared (and documented) by wasm-bindgen from their Rust definitions
-// (bindings/signing/src) in the .d.ts next to its glue; the entries export them.
+// (bindings/signing/src, bindings/wallet/src) in the .d.ts next to its glue; the entries
+// export them.
 import { ClientKey, Session, inspectPayload, encryptOtp, openWalletExport } from './embedded_wallet_kit.js';
 export { ClientKey, Session, inspectPayload, encryptOtp, openWalletExport };
 
@@ -441,6 +445,9 @@ export interface LoginWithPasskeyOptions extends Omit<PasskeyAuthenticateOptions
  *
  * Methods that take a `session` check it first: a freed one is `SESSION_CLOSED`, an
  * expired one `SESSION_EXPIRED`, and then nothing is sent (the transport is not called).
+ * A {@link StoredSession} is taken wherever a {@link Session} is: it signs asynchronously
+ * (WebCrypto), and one deleted from its store or replaced by a refresh (in this or
+ * another tab) is `SESSION_CLOSED`.
  */
 export declare class WalletClient {
   constructor(options: WalletClientOptions);
@@ -458,14 +465,14 @@ export declare class WalletClient {
    * account that already has a credential, pass a session of it: the call is then a
    * signed retry (without one, the service's 202 is `SERVICE_ERROR`).
    */
-  createEmailOtp(accountId: string, session?: Session): Promise<AuthMethod>;
+  createEmailOtp(accountId: string, session?: Session | StoredSession): Promise<AuthMethod>;
   /** Adds a credential (any `POST /auth/credentials` body) as a signed retry. */
-  addCredential(session: Session, body: object | string): Promise<AuthMethod>;
+  addCredential(session: Session | StoredSession, body: object | string): Promise<AuthMethod>;
   /**
    * Registers a passkey: WebAuthn create, then `POST /auth/credentials` — a signed retry
    * with `session` when the account already has a credential.
    */
-  registerPasskey(options: RegisterPasskeyOptions, session?: Session): Promise<AuthMethod>;
+  registerPasskey(options: RegisterPasskeyOptions, session?: Session | StoredSession): Promise<AuthMethod>;
   /**
    * `POST /auth/credentials/{id}/challenge` for EMAIL_OTP re-authentication: a new OTP is
    * emailed. In client-held mode its `otpEncryptionTargetBundle`, when present, is
@@ -491,40 +498,42 @@ export declare class WalletClient {
   /**
    * Refresh: a fresh key, signed by `session` (refused with `INVALID_PENDING_SIGNATURE`
    * unless the payload names that key) → the new session. `session` stays open: free it
-   * when done.
+   * when done. A {@link StoredSession} is refreshed the same way (the new session is in
+   * memory: save it, or let a {@link SessionKeeper} do it for every tab).
    */
-  refresh(session: Session): Promise<Session>;
+  refresh(session: Session | StoredSession): Promise<Session>;
   /**
    * Revokes `session` at the service. The session is freed (its key zeroized) whatever
    * happens: revoked, refused, the transport failed, or it was already expired (then
    * `SESSION_EXPIRED` and nothing is sent). A session that was not revoked at the
-   * service lives there until its `expiresAt`.
+   * service lives there until its `expiresAt`. A {@link StoredSession} is deleted from its
+   * store instead, whatever happens: a logout in every tab of the origin.
    */
-  revokeSession(session: Session): Promise<void>;
+  revokeSession(session: Session | StoredSession): Promise<void>;
   /**
    * Revokes a credential. Refused locally (`INVALID_INPUT`) when `session` was issued by
    * that credential: the service requires a session of another one.
    */
-  revokeCredential(session: Session, credentialId: string): Promise<void>;
+  revokeCredential(session: Session | StoredSession, credentialId: string): Promise<void>;
   /**
    * `POST /internal-accounts/{id}/export` as a signed retry; the envelope is sealed to
    * `key` (its uncompressed `publicKeyHex`, in both key modes). Open it with
    * `openWalletExport(response, key, { pin })`.
    */
-  exportWallet(session: Session, accountId: string, key: ClientKey): Promise<Record<string, unknown>>;
+  exportWallet(session: Session | StoredSession, accountId: string, key: ClientKey): Promise<Record<string, unknown>>;
   /** `PATCH /internal-accounts/{id}` as a signed retry → the account. */
-  updateAccount(session: Session, accountId: string, patch: object | string): Promise<Record<string, unknown>>;
+  updateAccount(session: Session | StoredSession, accountId: string, patch: object | string): Promise<Record<string, unknown>>;
   /**
    * Executes a quote from an embedded wallet: signed with `session`, one Idempotency-Key
    * for every attempt; when the transport fails the request is sent again (up to
    * `attempts`, default 3). Resolves to the service's answer (the transaction).
    */
-  executeQuote(session: Session, quote: Quote & { id: string }, options?: { attempts?: number }): Promise<Record<string, unknown>>;
+  executeQuote(session: Session | StoredSession, quote: Quote & { id: string }, options?: { attempts?: number }): Promise<Record<string, unknown>>;
   /**
    * Any request, as a signed retry when `session` is given (a 202 without one is
    * `SERVICE_ERROR`). Resolves to the transport's last response; non-2xx answers reject.
    */
-  request(request: { method: string; path: string; headers?: Record<string, string>; body?: object | string }, session?: Session): Promise<TransportResponse>;
+  request(request: { method: string; path: string; headers?: Record<string, string>; body?: object | string }, session?: Session | StoredSession): Promise<TransportResponse>;
 }
 
 // ---- SessionStore ----------------------------------------------------------------------
@@ -683,24 +692,46 @@ export interface SessionKeeperOptions {
   document?: EventTarget | null;
   /** Re-read the clock on its `focus`, `pageshow`, `online` (default `globalThis.window`; `null`: none). */
   window?: EventTarget | null;
+  /**
+   * A {@link StoredSession}'s refresh lock across tabs (default `navigator.locks`, Web
+   * Locks, where there is one). `null`, or none: a lease in the session's IndexedDB record
+   * instead, taken in one transaction.
+   */
+  locks?: { request(name: string, options: { signal?: AbortSignal }, callback: (lock: unknown) => Promise<unknown>): Promise<unknown> } | null;
+  /**
+   * The longest wait for another tab's refresh of a {@link StoredSession} (default 20 000);
+   * past it, `error` (`SERVICE_ERROR`, retried with backoff).
+   */
+  lockWaitMs?: number;
+  /** How long a lease (no Web Locks) holds before another tab may take it over (default 30 000). */
+  leaseMs?: number;
 }
 
 /** The events of a {@link SessionKeeper} and what each listener receives. */
-export interface SessionKeeperEvents {
+export interface SessionKeeperEvents<S extends Session | StoredSession = Session> {
   /** The session entered the lead time; a refresh starts now. Once per session. */
-  expiring: { session: Session; msLeft: number };
-  /** `session` replaced `previous`, which is freed once the listeners return. */
-  refreshed: { session: Session; previous: Session };
+  expiring: { session: S; msLeft: number };
+  /**
+   * `session` replaced `previous`, which is freed once the listeners return (a replaced
+   * {@link StoredSession} is `SESSION_CLOSED` in every tab). `elsewhere`: another tab of
+   * the origin refreshed it, and this keeper adopted its new session from the store.
+   */
+  refreshed: { session: S; previous: S; elsewhere?: true };
   /** The session expired (or the service answered 401): log in again. It is freed; the keeper stopped. */
-  expired: { session: Session };
-  /** {@link SessionKeeper.revoke} revoked it at the service (it is freed); the keeper stopped. */
-  revoked: { session: Session };
+  expired: { session: S };
+  /**
+   * {@link SessionKeeper.revoke} revoked it at the service (it is freed); the keeper
+   * stopped. `fromStore`: the {@link StoredSession} was deleted from its store (a logout in
+   * this or another tab: `revoke()`, `revokeSession`, `store.delete`, `store.clear`); the
+   * keeper stopped, and signing with it is `SESSION_CLOSED`.
+   */
+  revoked: { session: S; fromStore?: true };
   /**
    * A refresh or revoke failed. With `retryInMs` a transient failure (`SERVICE_ERROR`,
    * `RATE_LIMITED`, `REQUEST_EXPIRED`) retried after that delay; without it the keeper
    * stopped (`UNAUTHORIZED` is followed by `expired`).
    */
-  error: { error: unknown; session: Session; retryInMs?: number };
+  error: { error: unknown; session: S; retryInMs?: number };
 }
 
 /**
@@ -711,8 +742,15 @@ export interface SessionKeeperEvents {
  * with backoff until expiry. The wall clock is re-read on every timer fire and on
  * `visibilitychange`, `focus`, `pageshow` and `online`. Sign with {@link SessionKeeper.session}
  * at each use: after a refresh the previous session is freed.
+ *
+ * With a {@link StoredSession}, the tabs of the origin that keep it share it: one of them
+ * refreshes it (under a Web Lock, or a lease in IndexedDB where Web Locks are missing) and
+ * the store replaces it; the others adopt the new session (`refreshed` with `elsewhere`)
+ * instead of refreshing, and a tab that waited for the lock adopts the result. A logout
+ * (the session deleted from the store) in any tab ends every keeper of it (`revoked` with
+ * `fromStore`). Without BroadcastChannel both are seen at the next check (within `maxWaitMs`).
  */
-export declare class SessionKeeper {
+export declare class SessionKeeper<S extends Session | StoredSession = Session> {
   private constructor();
   /**
    * Starts keeping `session` alive. The first call loads the keeper's code (a small JS
@@ -721,13 +759,13 @@ export declare class SessionKeeper {
    * already due. Rejects `INVALID_INPUT` (bad client, session or option),
    * `NOT_INITIALIZED` if that module cannot be loaded.
    */
-  static start(client: WalletClient, session: Session, options?: SessionKeeperOptions): Promise<SessionKeeper>;
+  static start<S extends Session | StoredSession>(client: WalletClient, session: S, options?: SessionKeeperOptions): Promise<SessionKeeper<S>>;
   /** The session to sign with now. */
-  readonly session: Session;
+  readonly session: S;
   /** Whether it stopped: {@link stop}, {@link revoke}, expiry, a 401, or a failure it does not retry. */
   readonly stopped: boolean;
   /** Adds a listener; returns a function that removes it. */
-  on<K extends keyof SessionKeeperEvents>(type: K, listener: (detail: SessionKeeperEvents[K]) => void): () => void;
+  on<K extends keyof SessionKeeperEvents<S>>(type: K, listener: (detail: SessionKeeperEvents<S>[K]) => void): () => void;
   /**
    * Stops its timers and wake-up listeners; {@link session} stays open (yours to free). A
    * refresh already in flight still lands (`refreshed`: the previous session is freed, and
@@ -754,17 +792,17 @@ export interface WalletExportResponse {
 
 /** Options of `init({ isolate: 'worker' })`. */
 export interface IsolatedInitOptions {
-  /** Run the signing module in a dedicated Worker. Any other truthy value is `INVALID_INPUT`. */
+  /** Run the signing in a dedicated Worker. Any other truthy value is `INVALID_INPUT`. */
   isolate: 'worker';
-  /** Where the signing module's `.wasm` is (default: next to the entry); the Worker loads it. */
+  /** Where the module's `.wasm` is (default: next to the entry); the Worker loads it (and the page too, with `passkeys: true`). */
   module_or_path?: InitInput;
-  /** As in {@link InitOptions}: the wallet module loads in the page (its keys live in the authenticator). */
-  passkeys?: boolean | { module_or_path: InitInput };
+  /** As in {@link InitOptions}; the page instantiates the module too (from `module_or_path`), for the passkey API only (its keys live in the authenticator). */
+  passkeys?: boolean;
 }
 
 /**
  * The isolated signer: what `init({ isolate: 'worker' })` resolves to (every call the same
- * object, until {@link IsolatedKit.terminate}). The signing module runs in a dedicated
+ * object, until {@link IsolatedKit.terminate}). The module's signing runs in a dedicated
  * Worker that generates and keeps every key; the page holds proxies that name them by
  * handles valid only on a private channel, and gets back public keys, stamps and headers,
  * never key bytes. Script in the page, even script loaded after the kit, can ask a live

@@ -1,7 +1,7 @@
 // The isolated signer, page side: `init({ isolate: 'worker' })` (loaded by
 // js/isolated-boot.js on its first call).
 //
-// The signing module runs in a dedicated Worker (signer-worker.js) that generates and
+// The kit's signing runs in a dedicated Worker (signer-worker.js) that generates and
 // holds every ClientKey and Session; the page gets proxies that name them by opaque
 // handles and ask the Worker, over a private MessageChannel, for public keys and
 // signatures. No key byte ever reaches the page's realm, so page script (even script
@@ -489,10 +489,11 @@ function start(source, resolveKit, rejectKit) {
 /**
  * `init({ isolate: 'worker', module_or_path?, passkeys? })`: starts the Worker once (every
  * call returns the same promise until `terminate()` or a failure) and resolves to the
- * isolated API. `passkeys` loads the wallet module in the page, as in same-thread mode
- * (WebAuthn keys live in the authenticator, not in wasm).
+ * isolated API. `passkeys: true` also instantiates the full module in the page (from the
+ * same `module_or_path` as the Worker's), for the passkey API only: WebAuthn keys live in
+ * the authenticator, not in wasm, and no ClientKey or Session is made in the page.
  *
- * @param {{ isolate: unknown, module_or_path?: unknown, passkeys?: boolean | null | { module_or_path?: unknown } }} options
+ * @param {{ isolate: unknown, module_or_path?: unknown, passkeys?: boolean | null }} options
  * @param {(source: unknown) => Promise<unknown>} loadPasskeys
  */
 export function initIsolated(options, loadPasskeys) {
@@ -510,7 +511,7 @@ export function initIsolated(options, loadPasskeys) {
   }
   const passkeys = options.passkeys;
   if (passkeys === undefined || passkeys === null || passkeys === false) return connecting;
-  const source = typeof passkeys === 'object' ? passkeys.module_or_path : undefined;
+  const source = options.module_or_path;
   const both = connecting;
   return new KitPromise((resolve, reject) => {
     let waiting = 2;

@@ -1,35 +1,34 @@
 // Node.js entry of embedded-wallet-kit.
 //
-// The browser entry's exports, with its own `init`: both WebAssembly modules (signing and
-// passkey) are read from disk and instantiated synchronously when this file is imported
-// (WalletClient's implementation, lazy in the browser, is imported with them),
-// so `init()` only exists for code shared with the browser: it resolves at once and
-// never fetches a `file:` URL. Node has no WebAuthn: `passkey.isSupported()` is false and
-// ceremonies reject with PASSKEY_UNSUPPORTED (INVALID_INPUT for bad options), while
-// `passkey.registrationBody` works as in the browser.
+// The browser entry's exports, with its own `init`: the full WebAssembly module is read
+// from disk and instantiated synchronously when this file is imported (WalletClient's
+// implementation, lazy in the browser, is imported with it), so `init()` only exists for
+// code shared with the browser: it resolves at once and never fetches a `file:` URL. Node
+// has no WebAuthn: `passkey.isSupported()` is false and ceremonies reject with
+// PASSKEY_UNSUPPORTED (INVALID_INPUT for bad options), while `passkey.registrationBody`
+// works as in the browser.
 import './platform.js'; // first: WebCrypto and Date.now as they are now (js/browser.js)
 import { readFileSync } from 'node:fs';
 import { initSync } from './embedded_wallet_kit.js';
-import * as passkeyGlue from './embedded_wallet_kit_wallet.js';
 import { markReady } from './guard.js';
 import { wantsIsolation } from './isolated-boot.js';
 import { KitError } from './kit-error.js';
-import { providePasskeyModule } from './passkey.js';
+import { moduleLoaded } from './passkey.js';
 import { provideWalletClient } from './wallet-client.js';
 import * as walletClientImpl from './wallet-client-impl.js';
 
 initSync({ module: readFileSync(new URL('./embedded_wallet_kit_bg.wasm', import.meta.url)) });
 markReady();
-passkeyGlue.initSync({ module: readFileSync(new URL('./embedded_wallet_kit_wallet_bg.wasm', import.meta.url)) });
-providePasskeyModule(passkeyGlue);
+moduleLoaded();
 provideWalletClient(walletClientImpl);
 
 const ready = Promise.resolve();
 
 /**
- * Resolves at once: the Node entry instantiates both modules when it is imported.
+ * Resolves at once: the Node entry instantiates the module when it is imported.
  * Accepts (and ignores) the browser entry's optional argument, including `{ passkeys: true }`;
- * `{ isolate: 'worker' }` rejects INVALID_INPUT: the Worker-isolated signer is browser-only.
+ * `{ passkeys: { module_or_path } }` rejects INVALID_INPUT as in the browser, and
+ * `{ isolate: 'worker' }` too: the Worker-isolated signer is browser-only.
  * Typed as index.d.ts declares it (tests/types/entries.ts checks).
  *
  * @overload
@@ -46,6 +45,10 @@ const ready = Promise.resolve();
  * @returns {Promise<any>}
  */
 export function init(input) {
+  const passkeys = input !== null && typeof input === 'object' && 'passkeys' in input ? input.passkeys : undefined;
+  if (passkeys !== null && typeof passkeys === 'object') {
+    return Promise.reject(new KitError('INVALID_INPUT', 'init: passkeys takes true or false: the passkey API is part of the module init() loads'));
+  }
   if (wantsIsolation(input)) {
     return Promise.reject(new KitError('INVALID_INPUT', "init({ isolate: 'worker' }) is browser-only: the Node entry has no Worker-isolated signer"));
   }

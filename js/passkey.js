@@ -1,78 +1,60 @@
-// The `passkey` namespace of embedded-wallet-kit, shared by both entries.
+// The `passkey` namespace of the main entry (browser.js and node.js share it).
 //
-// The WebAuthn code is a second wasm module (embedded_wallet_kit_wallet*), so pages that
-// only sign never download it. In the browser it is loaded on first use — or up front by
-// `init({ passkeys: true })`, which is what pages should do: Safari ties WebAuthn to the
-// user's click (transient activation), so once the module is loaded `register` and
-// `authenticate` call straight into it, with no `await` between the click handler and
-// `navigator.credentials`. The Node entry loads the module at import and hands it over
-// with `providePasskeyModule` (Node has no WebAuthn: ceremonies reject PASSKEY_UNSUPPORTED).
+// The ceremonies run here; the full module, the one the main entry's `init()` loads, only
+// builds the WebAuthn options, reads the credential and names the error, synchronously.
+// Once `init()` resolved, `register` and `authenticate` reach `navigator.credentials`
+// within the call, with no `await` between the click handler and it (Safari ties WebAuthn
+// to the user's click: transient activation). A call before the module is instantiated
+// loads it first (the entry's loader: `provideModuleLoader`); so does the isolated
+// signer's page side, which needs the module for passkeys only. The Node entry
+// instantiates the module at import (Node has no WebAuthn: ceremonies reject
+// PASSKEY_UNSUPPORTED).
 //
-// The state lives in this module, which both entries import from the same URL.
+// The state lives in this module, which both variants of the main entry import from the same URL.
+import * as glue from './embedded_wallet_kit.js';
 import { KitError } from './kit-error.js';
+import { now } from './platform.js';
 
-/** The initialised passkey glue module, once loaded. */
+/** The full module's glue, once it is instantiated. */
 let mod;
-/** @type {Promise<object> | undefined} the load in progress (or done) */
-let loading;
+/** @type {(source?: unknown) => Promise<unknown>} instantiates the full module (the entry's loader) */
+let load = () => Promise.reject(new KitError('NOT_INITIALIZED', 'embedded-wallet-kit: no loader for its WebAssembly module'));
 /** Bumped by `cancel()`, so a ceremony still waiting for the module is cancelled too. */
 let epoch = 0;
 
 /**
- * Hands over an already initialised passkey glue module (the Node entry).
+ * The entry's loader of the full module (browser.js): what a passkey call before
+ * `init()` awaits.
  *
- * @param {object} glue
+ * @param {(source?: unknown) => Promise<unknown>} loader
  */
-export function providePasskeyModule(glue) {
-  mod = glue;
-  loading = Promise.resolve(glue);
+export function provideModuleLoader(loader) {
+  load = loader;
 }
 
-function loadFailure(err) {
-  return new KitError(
-    'NOT_INITIALIZED',
-    `embedded-wallet-kit could not load its wallet module: ${err && err.message ? err.message : String(err)}`,
-    err,
-  );
+/** Says that the full module is instantiated (the entries, once it is). */
+export function moduleLoaded() {
+  mod = glue;
 }
 
 /**
- * Loads the wallet module once (concurrent callers share one promise); after a failure
- * (KitError NOT_INITIALIZED, the loader's error as `cause`) a later call tries again.
+ * The full module's glue, instantiating the module first if no one did (concurrent
+ * callers share the entry's one load; after a failure, KitError NOT_INITIALIZED, a later
+ * call tries again).
  *
  * @param {unknown} [source] what wasm-bindgen's loader takes as `module_or_path`;
- *   default: the .wasm next to this file
+ *   default: the .wasm next to the entry
  * @returns {Promise<object>}
  */
 export function loadPasskeys(source) {
-  if (loading === undefined) {
-    // Assigned in two steps for the type checker: the catch below reads `attempt`, which is
-    // assigned by then (the body's first step, import(), never throws synchronously).
-    let attempt;
-    attempt = (async () => {
-      try {
-        const glue = await import('./embedded_wallet_kit_wallet.js');
-        await glue.default({
-          module_or_path: source === undefined || source === null
-            ? new URL('./embedded_wallet_kit_wallet_bg.wasm', import.meta.url)
-            : source,
-        });
-        mod = glue;
-        return glue;
-      } catch (err) {
-        if (loading === attempt) loading = undefined;
-        throw loadFailure(err);
-      }
-    })();
-    loading = attempt;
-  }
-  return loading;
+  if (mod !== undefined) return Promise.resolve(mod);
+  return load(source).then(() => glue);
 }
 
 function notLoaded(what) {
   return new KitError(
     'NOT_INITIALIZED',
-    `the wallet module is not loaded: \`await init({ passkeys: true })\` must resolve before passkey.${what}() is used`,
+    `embedded-wallet-kit is not initialised: \`await init()\` must resolve before passkey.${what}() is used`,
   );
 }
 
@@ -82,15 +64,125 @@ function asKitError(err) {
   throw new KitError('PASSKEY_FAILED', `the passkey ceremony failed: ${err && err.message ? err.message : String(err)}`, err);
 }
 
+/** How long after the requested timeout the watchdog gives up on the browser. */
+const WATCHDOG_GRACE_MS = 1000;
+
 /**
- * Runs a ceremony export. With the module loaded, the wasm export is called synchronously
- * (no await before navigator.credentials); otherwise after loading it, unless `cancel()`
- * was called meanwhile.
+ * The ceremony in flight ({controller, cancelled, watchdogFired}): one at a time, so that a
+ * new one or `cancel()` can abort it.
  */
-function ceremony(name, options) {
+let current;
+
+function abortCurrent() {
+  const active = current;
+  current = undefined;
+  if (active !== undefined) {
+    active.cancelled = true;
+    active.controller.abort();
+  }
+}
+
+const unsupported = (what) => new KitError('PASSKEY_UNSUPPORTED',
+  `this browser has no WebAuthn support (${what}); passkeys need a secure context (https or http://localhost)`);
+
+/** `navigator.credentials`, read when a ceremony starts; PASSKEY_UNSUPPORTED without WebAuthn. */
+function credentials() {
+  if (typeof globalThis.PublicKeyCredential !== 'function') throw unsupported('no PublicKeyCredential');
+  const creds = globalThis.navigator?.credentials;
+  if (typeof creds?.create !== 'function' || typeof creds.get !== 'function') throw unsupported('no navigator.credentials');
+  return creds;
+}
+
+/** The caller's `signal`, if any: a genuine AbortSignal (a lookalike passing instanceof answers `aborted` with no boolean). */
+function callerSignal(options) {
+  let signal;
+  let genuine;
+  try {
+    signal = options.signal;
+    if (signal === undefined || signal === null) return undefined;
+    genuine = typeof signal.aborted === 'boolean' && signal instanceof AbortSignal;
+  } catch {
+    // A throwing `signal` getter reads as no signal (as the option readers treat members).
+    if (signal === undefined) return undefined;
+    genuine = false;
+  }
+  if (!genuine) throw new KitError('INVALID_INPUT', 'signal must be an AbortSignal');
+  return signal;
+}
+
+/**
+ * One ceremony, synchronous up to `navigator.credentials.create/get` (no await before it:
+ * Safari's transient activation). The wasm module builds the options, reads the
+ * credential and names the error; this drives the call: it aborts the previous ceremony,
+ * honours the caller's signal, and races the browser against its own abort, so that a
+ * `navigator.credentials` ignoring the signal (some extensions and polyfills) cannot keep
+ * the caller waiting after a cancel or the watchdog, which ends a ceremony the browser
+ * never settles (a request with no authenticator can hang forever).
+ */
+function start(glue, register, options) {
+  const publicKey = register ? glue.passkeyCreationOptions(options) : glue.passkeyRequestOptions(options);
+  const signal = callerSignal(options);
+  const creds = credentials();
+  if (signal?.aborted) {
+    throw new KitError('PASSKEY_CANCELLED', 'the passkey ceremony was cancelled before it started (the signal was already aborted)');
+  }
+  // A copy the browser (or a wrapper of navigator.credentials) never sees.
+  const allowedId = register ? undefined : publicKey.allowCredentials[0].id.slice();
+  abortCurrent();
+  let controller;
+  try {
+    controller = new AbortController();
+  } catch (err) {
+    throw new KitError('PASSKEY_UNSUPPORTED', 'AbortController is unavailable', err);
+  }
+  const active = { controller, cancelled: false, watchdogFired: false };
+  current = active;
+  const onCallerAbort = () => {
+    active.cancelled = true;
+    controller.abort();
+  };
+  signal?.addEventListener('abort', onCallerAbort);
+  const { timeout } = publicKey;
+  const watchdog = setTimeout(() => {
+    active.watchdogFired = true;
+    controller.abort();
+  }, timeout + WATCHDOG_GRACE_MS);
+  const finish = () => {
+    signal?.removeEventListener('abort', onCallerAbort);
+    clearTimeout(watchdog);
+    if (current === active) current = undefined;
+  };
+
+  const started = now();
+  let answer;
+  try {
+    const request = { publicKey, signal: controller.signal };
+    answer = register ? creds.create(request) : creds.get(request);
+  } catch (err) {
+    answer = Promise.reject(err);
+  }
+  const aborted = new Promise((_, reject) => controller.signal.addEventListener('abort', reject));
+  return Promise.race([answer, aborted]).then((credential) => {
+    finish();
+    if (credential === null || typeof credential !== 'object') {
+      throw new KitError('PASSKEY_FAILED', 'the browser returned no credential');
+    }
+    return register ? glue.passkeyAttestation(credential) : glue.passkeyAssertion(credential, allowedId);
+  }, (err) => {
+    const pastDeadline = now() - started >= timeout;
+    finish();
+    throw glue.passkeyRejection(register, err, active.watchdogFired, active.cancelled, pastDeadline);
+  });
+}
+
+/**
+ * Runs a ceremony. With the module loaded, synchronously up to navigator.credentials;
+ * otherwise after loading it, unless `cancel()` was called meanwhile.
+ */
+function ceremony(register, options) {
   if (mod !== undefined) {
     try {
-      return mod[name](options).then(undefined, asKitError);
+      return start(mod, register, options).then(undefined, asKitError);
     } catch (err) {
       return Promise.reject(err).then(undefined, asKitError);
     }
@@ -98,22 +190,27 @@ function ceremony(name, options) {
   const started = epoch;
   return loadPasskeys().then((glue) => {
     if (epoch !== started) {
-      throw new KitError('PASSKEY_CANCELLED', 'the passkey ceremony was cancelled while the wallet module was loading');
+      throw new KitError('PASSKEY_CANCELLED', 'the passkey ceremony was cancelled while the WebAssembly module was loading');
     }
-    return glue[name](options);
+    return start(glue, register, options);
   }).then(undefined, asKitError);
 }
 
-/** A probe that resolves to `fallback` where the browser rejects. */
-function probe(name, fallback, coerce) {
-  return loadPasskeys().then((glue) => {
-    let p;
+/**
+ * A static probe of PublicKeyCredential (once the module is loaded, as before): its
+ * answer through `coerce`, or `fallback` where the browser lacks it, throws, answers with
+ * no promise or rejects.
+ */
+function probe(method, fallback, coerce) {
+  return loadPasskeys().then(() => {
+    const pkc = globalThis.PublicKeyCredential;
+    let answer;
     try {
-      p = glue[name]();
+      answer = typeof pkc === 'function' && typeof pkc[method] === 'function' ? pkc[method]() : undefined;
     } catch {
       return fallback;
     }
-    return Promise.resolve(p).then(coerce, () => fallback);
+    return answer instanceof Promise ? answer.then(coerce, () => fallback) : fallback;
   });
 }
 
@@ -126,33 +223,38 @@ function probe(name, fallback, coerce) {
  */
 export const passkey = Object.freeze({
   register(options) {
-    return ceremony('passkeyRegister', options);
+    return ceremony(true, options);
   },
 
   authenticate(options) {
-    return ceremony('passkeyAuthenticate', options);
+    return ceremony(false, options);
   },
 
   isSupported() {
     if (mod === undefined) throw notLoaded('isSupported');
-    return mod.passkeyIsSupported();
+    try {
+      credentials();
+      return true;
+    } catch {
+      return false;
+    }
   },
 
   platformAuthenticatorAvailable() {
-    return probe('passkeyPlatformAuthenticatorAvailable', false, (v) => v === true);
+    return probe('isUserVerifyingPlatformAuthenticatorAvailable', false, (v) => v === true);
   },
 
   conditionalMediationAvailable() {
-    return probe('passkeyConditionalMediationAvailable', false, (v) => v === true);
+    return probe('isConditionalMediationAvailable', false, (v) => v === true);
   },
 
   clientCapabilities() {
-    return probe('passkeyClientCapabilities', undefined, (v) => (v !== null && typeof v === 'object' ? v : undefined));
+    return probe('getClientCapabilities', undefined, (v) => (v !== null && typeof v === 'object' ? v : undefined));
   },
 
   cancel() {
     epoch++;
-    if (mod !== undefined) mod.passkeyCancel();
+    abortCurrent();
   },
 
   registrationBody(accountId, nickname, challenge, attestation) {

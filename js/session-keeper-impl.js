@@ -15,18 +15,39 @@
 // logging in again): an expired session is never refreshed (`expired`, then the keeper
 // stops); a 401 is not retried (`error`, then `expired`); other transient failures
 // (SERVICE_ERROR, RATE_LIMITED, REQUEST_EXPIRED) are retried with backoff until expiry.
+//
+// A StoredSession (js/session-store-impl.js) is kept for every tab of the origin at once:
+// one tab refreshes it, under a Web Lock named after the store and the session (where Web
+// Locks are missing, a lease in the session's IndexedDB record, taken in one
+// transaction), and the store replaces it (a tombstone naming the new session, and a
+// BroadcastChannel message); the other tabs adopt the new session instead of refreshing
+// (`refreshed` with `elsewhere: true`), and a tab that waited for the lock finds the
+// tombstone and adopts. A session deleted from the store (a logout in any tab) ends every
+// keeper of it (`revoked` with `fromStore: true`). Without BroadcastChannel the store is
+// read at every check instead.
 import { now as capturedNow } from './platform.js';
 import { KitError } from './kit-error.js';
 import { SessionKeeper, TOKEN } from './session-keeper.js';
+import { storedSessions } from './wallet-client.js';
 
 const invalid = (message) => new KitError('INVALID_INPUT', `SessionKeeper: ${message}`);
 
 /** Codes worth another refresh attempt: the service or the network may answer next time. */
 const TRANSIENT = new Set(['SERVICE_ERROR', 'RATE_LIMITED', 'REQUEST_EXPIRED']);
 const EVENTS = ['expiring', 'refreshed', 'expired', 'revoked', 'error'];
+/** How often a tab waiting for another tab's refresh lease reads the store again. */
+const LEASE_POLL_MS = 250;
 
 /** Whether `session` was freed: a freed session has neither a key nor the sandbox's signer. */
 const freed = (session) => session.publicKeyHex === undefined && !session.sandboxed;
+
+/** options.locks: a LockManager, null (none: the lease), or undefined (navigator.locks where there is one). */
+function lockManager(options) {
+  const value = options.locks === undefined ? globalThis.navigator?.locks : options.locks;
+  if (value === null || value === undefined) return undefined;
+  if (typeof value.request !== 'function') throw invalid('options.locks must be a LockManager (navigator.locks) or null');
+  return value;
+}
 
 function duration(options, name, fallback, min) {
   const value = options[name];
@@ -53,19 +74,21 @@ function wakeTarget(options, name) {
 }
 
 /**
+ * @template {import('./index.js').Session | import('./index.js').StoredSession} S
  * @param {import('./index.js').WalletClient} client
- * @param {import('./index.js').Session} session
+ * @param {S} session
  * @param {import('./index.js').SessionKeeperOptions} [options]
+ * @returns {import('./index.js').SessionKeeper<S>}
  */
 export function start(client, session, options = {}) {
   if (client === null || typeof client !== 'object' || typeof client.refresh !== 'function' || typeof client.revokeSession !== 'function') {
     throw invalid('client must be a WalletClient');
   }
   if (session === null || typeof session !== 'object' || !(session.expiresAt instanceof Date) || typeof session.isExpired !== 'function') {
-    throw invalid('session must be a Session (from a WalletClient login)');
+    throw invalid('session must be a Session (from a WalletClient login) or a StoredSession');
   }
   if (options === null || typeof options !== 'object') throw invalid('options must be an object');
-  return new Keeper(client, session, {
+  return /** @type {any} the Keeper of S (its declared members are checked as SessionKeeper<Session>) */ (new Keeper(client, session, {
     leadMs: duration(options, 'leadMs', 60_000, 0),
     maxWaitMs: duration(options, 'maxWaitMs', 30_000, 1),
     retryMs: duration(options, 'retryMs', 1_000, 1),
@@ -75,7 +98,10 @@ export function start(client, session, options = {}) {
     clearTimeout: fn(options, 'clearTimeout', (handle) => globalThis.clearTimeout(handle)),
     document: wakeTarget(options, 'document'),
     window: wakeTarget(options, 'window'),
-  });
+    locks: lockManager(options),
+    lockWaitMs: duration(options, 'lockWaitMs', 20_000, 1),
+    leaseMs: duration(options, 'leaseMs', 30_000, 1),
+  }));
 }
 
 /** @typedef {import('./index.js').SessionKeeperEvents} Events */
@@ -112,6 +138,17 @@ class Keeper extends SessionKeeper {
   /** [target, type] pairs listened to, removed by stop(). */
   #wakeups = [];
   #wake = () => this.#check();
+  /** A StoredSession's store internals (js/session-store-impl.js); undefined for a Session. */
+  #stored;
+  #locks;
+  #lockWaitMs;
+  #leaseMs;
+  /** This keeper's name as a lease owner. */
+  #owner = `${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
+  /** Stops watching the store. */
+  #unwatch;
+  /** Ends a wait for another tab's lease early (its refresh landed). */
+  #nudge;
 
   constructor(client, session, settings) {
     super(TOKEN);
@@ -120,7 +157,10 @@ class Keeper extends SessionKeeper {
     ({
       leadMs: this.#leadMs, maxWaitMs: this.#maxWaitMs, retryMs: this.#retryMs, maxRetryMs: this.#maxRetryMs,
       now: this.#now, setTimeout: this.#setTimeout, clearTimeout: this.#clearTimeout,
+      locks: this.#locks, lockWaitMs: this.#lockWaitMs, leaseMs: this.#leaseMs,
     } = settings);
+    this.#stored = storedSessions.get(session);
+    if (this.#stored !== undefined) this.#unwatch = this.#stored.watch((message) => this.#storeChanged(message));
     this.#listen(settings.document, ['visibilitychange']);
     this.#listen(settings.window, ['focus', 'pageshow', 'online']);
     // The first look at the clock is a timer, not now: the caller of start() attaches its
@@ -185,6 +225,8 @@ class Keeper extends SessionKeeper {
     this.#timer = undefined;
     for (const [target, type] of this.#wakeups) target.removeEventListener(type, this.#wake);
     this.#wakeups = [];
+    this.#unwatch?.();
+    this.#unwatch = undefined;
   }
 
   /**
@@ -210,7 +252,60 @@ class Keeper extends SessionKeeper {
     const session = this.#session;
     this.stop();
     this.#emit('expired', { session });
-    session.free(); // it cannot sign any more; its key is zeroized now rather than at GC
+    // It cannot sign any more; its key is zeroized now rather than at GC. (A stored one
+    // expires in every tab alike, and the store drops it at its next open.)
+    if (this.#stored === undefined) session.free();
+  }
+
+  /** Ends the keeper: its stored session was deleted from the store (a logout, in any tab). */
+  #deleted(session) {
+    this.stop();
+    this.#emit('revoked', { session, fromStore: true });
+  }
+
+  /** A change to the store, in this page or another: the session deleted, or replaced. */
+  #storeChanged(message) {
+    if (this.#stopped) return;
+    const id = this.#session.id;
+    const deleted = message?.cleared === true || (Array.isArray(message?.deleted) && message.deleted.includes(id));
+    const replaced = Array.isArray(message?.replaced) && message.replaced[0] === id;
+    if (!deleted && !replaced) return;
+    this.#nudge?.();
+    // Read from the store, after this message's sender finished its step (and not inside
+    // it): a refresh or a wait in flight reads it itself, and a session this keeper has
+    // already moved on from (its own refresh) needs nothing.
+    queueMicrotask(() => {
+      if (!this.#stopped && this.#busy === undefined && this.#session.id === id) this.#follow(() => this.#check());
+    });
+  }
+
+  /**
+   * Reads what became of the stored session: replaced (adopt the new one), deleted (end),
+   * or live (`then`, which goes on with the clock).
+   */
+  #follow(then) {
+    const session = this.#session;
+    const attempt = this.#stored.status()
+      .then((status) => (status.state === 'live' ? undefined : this.#outcomeOf(status)))
+      .then(
+        (outcome) => {
+          this.#busy = undefined;
+          if (outcome === undefined) then();
+          else this.#landed(session, outcome);
+        },
+        (err) => {
+          this.#busy = undefined;
+          this.#failed(session, err);
+        },
+      );
+    this.#busy = attempt;
+  }
+
+  /** What a store status that is not `live` means for this keeper. */
+  async #outcomeOf(status) {
+    if (status.state === 'deleted') return { deleted: true };
+    // null: the new session expired too (or was deleted in between): `expired`.
+    return { adopted: await this.#stored.load(status.id) };
   }
 
   #schedule(ms) {
@@ -226,8 +321,15 @@ class Keeper extends SessionKeeper {
   /** Reads the clock and does what is due: nothing yet, warn and refresh, or expire. */
   #check() {
     if (this.#stopped || this.#busy !== undefined) return;
+    // Without BroadcastChannel no other tab's refresh or logout is announced: read the store.
+    if (this.#stored !== undefined && !this.#stored.broadcasts) this.#follow(() => this.#checkClock());
+    else this.#checkClock();
+  }
+
+  #checkClock() {
+    if (this.#stopped || this.#busy !== undefined) return;
     const session = this.#session;
-    if (freed(session)) {
+    if (this.#stored === undefined && freed(session)) {
       // The app freed (or revoked) it behind the keeper's back: nothing left to keep.
       this.stop();
       this.#emit('error', { error: new KitError('SESSION_CLOSED', 'SessionKeeper: the session was freed; the keeper stopped'), session });
@@ -257,17 +359,11 @@ class Keeper extends SessionKeeper {
 
   #refresh(session) {
     const attempt = Promise.resolve()
-      .then(() => this.#client.refresh(session))
+      .then(() => (this.#stored === undefined ? this.#client.refresh(session).then((fresh) => ({ fresh })) : this.#sharedRefresh(session)))
       .then(
-        (fresh) => {
+        (outcome) => {
           this.#busy = undefined;
-          this.#session = fresh;
-          this.#failures = 0;
-          this.#retryAt = 0;
-          this.#warned = false;
-          this.#emit('refreshed', { session: fresh, previous: session });
-          session.free(); // replaced: its key is zeroized once the listeners have seen it
-          this.#check();
+          this.#landed(session, outcome);
         },
         (err) => {
           this.#busy = undefined;
@@ -277,8 +373,140 @@ class Keeper extends SessionKeeper {
     this.#busy = attempt;
   }
 
-  #failed(session, err) {
+  /**
+   * A refresh's (or the store's) outcome: `fresh` (refreshed here), `adopted` (another
+   * tab's refresh; null when that session is gone too), or `deleted`.
+   */
+  #landed(session, outcome) {
+    if (outcome.deleted) {
+      this.#deleted(session);
+      return;
+    }
+    const fresh = outcome.fresh ?? outcome.adopted;
+    if (fresh === null) {
+      this.#expire();
+      return;
+    }
+    this.#session = fresh;
+    if (this.#stored !== undefined) this.#stored = storedSessions.get(fresh);
+    this.#failures = 0;
+    this.#retryAt = 0;
+    this.#warned = false;
+    this.#emit('refreshed', { session: fresh, previous: session, ...(outcome.adopted && { elsewhere: true }) });
+    // Replaced: its key is zeroized once the listeners have seen it (a stored one was
+    // closed by the store's replace, or is refused by it once replaced).
+    if (this.#stored === undefined) session.free();
+    this.#check();
+  }
+
+  /**
+   * One refresh for every tab: under the session's lock (or lease), read the store first;
+   * a session another tab already replaced (or deleted) is adopted (or ended), not
+   * refreshed again.
+   */
+  #sharedRefresh(session) {
+    const work = async () => {
+      const status = await this.#stored.status();
+      if (status.state !== 'live') return this.#outcomeOf(status);
+      return this.#keep(await this.#client.refresh(session));
+    };
+    return this.#locks === undefined ? this.#withLease(work) : this.#withLock(session, work);
+  }
+
+  /** Puts a fresh session in the store in place of the current one. */
+  async #keep(fresh) {
+    const stored = this.#stored;
+    let kept;
+    try {
+      kept = await stored.replace(fresh);
+    } catch (err) {
+      fresh.free();
+      throw err;
+    }
+    if (kept !== null) {
+      fresh.free(); // the store holds it now (a non-extractable WebCrypto key)
+      return { fresh: kept };
+    }
+    // Replaced or deleted while this refresh ran (a lease that outlived leaseMs, its tab
+    // slow rather than gone): follow the store; the session nobody keeps is revoked rather
+    // than left live at the service (revokeSession frees it whatever the answer).
+    const status = await stored.status();
+    await this.#client.revokeSession(fresh).catch(() => {});
+    return this.#outcomeOf(status);
+  }
+
+  #waitTimedOut() {
+    return new KitError('SERVICE_ERROR', `SessionKeeper: another tab's refresh of this session did not finish within ${this.#lockWaitMs} ms (options.lockWaitMs); retrying`);
+  }
+
+  /** Runs `work` holding the Web Lock of this session; waits for it at most lockWaitMs. */
+  async #withLock(session, work) {
+    const controller = new AbortController();
+    const timer = this.#setTimeout(() => controller.abort(), this.#lockWaitMs);
+    let result;
+    try {
+      await this.#locks.request(`embedded-wallet-kit/session-refresh/${this.#stored.name}/${session.id}`, { signal: controller.signal }, async () => {
+        this.#clearTimeout(timer); // granted: the wait is over, the work is not bounded by it
+        result = await work();
+      });
+    } catch (err) {
+      if (controller.signal.aborted && err?.name === 'AbortError') throw this.#waitTimedOut();
+      throw err;
+    } finally {
+      this.#clearTimeout(timer);
+    }
+    return result;
+  }
+
+  /**
+   * Runs `work` holding the session's lease (no Web Locks): taken in one IndexedDB
+   * transaction unless another tab holds an unexpired one; then the store is read again
+   * every LEASE_POLL_MS (or at once when the store announces a change) for at most
+   * lockWaitMs.
+   */
+  async #withLease(work) {
+    const stored = this.#stored;
+    const deadline = this.#now() + this.#lockWaitMs;
+    for (;;) {
+      const lease = await stored.takeLease(this.#owner, this.#now(), this.#leaseMs);
+      if (lease.state === 'changed') return this.#outcomeOf(await stored.status());
+      if (lease.state === 'taken') {
+        try {
+          return await work(); // a replace leaves a tombstone: the lease goes with the record
+        } catch (err) {
+          await stored.releaseLease(this.#owner).catch(() => {});
+          throw err;
+        }
+      }
+      const at = this.#now();
+      if (at >= deadline) throw this.#waitTimedOut();
+      await this.#pause(Math.min(LEASE_POLL_MS, lease.until - at, deadline - at));
+    }
+  }
+
+  /** Waits `ms` on the keeper's timers, or until the store announces a change. */
+  #pause(ms) {
+    return /** @type {Promise<void>} */ (new Promise((resolve) => {
+      const done = () => {
+        this.#nudge = undefined;
+        resolve();
+      };
+      const handle = this.#setTimeout(done, Math.max(0, ms));
+      this.#nudge = () => {
+        this.#clearTimeout(handle);
+        done();
+      };
+    }));
+  }
+
+  #failed(session, err, followed = false) {
     const code = err instanceof KitError ? err.code : undefined;
+    if (code === 'SESSION_CLOSED' && this.#stored !== undefined && !followed && !this.#stopped) {
+      // A stored session replaced or deleted under this refresh (another tab refreshed it
+      // after this tab's lease had run out, or logged out): the store says which.
+      this.#follow(() => this.#failed(session, err, true));
+      return;
+    }
     if (code === 'SESSION_EXPIRED') {
       // It expired while waiting for the transport (checked before sending): log in again.
       this.#expire();

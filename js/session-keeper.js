@@ -14,7 +14,15 @@ export class SessionKeeper {
     if (token !== TOKEN) throw new KitError('INVALID_INPUT', 'SessionKeeper: use await SessionKeeper.start(client, session)');
   }
 
-  /** Starts keeping `session` alive; see index.d.ts. */
+  /**
+   * Starts keeping `session` alive; see index.d.ts.
+   *
+   * @template {import('./index.js').Session | import('./index.js').StoredSession} S
+   * @param {import('./index.js').WalletClient} client
+   * @param {S} session
+   * @param {import('./index.js').SessionKeeperOptions} [options]
+   * @returns {Promise<import('./index.js').SessionKeeper<S>>}
+   */
   static async start(client, session, options) {
     if (loading === undefined) {
       const attempt = import('./session-keeper-impl.js').catch((err) => {

@@ -28,6 +28,7 @@ import {
 import { KitError } from './kit-error.js';
 import { now as clock, subtle } from './platform.js';
 import { SessionStore, TOKEN } from './session-store.js';
+import { storedSessions } from './wallet-client.js';
 
 /** @typedef {import('./index.js').StoredSession} DeclaredStoredSession */
 /** @typedef {import('./index.js').SessionStore} DeclaredSessionStore */
@@ -39,7 +40,11 @@ const CLIENT_KEY_MAX_AGE_MS = 3600_000;
 
 const fail = (code, what, cause) => new KitError(code, `session store: ${what}`, cause);
 const invalid = (what) => fail('INVALID_INPUT', what);
-const gone = () => fail('SESSION_CLOSED', 'this session was deleted from the store');
+const gone = () => fail('SESSION_CLOSED', 'this session was deleted from the store (a logout, here or in another tab)');
+const replaced = () =>
+  fail('SESSION_CLOSED', 'this session was replaced by a refresh (here or in another tab); sign with the new one (SessionKeeper.session)');
+/** A record that only says which session replaced it (kept until the old one's expiry). */
+const isTombstone = (record) => record.replacedBy !== undefined;
 
 /** Runs an IndexedDB or WebCrypto step: its errors become STORE_UNAVAILABLE (cause kept). */
 async function guarded(what, fn) {
@@ -104,10 +109,11 @@ function openDatabase(factory, name) {
   );
 }
 
-/** The live record of `id` (SESSION_CLOSED once deleted), inside a transaction. */
+/** The live record of `id` (SESSION_CLOSED once deleted or replaced), inside a transaction. */
 async function liveRecord(sessions, id) {
   const record = await done(sessions.get(id));
   if (!record) throw gone();
+  if (isTombstone(record)) throw replaced();
   return record;
 }
 
@@ -120,8 +126,12 @@ async function liveRecord(sessions, id) {
  */
 class Deletions {
   #ids = new Set();
+  /** Replaced session id → the id of the session that replaced it (a refresh in any tab). */
+  #replaced = new Map();
   #clears = 0;
   #channel;
+  /** Listeners (SessionKeepers) told of every change, this page's and the others'. */
+  #watchers = new Set();
 
   constructor(name) {
     if (typeof BroadcastChannel === 'function') {
@@ -143,6 +153,26 @@ class Deletions {
   #apply(message) {
     if (message?.cleared === true) this.#clears++;
     if (Array.isArray(message?.deleted)) for (const id of message.deleted) this.#ids.add(id);
+    const pair = message?.replaced;
+    if (Array.isArray(pair) && typeof pair[0] === 'string' && typeof pair[1] === 'string') this.#replaced.set(pair[0], pair[1]);
+    for (const watcher of [...this.#watchers]) watcher(message);
+  }
+
+  /** A change this page read from IndexedDB (another page's, whose message has not come, or never will). */
+  learn(message) {
+    this.#apply(message);
+  }
+
+  /** Calls `watcher(message)` on every change; returns the remover. */
+  watch(watcher) {
+    this.#watchers.add(watcher);
+    return () => {
+      this.#watchers.delete(watcher);
+    };
+  }
+
+  replacedBy(id) {
+    return this.#replaced.get(id);
   }
 
   /** Records a deletion here and tells the other pages. */
@@ -154,15 +184,41 @@ class Deletions {
   /** A session saved (again) is live again. */
   saved(id) {
     this.#ids.delete(id);
+    this.#replaced.delete(id);
   }
 
   isDeleted(id, clearsAtCreation) {
-    return this.#ids.has(id) || this.#clears !== clearsAtCreation;
+    return this.#ids.has(id) || this.#replaced.has(id) || this.#clears !== clearsAtCreation;
   }
 
   close() {
     this.#channel?.close();
   }
+}
+
+const CHECK_LIVE = Symbol('check live');
+const CLOSE = Symbol('close');
+
+/** The fields of a session's record; `key` its non-extractable CryptoKey (none for a sandbox session). */
+function recordOf(session, key) {
+  const expiresAt = session.expiresAt;
+  return {
+    id: session.id,
+    accountId: session.accountId,
+    type: session.type,
+    expiresAt: expiresAt.toISOString(),
+    expiresAtMs: expiresAt.getTime(),
+    publicKeyHex: session.publicKeyHex ?? null,
+    sandboxed: session.sandboxed,
+    signed: storeSignedRequestIds(session), // ids it signed before being stored stay spent
+    ...(key && { key }),
+  };
+}
+
+/** Imports the key of a session worth keeping (SESSION_CLOSED, SESSION_EXPIRED otherwise). */
+async function keyOf(session) {
+  storeAuthorizeStamp(session, ''); // SESSION_CLOSED, SESSION_EXPIRED: nothing worth keeping
+  return session.sandboxed ? undefined : guarded('WebCrypto importKey', () => storeImportSessionKey(session));
 }
 
 /**
@@ -189,10 +245,27 @@ class StoredSession {
   /** SESSION_CLOSED once deleted from the store (here, or in another page). */
   async #checkLive() {
     if (!this.#deletions.known) {
+      this.#knownGone();
       await run(this.#db, 'readonly', (sessions) => liveRecord(sessions, this.id));
-    } else if (this.#deletions.isDeleted(this.id, this.#clears)) {
-      throw gone();
+    } else {
+      this.#knownGone();
     }
+  }
+
+  /** SESSION_CLOSED, saying why, once this page knows it was deleted or replaced. */
+  #knownGone() {
+    if (this.#deletions.isDeleted(this.id, this.#clears)) throw this.#deletions.replacedBy(this.id) === undefined ? gone() : replaced();
+  }
+
+  /** For WalletClient (through storedSessions): SESSION_CLOSED before anything is sent. */
+  [CHECK_LIVE]() {
+    return this.#checkLive();
+  }
+
+  /** Replaced in this page: its key is dropped at once. */
+  [CLOSE]() {
+    this.#session.close();
+    this.#key = undefined;
   }
 
   get id() {
@@ -219,12 +292,14 @@ class StoredSession {
   }
 
   async stamp(payloadToSign) {
+    this.#knownGone();
     const payload = storeAuthorizeStamp(this.#session, payloadToSign);
     await this.#checkLive();
     return this.#sign(payload);
   }
 
   async signRetry(pending202) {
+    this.#knownGone();
     const { payloadToSign, requestId } = storeAuthorizeRetry(this.#session, pending202);
     // Spent ids live in the record, so one signed before a reload or in another tab is
     // refused too; the check and the write are one transaction. The rule (canonical ids,
@@ -238,6 +313,7 @@ class StoredSession {
   }
 
   async signQuote(quote) {
+    this.#knownGone();
     const payload = storeAuthorizeQuote(this.#session, quote);
     await this.#checkLive();
     return { 'Service-Wallet-Signature': await this.#sign(payload) };
@@ -288,10 +364,12 @@ export async function open(options = {}) {
 class Store extends SessionStore {
   #db;
   #deletions;
+  #name;
 
   constructor(db, name) {
     super(TOKEN);
     this.#db = db;
+    this.#name = name;
     this.#deletions = new Deletions(name);
   }
 
@@ -303,21 +381,7 @@ class Store extends SessionStore {
 
   async save(session) {
     if (!(session instanceof RawSession)) throw invalid('save() takes a Session');
-    storeAuthorizeStamp(session, ''); // SESSION_CLOSED, SESSION_EXPIRED: nothing worth keeping
-    const sandboxed = session.sandboxed;
-    const key = sandboxed ? undefined : await guarded('WebCrypto importKey', () => storeImportSessionKey(session));
-    const expiresAt = session.expiresAt;
-    const record = {
-      id: session.id,
-      accountId: session.accountId,
-      type: session.type,
-      expiresAt: expiresAt.toISOString(),
-      expiresAtMs: expiresAt.getTime(),
-      publicKeyHex: session.publicKeyHex ?? null,
-      sandboxed,
-      signed: storeSignedRequestIds(session), // ids it signed before being stored stay spent
-      ...(key && { key }),
-    };
+    const record = recordOf(session, await keyOf(session));
     await run(this.#db, 'readwrite', async (sessions) => {
       const old = await done(sessions.get(record.id));
       // Saving the same session again must not forget the request ids it signed.
@@ -331,13 +395,13 @@ class Store extends SessionStore {
   async load(id) {
     if (typeof id !== 'string') throw invalid('load() takes a session id string');
     const record = await run(this.#db, 'readonly', (sessions) => done(sessions.get(id)));
-    return record && record.expiresAtMs > clock() ? this.#restore(record) : null;
+    return record && !isTombstone(record) && record.expiresAtMs > clock() ? this.#restore(record) : null;
   }
 
   async list() {
     const records = await run(this.#db, 'readonly', (sessions) => done(sessions.getAll()));
     const now = clock();
-    return records.filter((r) => r.expiresAtMs > now).map((r) => this.#restore(r));
+    return records.filter((r) => !isTombstone(r) && r.expiresAtMs > now).map((r) => this.#restore(r));
   }
 
   async delete(id) {
@@ -424,8 +488,103 @@ class Store extends SessionStore {
   #restore(record) {
     const info = { id: record.id, accountId: record.accountId, type: record.type, expiresAt: record.expiresAt };
     const { sandboxed, key } = record;
-    if (sandboxed) return new StoredSession(this.#db, this.#deletions, RawSession.sandbox(info), undefined, TOKEN);
-    if (!(key instanceof CryptoKey)) throw fail('INVALID_SESSION', 'a stored session record has no key');
-    return new StoredSession(this.#db, this.#deletions, storeExternalSession(info, record.publicKeyHex), key, TOKEN);
+    let stored;
+    if (sandboxed) {
+      stored = new StoredSession(this.#db, this.#deletions, RawSession.sandbox(info), undefined, TOKEN);
+    } else {
+      if (!(key instanceof CryptoKey)) throw fail('INVALID_SESSION', 'a stored session record has no key');
+      stored = new StoredSession(this.#db, this.#deletions, storeExternalSession(info, record.publicKeyHex), key, TOKEN);
+    }
+    storedSessions.set(stored, this.#internals(stored));
+    return stored;
+  }
+
+  /**
+   * What WalletClient and SessionKeeper need of a stored session beyond its public API
+   * (through storedSessions): the liveness check, and the cross-tab refresh steps.
+   */
+  #internals(stored) {
+    const id = stored.id;
+    return {
+      name: this.#name,
+      broadcasts: this.#deletions.known,
+      checkLive: () => stored[CHECK_LIVE](),
+      status: () => this.#status(id),
+      replace: (fresh) => this.#replace(stored, fresh),
+      load: (newId) => this.load(newId),
+      watch: (watcher) => this.#deletions.watch(watcher),
+      takeLease: (owner, now, ms) => this.#takeLease(id, owner, now, ms),
+      releaseLease: (owner) => this.#releaseLease(id, owner),
+    };
+  }
+
+  /**
+   * What became of session `id`, read from IndexedDB: `live`, `replaced` (by `id`, the end
+   * of the chain of refreshes) or `deleted`. What it learns counts as known in this page
+   * at once (signing with a replaced session is SESSION_CLOSED from then on).
+   */
+  async #status(id) {
+    const status = await run(this.#db, 'readonly', async (sessions) => {
+      let current = id;
+      // Each refresh leaves one tombstone; a tab asleep through many refreshes follows them all.
+      for (let hops = 0; hops < 64; hops++) {
+        const record = await done(sessions.get(current));
+        if (!record) return { state: 'deleted' };
+        if (!isTombstone(record)) return current === id ? { state: 'live' } : { state: 'replaced', id: current };
+        current = record.replacedBy;
+      }
+      return { state: 'deleted' };
+    });
+    if (status.state === 'replaced' && this.#deletions.replacedBy(id) !== status.id) this.#deletions.learn({ replaced: [id, status.id] });
+    if (status.state === 'deleted' && !this.#deletions.isDeleted(id, this.#deletions.clears)) this.#deletions.learn({ deleted: [id] });
+    return status;
+  }
+
+  /**
+   * Saves `fresh` (the refresh of `old`) and leaves a tombstone naming it in `old`'s
+   * record, in one transaction, then tells the other pages. Resolves to the new stored
+   * session, or null when `old` was no longer live (replaced or deleted meanwhile:
+   * nothing is written).
+   */
+  async #replace(old, fresh) {
+    const record = recordOf(fresh, await keyOf(fresh));
+    const written = await run(this.#db, 'readwrite', async (sessions) => {
+      const previous = await done(sessions.get(old.id));
+      if (!previous || isTombstone(previous)) return false;
+      await done(sessions.put(record));
+      await done(sessions.put({ id: old.id, replacedBy: record.id, expiresAt: previous.expiresAt, expiresAtMs: previous.expiresAtMs }));
+      return true;
+    });
+    if (!written) return null;
+    this.#deletions.saved(record.id);
+    this.#deletions.announce({ replaced: [old.id, record.id] });
+    old[CLOSE]();
+    return this.#restore(record);
+  }
+
+  /**
+   * The refresh lease where Web Locks are missing: taken in one transaction when no other
+   * owner holds an unexpired one (`taken`); else `held` (until when) or `changed` (the
+   * session was replaced or deleted).
+   */
+  #takeLease(id, owner, now, ms) {
+    return run(this.#db, 'readwrite', async (sessions) => {
+      const record = await done(sessions.get(id));
+      if (!record || isTombstone(record)) return { state: 'changed' };
+      if (record.lease && record.lease.owner !== owner && record.lease.until > now) return { state: 'held', until: record.lease.until };
+      record.lease = { owner, until: now + ms };
+      await done(sessions.put(record));
+      return { state: 'taken' };
+    });
+  }
+
+  /** Gives the lease back (after a failed refresh), if `owner` still holds it. */
+  #releaseLease(id, owner) {
+    return run(this.#db, 'readwrite', async (sessions) => {
+      const record = await done(sessions.get(id));
+      if (record?.lease?.owner !== owner) return;
+      delete record.lease;
+      await done(sessions.put(record));
+    });
   }
 }

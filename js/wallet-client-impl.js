@@ -15,7 +15,7 @@ import { ClientKey as RawClientKey, Session as RawSession, encryptOtp } from './
 import { KitError } from './kit-error.js';
 import { isHandle } from './guard.js';
 import { loadPasskeys } from './passkey.js';
-import { keyArg } from './wallet-client.js';
+import { keyArg, storedSessions } from './wallet-client.js';
 
 /** The credential that issued each session this module opened, so a refresh carries it over. */
 const issuedBy = new WeakMap();
@@ -29,27 +29,46 @@ function text(value, name) {
   return value;
 }
 
+/** Whether `session` is a SessionStore's StoredSession (it signs asynchronously). */
+const isStored = (session) => storedSessions.has(session);
+
 // isHandle: an object made from the prototype passes instanceof with no wasm behind it.
 function sessionArg(session) {
-  if (!isHandle(session, RawSession)) throw invalid('session must be a Session');
+  if (!isHandle(session, RawSession) && !isStored(session)) throw invalid('session must be a Session or a StoredSession');
   return session;
 }
 
 /**
- * A session that can still sign, checked before any request: a freed one is
- * SESSION_CLOSED, an expired one SESSION_EXPIRED (the same codes its signing would
- * throw, but before the transport is called: nothing is sent that could not be signed).
+ * A session that can still sign, checked before any request: a freed one (or a stored one
+ * deleted or replaced in the store) is SESSION_CLOSED, an expired one SESSION_EXPIRED (the
+ * same codes its signing would throw, but before the transport is called: nothing is sent
+ * that could not be signed). For a Session this is synchronous and returns undefined; for
+ * a StoredSession a promise (its store may have to be read), to be awaited.
  */
 function liveSession(session) {
   sessionArg(session);
+  if (isStored(session)) {
+    expiryCheck(session);
+    return storedSessions.get(session).checkLive();
+  }
   // A freed session has neither a key nor the sandbox's magic signer any more.
   if (session.publicKeyHex === undefined && !session.sandboxed) {
     throw new KitError('SESSION_CLOSED', 'this session was freed; its key is gone (nothing was sent)');
   }
+  expiryCheck(session);
+  return undefined;
+}
+
+function expiryCheck(session) {
   if (session.isExpired()) {
     throw new KitError('SESSION_EXPIRED', "the session's expiresAt has passed; log in again (nothing was sent)");
   }
-  return session;
+}
+
+/** liveSession, awaited only for a StoredSession (a Session's checks stay in the caller's task). */
+async function ready(session) {
+  const pending = liveSession(session);
+  if (pending !== undefined) await pending;
 }
 
 /** The public parts of a key, as the flows take them. */
@@ -166,7 +185,7 @@ export class WalletFlows {
         // single-use request ids); an expired one restarts the request once.
         let headers;
         try {
-          headers = session.signRetry(step.sign);
+          headers = isStored(session) ? await session.signRetry(step.sign) : session.signRetry(step.sign);
         } catch (err) {
           request = flow.signFailed(err);
           continue;
@@ -214,13 +233,13 @@ export class WalletFlows {
   }
 
   async createEmailOtp(accountId, session) {
-    if (session !== undefined) liveSession(session);
+    if (session !== undefined) await ready(session);
     const flow = await this.#flow('createEmailOtp', text(accountId, 'accountId'));
     return this.#rememberOtpTarget(bodyOf(await this.#run(flow, session)));
   }
 
   async addCredential(session, body) {
-    liveSession(session);
+    await ready(session);
     return bodyOf(await this.#run(await this.#flow('addCredential', '', jsonText(body, 'body')), session));
   }
 
@@ -229,14 +248,16 @@ export class WalletFlows {
     const { accountId, nickname, ...ceremony } = options;
     text(accountId, 'accountId');
     text(nickname, 'nickname');
-    if (session !== undefined) liveSession(session);
+    // Not awaited: the ceremony must start in the caller's task (Safari ties WebAuthn to
+    // the click); a StoredSession's store check is awaited after it, below.
+    if (session !== undefined) liveSession(session)?.catch(() => {});
     const attestation = await this.#ceremony('register', ceremony);
     // From the flow module itself: with an injected `passkey` driver nothing may have
     // loaded it yet (the kit's passkey.registrationBody would then be NOT_INITIALIZED).
     const { passkeyRegistrationBody } = await this.#flows();
     const body = passkeyRegistrationBody(accountId, nickname, ceremony.challenge, attestation);
     // Checked again: the ceremony may have outlasted the session.
-    if (session !== undefined) liveSession(session);
+    if (session !== undefined) await ready(session);
     return bodyOf(await this.#run(await this.#flow('addCredential', '', JSON.stringify(body)), session));
   }
 
@@ -310,7 +331,7 @@ export class WalletFlows {
   }
 
   async refresh(session) {
-    liveSession(session);
+    await ready(session);
     return withKey(undefined, async (k) => {
       const flow = await this.#flow('refresh', '', undefined, session, k);
       const clientHeld = flow.clientHeld;
@@ -318,9 +339,27 @@ export class WalletFlows {
     });
   }
 
-  /** Revokes `session` at the service; frees it whatever the answer (or failure). */
+  /**
+   * Revokes `session` at the service; frees it whatever the answer (or failure). A
+   * StoredSession is deleted from its store instead, which ends it in every tab.
+   */
   async revokeSession(session) {
     sessionArg(session);
+    if (isStored(session)) {
+      let revoked = false;
+      try {
+        await ready(session);
+        await this.#run(await this.#flow('revokeSession', '', undefined, session), session);
+        revoked = true;
+      } finally {
+        // Revoked, or to be abandoned: no tab may sign with it. A failed delete is this
+        // call's error only when the revoke itself succeeded (else the revoke's error wins).
+        const deleting = session.delete();
+        if (revoked) await deleting;
+        else await deleting.catch(() => {});
+      }
+      return;
+    }
     try {
       liveSession(session);
       await this.#run(await this.#flow('revokeSession', '', undefined, session), session);
@@ -330,26 +369,26 @@ export class WalletFlows {
   }
 
   async revokeCredential(session, credentialId) {
-    liveSession(session);
+    await ready(session);
     const flow = await this.#flow('revokeCredential', text(credentialId, 'credentialId'), undefined, session);
     await this.#run(flow, session);
   }
 
   async exportWallet(session, accountId, key) {
-    liveSession(session);
+    await ready(session);
     // The export's clientPublicKey is the uncompressed form in both key modes.
     const flow = await this.#flow('exportWallet', text(accountId, 'accountId'), undefined, undefined, keyArg(key));
     return bodyOf(await this.#run(flow, session));
   }
 
   async updateAccount(session, accountId, patch) {
-    liveSession(session);
+    await ready(session);
     const flow = await this.#flow('updateAccount', text(accountId, 'accountId'), jsonText(patch, 'patch'));
     return bodyOf(await this.#run(flow, session));
   }
 
   async executeQuote(session, quote, { attempts = 3 } = {}) {
-    liveSession(session);
+    await ready(session);
     if (!Number.isInteger(attempts) || attempts < 1 || attempts > 10) throw invalid('attempts must be an integer from 1 to 10');
     const { QuoteExecution } = await this.#flows();
     const execution = new QuoteExecution(quote);
@@ -357,7 +396,8 @@ export class WalletFlows {
       for (let attempt = 1; ; attempt++) {
         // Signed at each attempt (QUOTE_EXPIRED, SESSION_EXPIRED are checked then), with
         // the one Idempotency-Key: a retry after a lost response cannot pay twice.
-        const signature = session.signQuote(execution.toSign())['Service-Wallet-Signature'];
+        const headers = isStored(session) ? await session.signQuote(execution.toSign()) : session.signQuote(execution.toSign());
+        const signature = headers['Service-Wallet-Signature'];
         const request = execution.request(signature);
         let response;
         try {
@@ -375,7 +415,7 @@ export class WalletFlows {
   }
 
   async request(request, session) {
-    if (session !== undefined) liveSession(session);
+    if (session !== undefined) await ready(session);
     const { SignedRetryFlow } = await this.#flows();
     return this.#run(new SignedRetryFlow(request), session);
   }

@@ -1,5 +1,6 @@
-// The public WalletClient class, shared by both entries. Its implementation
-// (js/wallet-client-impl.js, about 3 KB gzip: the async loop that drives the flows) is
+// The public WalletClient class, shared by both variants of the main entry. Its
+// implementation (js/wallet-client-impl.js, about 3 KB gzip: the async loop that drives
+// the flows, which are in the module init() loaded) is
 // loaded by the first flow call of any client, or up front by init({ passkeys: true }),
 // so init() — and every page that never uses a WalletClient — does not download it. This
 // file checks the options (synchronously, as the constructor always did) and answers
@@ -7,7 +8,7 @@
 import { ClientKey as RawClientKey } from './embedded_wallet_kit.js';
 import { KitError } from './kit-error.js';
 import { isHandle, isReady, notInitialized } from './guard.js';
-import { passkey as kitPasskey, loadPasskeys } from './passkey.js';
+import { passkey as kitPasskey } from './passkey.js';
 
 const invalid = (message) => new KitError('INVALID_INPUT', message);
 
@@ -22,6 +23,15 @@ export function keyArg(key) {
   if (key.consumed) throw new KitError('KEY_CONSUMED', 'this ClientKey was already used to open a session; generate a new one');
   return key;
 }
+
+/**
+ * The StoredSessions (js/session-store-impl.js registers each one it makes, with what
+ * WalletClient and SessionKeeper need of it beyond its public API). A WeakMap: only the
+ * store's own objects pass, and an entry does not keep its session alive.
+ *
+ * @type {WeakMap<object, any>}
+ */
+export const storedSessions = new WeakMap();
 
 /** The implementation module, once loaded. */
 let impl;
@@ -127,10 +137,8 @@ export class WalletClient {
     return this.#flows;
   }
 
-  /** Loads the implementation; the flow module, which every flow needs next, loads alongside. */
+  /** Loads the implementation (the flows it drives are in the module init() loaded). */
   async #load() {
-    // Its failure is not this call's: the flow that needs it loads it again and reports that.
-    loadPasskeys().catch(() => {});
     await loadWalletClient();
     return this.#loaded();
   }

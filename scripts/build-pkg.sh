@@ -1,23 +1,24 @@
 #!/usr/bin/env bash
-# Assembles the npm package in pkg/, with three wasm modules, one per binding crate in
-# bindings/ (each a cdylib over the core crate; bindings/common is shared by all):
-#   1. signing (bindings/signing: ClientKey, Session, the session store's bindings,
-#      inspectPayload, the enclave exports; loaded by init()) -> embedded_wallet_kit*
-#   2. wallet (bindings/wallet: passkey.* and the flow drivers behind WalletClient; loaded
-#      by init({ passkeys: true }), the first passkey call or the first WalletClient call)
-#      -> embedded_wallet_kit_wallet*
+# Assembles the npm package in pkg/, with three wasm modules, one per shipped binding crate
+# in bindings/ (each a cdylib over the core crate; bindings/common is shared by all). Each
+# page loads exactly one of the first two:
+#   1. full (bindings/wallet, which links bindings/signing: ClientKey, Session, passkey.*,
+#      the flow drivers behind WalletClient, the session store's bindings, inspectPayload,
+#      the enclave exports; loaded by the main entry's init()) -> embedded_wallet_kit*
+#   2. signing-only (bindings/signing: ClientKey, Session, warmUp; loaded by the
+#      `embedded-wallet-kit/signing` entry's init()) -> embedded_wallet_kit_signing*
 #   3. testing (bindings/testing: SoftAuthenticator; the `embedded-wallet-kit/testing`
 #      entry, for tests only) -> embedded_wallet_kit_testing*
 # Each: release wasm build of its crate -> wasm-bindgen --target web -> wasm-opt -Oz
 # (npm binaryen 132, by explicit path). Then JS entries, types, README, LICENSE,
-# package.json. Each crate writes its own target/ artifact (ewk_signing.wasm, ...).
+# package.json. Each crate writes its own target/ artifact (ewk_wallet.wasm, ...).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 
 OUT=pkg
 NAME=embedded_wallet_kit
-WALLET_NAME=embedded_wallet_kit_wallet
+SIGNING_NAME=embedded_wallet_kit_signing
 TESTING_NAME=embedded_wallet_kit_testing
 WASM_OPT="$PWD/node_modules/.bin/wasm-opt"
 
@@ -42,8 +43,7 @@ mkdir -p "${OUT}"
 # `json` feature: the modules parse with the engine's JSON.parse). wasm-bindgen's
 # declarations are finished and compared with the copy `make lint-js` reads
 # (scripts/glue-types.mjs); with `types` they ship (js/index.d.ts and js/testing.d.ts
-# re-export them), with `check-types` not (the wallet module's exports are internal to
-# the shim, which wraps and documents them).
+# and js/signing.d.ts re-export them), with `check-types` not.
 build_module() {
   local name=$1
   local crate=$2
@@ -70,17 +70,18 @@ build_module() {
   if [ "${types}" = check-types ]; then rm "${OUT}/${name}.d.ts"; fi
 }
 
-build_module "${NAME}" ewk-signing types
-# Handles that cannot be forged or detached; WebCrypto and Date.now from js/platform.js (see the script).
-node scripts/harden-glue.mjs "${OUT}/${NAME}.js"
-build_module "${WALLET_NAME}" ewk-wallet check-types
+build_module "${NAME}" ewk-wallet types
+build_module "${SIGNING_NAME}" ewk-signing types
+# Both hold keys: handles that cannot be forged or detached; WebCrypto and Date.now from
+# js/platform.js (see the script).
+node scripts/harden-glue.mjs "${OUT}/${NAME}.js" "${OUT}/${SIGNING_NAME}.js"
 build_module "${TESTING_NAME}" ewk-testing types
 
 # All three glues import KitError from the snippet wasm-bindgen copied out of
 # js/kit-error.js (imported once, in bindings/common, through its js/kit-error.js link);
 # the entries import ./kit-error.js, which must be that very module for instanceof. All
-# modules must name the same snippet path (one directory, same hash), or a wallet or
-# testing error would be another class than a signing error.
+# modules must name the same snippet path (one directory, same hash), or a
+# signing-only or testing error would be another class than a full module's.
 mapfile -t SNIPPETS < <(find "${OUT}/snippets" -path '*/js/kit-error.js' -type f 2>/dev/null | sort)
 if [ "${#SNIPPETS[@]}" -ne 1 ]; then
   echo "[build] expected exactly one snippets/*/js/kit-error.js in ${OUT}, found ${#SNIPPETS[@]}:" \
@@ -92,7 +93,7 @@ if ! cmp -s "${SNIPPETS[0]}" js/kit-error.js; then
   exit 1
 fi
 SNIPPET_REL="./${SNIPPETS[0]#"${OUT}/"}"
-for glue in "${NAME}" "${WALLET_NAME}" "${TESTING_NAME}"; do
+for glue in "${NAME}" "${SIGNING_NAME}" "${TESTING_NAME}"; do
   if ! grep -qF "from '${SNIPPET_REL}'" "${OUT}/${glue}.js"; then
     echo "[build] the glue ${OUT}/${glue}.js does not import ${SNIPPET_REL}" >&2
     exit 1
@@ -127,15 +128,15 @@ strip_comments() {
   done
   rm -rf "${dir}"
 }
-ENTRIES=(browser.js node.js platform.js guard.js passkey.js wallet-client.js wallet-client-impl.js session-store.js session-store-impl.js session-keeper.js session-keeper-impl.js isolated-boot.js isolated.js signer-worker.js testing.js testing-node.js react.js react-store.js)
+ENTRIES=(browser.js node.js signing.js signing-node.js platform.js guard.js warm-up.js passkey.js wallet-client.js wallet-client-impl.js session-store.js session-store-impl.js session-keeper.js session-keeper-impl.js isolated-boot.js isolated.js signer-worker.js testing.js testing-node.js react.js react-store.js)
 strip_comments js "${ENTRIES[@]}"
 # The glues too: wasm-bindgen copies the Rust docs into them as comments, which the
 # generated .d.ts carry (about 2 KB gzip of what init() loads).
-strip_comments "${OUT}" "${NAME}.js" "${WALLET_NAME}.js" "${TESTING_NAME}.js"
-cp js/index.d.ts js/testing.d.ts js/react.d.ts "${OUT}/"
-# (and ${NAME}.d.ts and ${TESTING_NAME}.d.ts, generated above, which they re-export)
+strip_comments "${OUT}" "${NAME}.js" "${SIGNING_NAME}.js" "${TESTING_NAME}.js"
+cp js/index.d.ts js/signing.d.ts js/testing.d.ts js/react.d.ts "${OUT}/"
+# (and ${NAME}.d.ts, ${SIGNING_NAME}.d.ts and ${TESTING_NAME}.d.ts, generated above, which they re-export)
 cp pkg-template/package.json pkg-template/README.md pkg-template/LICENSE "${OUT}/"
 
 say "done: $(cd "${OUT}" && find . -type f | sort | tr '\n' ' ')"
-ls -l "${OUT}/${NAME}_bg.wasm" "${OUT}/${NAME}.js" "${OUT}/${WALLET_NAME}_bg.wasm" "${OUT}/${WALLET_NAME}.js" \
+ls -l "${OUT}/${NAME}_bg.wasm" "${OUT}/${NAME}.js" "${OUT}/${SIGNING_NAME}_bg.wasm" "${OUT}/${SIGNING_NAME}.js" \
   "${OUT}/${TESTING_NAME}_bg.wasm" "${OUT}/${TESTING_NAME}.js"

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Hardens the signing module's wasm-bindgen glue (pkg/embedded_wallet_kit.js) after
-// wasm-bindgen wrote it; run by scripts/build-pkg.sh. wasm-bindgen's classes keep a
+// Hardens the wasm-bindgen glue of each module that holds keys (the full module's,
+// pkg/embedded_wallet_kit.js, and the signing-only one's, pkg/embedded_wallet_kit_signing.js)
+// after wasm-bindgen wrote it; run by scripts/build-pkg.sh on both. wasm-bindgen's classes keep a
 // handle's wasm pointer in a writable `__wbg_ptr` and trust it on every call, and carry
 // `__wrap` (any integer becomes a handle) and `__destroy_into_raw` (detaches a handle
 // without zeroizing its key). Here:
@@ -19,9 +20,11 @@
 //     key, nor receives the PKCS#8 bytes the session store imports, nor moves the clock
 //     of the expiry guards.
 // Each rewrite checks that the glue has the exact shape it expects (wasm-bindgen is
-// pinned in Cargo.lock) and fails the build otherwise.
+// pinned in Cargo.lock) and fails the build otherwise. The full module's other classes
+// (the flow state machines behind WalletClient, which hold no key) keep wasm-bindgen's
+// own shape: only ClientKey and Session handles guard secrets.
 //
-// Usage: node scripts/harden-glue.mjs pkg/embedded_wallet_kit.js
+// Usage: node scripts/harden-glue.mjs pkg/embedded_wallet_kit.js [pkg/embedded_wallet_kit_signing.js ...]
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const CLASSES = ['ClientKey', 'Session'];
@@ -36,6 +39,20 @@ function replaceExact(text, from, to, count, what) {
   const found = text.split(from).length - 1;
   if (found !== count) fail(`${what}: expected ${count} occurrence(s), found ${found}; wasm-bindgen's output changed`);
   return text.split(from).join(to);
+}
+
+/**
+ * The glue without the bodies of the classes that are not handles (and their `X.__wrap(`
+ * calls): what must hold no wasm-bindgen internal any more.
+ */
+function withoutOtherClasses(glue) {
+  const others = [...glue.matchAll(/^export class (\w+) \{$/gm)].map((m) => m[1]).filter((c) => !CLASSES.includes(c));
+  let rest = glue;
+  for (const cls of others) {
+    rest = rest.replace(new RegExp(`^export class ${cls} \\{$[\\s\\S]*?^\\}$`, 'm'), '');
+    rest = rest.split(`${cls}.__wrap(`).join('');
+  }
+  return rest;
 }
 
 export function harden(source) {
@@ -80,6 +97,8 @@ export function harden(source) {
       const opened = /^export class (\w+) \{$/.exec(line);
       if (opened) currentClass = opened[1];
       else if (line === '}') currentClass = undefined;
+      // Another class's body (a flow's) is not a handle's: left as wasm-bindgen wrote it.
+      if (currentClass !== undefined && !CLASSES.includes(currentClass)) return line;
       const fn = /^export function (\w+)\(/.exec(line);
       const method = /^ {4}(static )?(\w+)\(.*\) \{$/.exec(line);
       if (fn) currentFunction = fn[1];
@@ -104,14 +123,16 @@ export function harden(source) {
     }
 }
 `, '', 1, '_assertClass');
-  const leftover = /__wbg_ptr|__wrap|__destroy_into_raw|_assertClass/.exec(glue);
+  const leftover = /__wbg_ptr|__wrap|__destroy_into_raw|_assertClass/.exec(withoutOtherClasses(glue));
   if (leftover) fail(`\`${leftover[0]}\` is still there: ${glue.slice(leftover.index - 80, leftover.index + 40)}`);
 
   // WebCrypto and the clock as captured when the kit's modules load (js/platform.js), not
   // as the page's globals are when init() runs or when a guard reads the time.
   glue = `import { getRandomValues as kitGetRandomValues, subtle as kitSubtle, now as kitNow } from './platform.js';\n${glue}`;
   glue = replaceExact(glue, 'globalThis.crypto.getRandomValues(', 'kitGetRandomValues(', 1, 'getRandomValues import');
-  glue = replaceExact(glue, 'crypto.subtle.importKey(', 'kitSubtle.importKey(', 1, 'importKey import');
+  // Only the full module imports keys (the session store's bindings); the signing-only one does not.
+  const importsKeys = glue.includes('crypto.subtle.importKey(');
+  glue = replaceExact(glue, 'crypto.subtle.importKey(', 'kitSubtle.importKey(', importsKeys ? 1 : 0, 'importKey import');
   glue = replaceExact(glue, 'const ret = Date.now();', 'const ret = kitNow();', 1, 'Date.now import');
   const global = /globalThis\.crypto|crypto\.subtle\.|Date\.now\(/.exec(glue);
   if (global) fail(`\`${global[0]}\` is still read from the page: ${glue.slice(global.index - 80, global.index + 40)}`);
@@ -162,8 +183,10 @@ Object.defineProperty(${cls}.prototype, '__wbg_ptr', {
 }
 
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop())) {
-  const file = process.argv[2];
-  if (!file) fail('usage: node scripts/harden-glue.mjs <glue.js>');
-  writeFileSync(file, harden(readFileSync(file, 'utf8')));
-  console.log(`[harden-glue] ${file}: handles in private fields, no __wrap/__destroy_into_raw, WebCrypto and Date.now from platform.js`);
+  const files = process.argv.slice(2);
+  if (files.length === 0) fail('usage: node scripts/harden-glue.mjs <glue.js>...');
+  for (const file of files) {
+    writeFileSync(file, harden(readFileSync(file, 'utf8')));
+    console.log(`[harden-glue] ${file}: handles in private fields, no __wrap/__destroy_into_raw, WebCrypto and Date.now from platform.js`);
+  }
 }

@@ -2,7 +2,7 @@
 // `npm pack ./pkg` smoke test: the tarball holds exactly the package files, installs
 // into a fresh project, resolves to the Node entry by name, works there (and so does
 // `embedded-wallet-kit/testing`), and its TypeScript declarations compile against
-// tests/types/usage.ts and tests/types/testing-usage.ts.
+// tests/types/usage.ts, tests/types/signing-usage.ts and tests/types/testing-usage.ts.
 // Prints "N passed, N failed"; exits non-zero on failure. Leaves the tarball in dist/.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
@@ -42,10 +42,10 @@ check('the tarball holds exactly the package files', () => {
   const files = packed.files.map((f) => f.path).sort();
   const expected = [
     'LICENSE', 'README.md', 'browser.js', 'embedded_wallet_kit.d.ts', 'embedded_wallet_kit.js', 'embedded_wallet_kit_bg.wasm',
-    'embedded_wallet_kit_testing.d.ts', 'embedded_wallet_kit_testing.js', 'embedded_wallet_kit_testing_bg.wasm',
-    'embedded_wallet_kit_wallet.js', 'embedded_wallet_kit_wallet_bg.wasm', 'guard.js',
+    'embedded_wallet_kit_signing.d.ts', 'embedded_wallet_kit_signing.js', 'embedded_wallet_kit_signing_bg.wasm',
+    'embedded_wallet_kit_testing.d.ts', 'embedded_wallet_kit_testing.js', 'embedded_wallet_kit_testing_bg.wasm', 'guard.js',
     'index.d.ts', 'isolated-boot.js', 'isolated.js', 'kit-error.js', 'node.js', 'package.json', 'passkey.js', 'platform.js', 'react-store.js', 'react.d.ts', 'react.js',
-    'session-keeper-impl.js', 'session-keeper.js', 'session-store-impl.js', 'session-store.js', 'signer-worker.js', 'testing-node.js', 'testing.d.ts', 'testing.js', 'wallet-client-impl.js', 'wallet-client.js',
+    'session-keeper-impl.js', 'session-keeper.js', 'session-store-impl.js', 'session-store.js', 'signer-worker.js', 'signing-node.js', 'signing.d.ts', 'signing.js', 'testing-node.js', 'testing.d.ts', 'testing.js', 'wallet-client-impl.js', 'wallet-client.js', 'warm-up.js',
   ];
   const snippets = files.filter((f) => f.startsWith('snippets/'));
   assert(snippets.length === 1 && /^snippets\/ewk-common-[0-9a-f]+\/js\/kit-error\.js$/.test(snippets[0]),
@@ -79,14 +79,20 @@ check('Node resolves the package to node.js and it works there', () => {
     assert.equal(sb.stamp('x'), 'sandbox-valid-signature');
     assert.throws(() => Session.open({ ...response, encryptedSessionSigningKey: '0OIl' }, key),
       (e) => e instanceof KitError && e.code === 'INVALID_BUNDLE');
-    // The wallet module is loaded at import too: no WebAuthn in Node, but its errors are
-    // the same KitError class and registrationBody works.
+    // The passkey API is in the module loaded at import: no WebAuthn in Node, but its
+    // errors are the same KitError class and registrationBody works.
     assert.equal(passkey.isSupported(), false);
     await assert.rejects(passkey.register({ challenge: 'AAAA', rpId: 'x.test', rpName: 'x', user: { id: 'u', name: 'n' } }),
       (e) => e instanceof KitError && e.code === 'PASSKEY_UNSUPPORTED');
     assert.throws(() => passkey.registrationBody('InternalAccount:1', '', 'AAAA', {}),
       (e) => e instanceof KitError && e.code === 'INVALID_INPUT');
-    assert.ok(import.meta.resolve('embedded-wallet-kit/embedded_wallet_kit_wallet_bg.wasm').endsWith('_wallet_bg.wasm'));
+    assert.ok(import.meta.resolve('embedded-wallet-kit/embedded_wallet_kit_signing_bg.wasm').endsWith('_signing_bg.wasm'));
+    // The signing entry: its own module, instantiated at import in Node.
+    const signing = await import('embedded-wallet-kit/signing');
+    assert.deepEqual(Object.keys(signing).sort(), ['ClientKey', 'KitError', 'Session', 'init']);
+    await signing.init();
+    assert.match(signing.ClientKey.generate().publicKeyHex, /^04[0-9a-f]{128}$/);
+    assert.equal(signing.KitError, KitError);
     const pkg = (await import('embedded-wallet-kit/package.json', { with: { type: 'json' } })).default;
     assert.equal(pkg.sideEffects, false);
     console.log('node entry ok');
@@ -128,15 +134,16 @@ check('Node resolves embedded-wallet-kit/testing to testing-node.js: register + 
 });
 
 for (const resolution of ['Bundler', 'NodeNext']) {
-  check(`index.d.ts and testing.d.ts compile against tests/types/{usage,testing-usage}.ts (tsc --strict, moduleResolution ${resolution})`, () => {
+  check(`index.d.ts, signing.d.ts and testing.d.ts compile against tests/types/{usage,signing-usage,testing-usage}.ts (tsc --strict, moduleResolution ${resolution})`, () => {
     copyFileSync(join(root, 'tests', 'types', 'usage.ts'), join(project, 'usage.ts'));
+    copyFileSync(join(root, 'tests', 'types', 'signing-usage.ts'), join(project, 'signing-usage.ts'));
     copyFileSync(join(root, 'tests', 'types', 'testing-usage.ts'), join(project, 'testing-usage.ts'));
     writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({
       compilerOptions: {
         strict: true, noEmit: true, target: 'ES2022', module: resolution === 'Bundler' ? 'ESNext' : 'NodeNext',
         moduleResolution: resolution, lib: ['ES2022', 'DOM'], skipLibCheck: false, types: [],
       },
-      files: ['usage.ts', 'testing-usage.ts'],
+      files: ['usage.ts', 'signing-usage.ts', 'testing-usage.ts'],
     }));
     run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], project);
   });

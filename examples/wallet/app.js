@@ -12,7 +12,7 @@
 // sealed bundle (default), or client-held keys (compressed clientPublicKey, the key
 // becomes the session key, encrypted OTP login).
 import {
-  init, ClientKey, Session, passkey, KitError, WalletClient, SessionKeeper,
+  init, ClientKey, Session, passkey, KitError, WalletClient, SessionKeeper, SessionStore,
 } from './pkg/browser.js';
 
 /** The sandbox's magic passkey signature (spec §5.3); strict mode checks real ones. */
@@ -28,7 +28,8 @@ const state = {
   otp: null,
   otpVerified: false,
   passkeyCredential: null, // AuthMethod (PASSKEY), with credentialId
-  session: null, // Session
+  session: null, // Session, or a StoredSession when shared with the other tabs
+  store: null, // SessionStore, once "share with other tabs" is on
   client: null, // WalletClient (made once the emulator's mode is known)
   keys: 'sealed', // the WalletClient's key mode: 'sealed' | 'client-held'
   sessionView: null, // {id, type, expiresAt, publicKeyHex, sandboxed, status: 'live' | 'revoked'}
@@ -263,15 +264,17 @@ function newClientKey() {
   return key;
 }
 
-/** Makes `next` the current session; the previous one is zeroized. */
 /**
  * Makes `next` the page's session. `fromKeeper`: the SessionKeeper refreshed it (the
  * keeper frees the previous session itself and keeps watching the new one); otherwise the
  * previous session is freed here and a new keeper takes over (when "keep alive" is on).
+ * With "share with other tabs" on, a new login is saved to the SessionStore first: the
+ * page then signs with the StoredSession, which the origin's other tabs load and keep too.
  */
-function adoptSession(next, { fromKeeper = false } = {}) {
+async function adoptSession(next, { fromKeeper = false } = {}) {
   const previous = state.session;
   if (!fromKeeper) stopKeeper();
+  if (!fromKeeper && sharing() && !isStored(next)) next = await share(next);
   state.session = next;
   state.sessionView = {
     id: next.id,
@@ -283,11 +286,60 @@ function adoptSession(next, { fromKeeper = false } = {}) {
   };
   if (previous && previous !== next && !fromKeeper) {
     const id = previous.id;
-    previous.free();
-    kitLog(`previous session ${id}: free() — its key is zeroized`);
+    if (isStored(previous)) {
+      // One shared session per origin: the other tabs see this one end ("logged out").
+      await previous.delete().catch(() => {});
+      kitLog(`previous shared session ${id}: delete() — gone from the store, in every tab`);
+    } else {
+      previous.free();
+      kitLog(`previous session ${id}: free() — its key is zeroized`);
+    }
   }
   if (!fromKeeper) keepAlive(next).catch((err) => errorLog(`SessionKeeper: ${err.message}`));
   renderSession();
+}
+
+// ---------------------------------------------------------------------------------------
+// Sharing the session with the origin's other tabs (SessionStore + SessionKeeper)
+
+/** The store's name, and the localStorage key of the account this tab's session is for. */
+const SHARED = 'embedded-wallet-kit-demo';
+
+const sharing = () => $('share-tabs').checked && state.store !== null;
+/** A StoredSession signs asynchronously and lives in IndexedDB; a Session has free(). */
+const isStored = (session) => typeof session?.free !== 'function';
+
+/** Saves `session` to the store (the in-memory one is freed) and the account's public parts to localStorage. */
+async function share(session) {
+  const stored = await state.store.save(session);
+  session.free();
+  kitLog(`store.save(session) → StoredSession ${stored.id}: a non-extractable WebCrypto key in IndexedDB, for every tab of this origin; the in-memory session is freed`);
+  localStorage.setItem(SHARED, JSON.stringify({
+    account: state.account, otpCredential: state.otpCredential, passkeyCredential: state.passkeyCredential, keys: state.keys,
+  }));
+  return stored;
+}
+
+/** A tab opened while another one shares its session: take it over (account, session, keeper). */
+async function joinSharedSession() {
+  const [stored] = await state.store.list();
+  const shared = JSON.parse(localStorage.getItem(SHARED) ?? 'null');
+  if (!stored || !shared?.account) return;
+  if (shared.keys !== state.keys) useKeys(shared.keys);
+  state.account = shared.account;
+  state.otpCredential = shared.otpCredential;
+  state.passkeyCredential = shared.passkeyCredential;
+  state.otpVerified = true;
+  kitLog(`store.list() → StoredSession ${stored.id}, shared by another tab`);
+  keeperNote('session from another tab');
+  await adoptSession(stored);
+}
+
+/** "share with other tabs" switched on: open the store; share the current session, if any. */
+async function startSharing() {
+  state.store ??= await SessionStore.open({ name: SHARED });
+  kitLog(`SessionStore.open({ name: '${SHARED}' }): sessions are shared with this origin's other tabs`);
+  if (state.session && !isStored(state.session) && live()) await adoptSession(state.session);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -321,11 +373,25 @@ async function keepAlive(session) {
   kitLog(`SessionKeeper.start(client, session, { leadMs: ${leadMs} }): refreshes ${Math.round(leadMs / 1000)} s before expiresAt`);
   keeperNote(`keeping ${session.id} alive: refresh ${Math.round(leadMs / 1000)} s before it expires`);
   keeper.on('expiring', ({ msLeft }) => keeperNote(`expiring in ${Math.ceil(msLeft / 1000)} s: refreshing…`));
-  keeper.on('refreshed', ({ session: fresh, previous }) => {
-    kitLog(`SessionKeeper: refreshed ${previous.id} → ${fresh.id}; the previous session is freed`);
+  keeper.on('refreshed', ({ session: fresh, previous, elsewhere }) => {
     state.keeperRefreshes = (state.keeperRefreshes ?? 0) + 1;
-    adoptSession(sessionLog(fresh, clientHeld()), { fromKeeper: true });
-    keeperNote(`refreshed (${state.keeperRefreshes} so far): ${fresh.id}`);
+    if (elsewhere) {
+      kitLog(`SessionKeeper: ${previous.id} was refreshed in another tab → ${fresh.id}, adopted from the store (this tab sent no refresh)`);
+    } else {
+      kitLog(`SessionKeeper: refreshed ${previous.id} → ${fresh.id}; the previous session is ${isStored(fresh) ? 'replaced in the store, for every tab' : 'freed'}`);
+    }
+    adoptSession(sessionLog(fresh, clientHeld()), { fromKeeper: true }).catch((err) => errorLog(err.message));
+    keeperNote(`${elsewhere ? 'refreshed in another tab' : 'refreshed'} (${state.keeperRefreshes} so far): ${fresh.id}`);
+  });
+  keeper.on('revoked', ({ fromStore }) => {
+    if (!fromStore) return;
+    // Logged out in another tab (or the store was cleared): the session is gone here too.
+    kitLog(`SessionKeeper: ${state.sessionView?.id} was deleted from the store: logged out in another tab`);
+    if (state.sessionView) state.sessionView.status = 'revoked';
+    state.session = null;
+    state.keeper = null;
+    keeperNote('logged out in another tab');
+    renderAll();
   });
   keeper.on('expired', () => {
     // At expiry, or a 401 on refresh (revoked elsewhere): the keeper freed the session.
@@ -404,7 +470,7 @@ async function verifyOtp() {
   const key = newClientKey();
   try {
     if (state.otpTargetBundle) kitLog('encryptOtp(targetBundle, code, key): the code is sealed to the enclave; the key (TEK) will sign the 202');
-    adoptSession(sessionLog(await state.client.verifyEmailOtp(state.otpCredential.id, state.otp, key), state.otpTargetBundle));
+    await adoptSession(sessionLog(await state.client.verifyEmailOtp(state.otpCredential.id, state.otp, key), state.otpTargetBundle));
   } finally {
     key.free(); // a no-op once the session consumed it
   }
@@ -439,7 +505,7 @@ async function loginWithPasskey() {
   const key = newClientKey();
   try {
     kitLog(`client.loginWithPasskey('${credential.id}', { rpId: '${state.config.rpId}', key }) → challenge → WebAuthn get() → verify`);
-    adoptSession(sessionLog(await state.client.loginWithPasskey(credential.id, { rpId: state.config.rpId, key }), clientHeld()));
+    await adoptSession(sessionLog(await state.client.loginWithPasskey(credential.id, { rpId: state.config.rpId, key }), clientHeld()));
   } finally {
     key.free();
   }
@@ -516,15 +582,18 @@ async function showBalances() {
 
 async function refreshSession() {
   kitLog('client.refresh(session): new ClientKey; the kit signs only a payload whose targetPublicKey is that key');
-  adoptSession(sessionLog(await state.client.refresh(state.session), clientHeld())); // frees the old session
+  await adoptSession(sessionLog(await state.client.refresh(state.session), clientHeld())); // frees the old session
   return `new session ${state.session.id}`;
 }
 
 async function revokeSession() {
   stopKeeper();
   keeperNote('');
+  const shared = isStored(state.session);
   await state.client.revokeSession(state.session); // frees the session once revoked
-  kitLog(`session ${state.sessionView.id}: free() — its key is zeroized`);
+  kitLog(shared
+    ? `session ${state.sessionView.id}: deleted from the store — logged out in every tab`
+    : `session ${state.sessionView.id}: free() — its key is zeroized`);
   state.session = null;
   state.sessionView.status = 'revoked';
   renderSession();
@@ -561,7 +630,7 @@ const STEPS = [
   { id: 'balances', title: 'Show balances', hint: 'GET /internal-accounts', run: showBalances,
     ready: () => state.account },
   { id: 'refresh', title: 'Refresh the session', hint: 'new ClientKey → signed retry → Session.open', run: refreshSession,
-    ready: () => live() && passkeyStepDone() },
+    ready: () => live() && passkeyStepDone() && !isStored(state.session) },
   { id: 'revoke', title: 'Revoke the session', hint: 'signed retry DELETE /auth/sessions/{id}', run: revokeSession,
     ready: () => live() && passkeyStepDone() },
 ];
@@ -739,7 +808,9 @@ async function start() {
   // Keep alive: on when asked (?keep=1), off when asked (?keep=0), else on unless the
   // emulator's sessions are short (the expiry checks of tests/e2e run with 2 s sessions).
   const keep = new URLSearchParams(window.location.search).get('keep');
-  $('keep-alive').checked = keep === null ? state.config.sessionTtlSecs >= 180 : keep === '1';
+  const shareAsked = new URLSearchParams(window.location.search).get('share') === '1';
+  // A shared session needs its keeper: it is what hears of the other tabs' refreshes and logouts.
+  $('keep-alive').checked = keep === null ? state.config.sessionTtlSecs >= 180 || shareAsked : keep === '1';
   $('keep-alive').addEventListener('change', () => {
     if ($('keep-alive').checked) {
       keepAlive(state.session?.isExpired() === false ? state.session : null).catch((err) => errorLog(`SessionKeeper: ${err.message}`));
@@ -748,6 +819,20 @@ async function start() {
       keeperNote('');
     }
   });
+  // Share with other tabs: ?share=1, or the checkbox. A tab opened while another one
+  // shares its session takes it over.
+  $('share-tabs').checked = shareAsked;
+  $('share-tabs').addEventListener('change', () => {
+    if ($('share-tabs').checked) startSharing().catch((err) => errorLog(`SessionStore: ${err.message}`));
+  });
+  if ($('share-tabs').checked) {
+    try {
+      await startSharing();
+      await joinSharedSession();
+    } catch (err) {
+      errorLog(`SessionStore: ${err.message}`);
+    }
+  }
   $('mode').textContent = `${mode} mode`;
   $('mode').className = `pill ${mode}`;
   $('mode-note').textContent = mode === 'strict'

@@ -70,7 +70,7 @@ const json = (v) => JSON.stringify(v);
 const started = Date.now();
 
 // ---- prerequisites -------------------------------------------------------------------
-if (!existsSync(join(PKG_DIR, 'browser.js')) || !existsSync(join(PKG_DIR, 'embedded_wallet_kit_wallet_bg.wasm'))) {
+if (!existsSync(join(PKG_DIR, 'browser.js')) || !existsSync(join(PKG_DIR, 'embedded_wallet_kit_bg.wasm'))) {
   console.log('not ok - pkg/ is missing or incomplete: run `make build` first\n0 passed, 1 failed');
   process.exit(1);
 }
@@ -284,7 +284,7 @@ async function flow(emu, keys) {
       assert(json(picked) === json([keys, keys]), `key mode ${json(picked)}`);
       const enabled = await enabledButtons(page);
       assert(json(enabled) === json(['account']), `enabled: ${json(enabled)}`);
-      // The wallet module is loaded (isSupported() throws NOT_INITIALIZED before), and it
+      // The passkey API is loaded with the module (isSupported() throws NOT_INITIALIZED before), and it
       // answers what the engine has.
       const supported = await page.evaluate(() => window.demo.kit.passkey.isSupported());
       assert(supported === passkeys, `passkey.isSupported() is ${supported} in ${engine}`);

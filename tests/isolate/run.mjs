@@ -499,6 +499,23 @@ async function suite() {
     await page.close();
   });
 
+  await check('isolated with passkeys: true: the page loads the full module for the passkey API only (its ClientKey stays NOT_INITIALIZED); passkeys: { module_or_path } is INVALID_INPUT', async () => {
+    const seen = server.requests.length;
+    const page = await open('?mode=isolated');
+    const out = expectOk(await attempt(page, async () => {
+      const stale = (await window.attempt(() => window.kit.init({ isolate: 'worker', passkeys: { module_or_path: '/elsewhere.wasm' } }))).error?.code;
+      const same = (await window.kit.init({ isolate: 'worker', passkeys: true })) === window.ikit;
+      const supported = typeof window.kit.passkey.isSupported();
+      const pageKey = (await window.attempt(() => window.kit.ClientKey.generate())).error?.code;
+      const isoKey = (await window.ikit.ClientKey.generate()).consumed;
+      return { stale, same, supported, pageKey, isoKey };
+    }), 'passkeys');
+    assert(json(out) === json({ stale: 'INVALID_INPUT', same: true, supported: 'boolean', pageKey: 'NOT_INITIALIZED', isoKey: false }), json(out));
+    const wasm = server.requests.slice(seen).filter((r) => r.path.endsWith('.wasm')).map((r) => r.path);
+    assert(wasm.length >= 1 && wasm.every((p) => p === '/pkg/embedded_wallet_kit_bg.wasm'), `.wasm fetched: ${json(wasm)}`);
+    await page.close();
+  });
+
   await check('isolated: the same probe finds NO copy of the live session scalar (nor after the page inits the same-thread module too)', async () => {
     const page = await open('?mode=isolated');
     const secret = randomScalar();
@@ -683,6 +700,32 @@ async function suite() {
     expectStamp(results.keyRetry['Service-Wallet-Signature'], fx.keyPending.payloadToSign, results.key2);
     assert(results.mnemonic === MNEMONIC && results.afterFree === 'SESSION_CLOSED', json(results));
     assert(typeof results.inspected === 'object' && json(results.inspected).includes('ACTIVITY_TYPE_X'), json(results.inspected));
+    await page.close();
+  });
+
+  await check('both entries in one page: the signing entry\'s init() fetches only the signing-only .wasm and readies only its own exports; the main entry\'s init() then fetches the full one', async () => {
+    const seen = server.requests.length;
+    const wasm = () => server.requests.slice(seen).filter((r) => r.path.endsWith('.wasm')).map((r) => r.path);
+    const page = await open('?mode=none');
+    const first = expectOk(await attempt(page, async () => {
+      window.skit = await import(new URL('signing.js', window.pkgBase).href);
+      await window.skit.init();
+      window.sKey = window.skit.ClientKey.generate();
+      return { key: window.sKey.publicKeyHex.length, main: (await window.attempt(() => window.kit.ClientKey.generate())).error?.code };
+    }), 'signing entry');
+    assert(json(first) === json({ key: 130, main: 'NOT_INITIALIZED' }), json(first));
+    assert(json(wasm()) === json(['/pkg/embedded_wallet_kit_signing_bg.wasm']), `.wasm fetched: ${json(wasm())}`);
+    const second = expectOk(await attempt(page, async () => {
+      await window.kit.init();
+      const mainKey = window.kit.ClientKey.generate();
+      return {
+        main: mainKey.publicKeyHex.length,
+        signingStillReady: window.skit.ClientKey.generate().consumed,
+        crossed: (await window.attempt(() => window.kit.Session.open({}, window.sKey))).error?.message.includes('key must be a ClientKey'),
+      };
+    }), 'main entry');
+    assert(json(second) === json({ main: 130, signingStillReady: false, crossed: true }), json(second));
+    assert(json(wasm()) === json(['/pkg/embedded_wallet_kit_signing_bg.wasm', '/pkg/embedded_wallet_kit_bg.wasm']), `.wasm fetched: ${json(wasm())}`);
     await page.close();
   });
 

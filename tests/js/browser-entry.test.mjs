@@ -1,13 +1,15 @@
 // The built package's browser entry (pkg/browser.js), exercised in Node: the
 // NOT_INITIALIZED guard, init() failure and retry, idempotence, then real use.
-// Then the wallet module through init({ passkeys }): a failed load (Node cannot fetch
-// the default file: URL) and its retry with bytes.
+// Then the passkey API, which is in the module init() loads: a call before init() loads
+// the module itself (in Node the default file: URL cannot be fetched: NOT_INITIALIZED);
+// init({ passkeys: true }) after init(); the former { passkeys: { module_or_path } }
+// form rejected.
 // Runs in its own process (node --test isolates files), so the Node entry is not loaded.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as kit from '../../pkg/browser.js';
-import { WASM_PATH, PASSKEY_WASM_PATH, sessionResponse, randomScalar, sealBundle, compressedPublicKeyHex, checkStamp } from '../support/fixtures.mjs';
+import { WASM_PATH, sessionResponse, randomScalar, sealBundle, compressedPublicKeyHex, checkStamp } from '../support/fixtures.mjs';
 import { custodyLeaks } from '../support/reachable.mjs';
 
 const { init, ClientKey, Session, KitError, passkey, inspectPayload } = kit;
@@ -27,16 +29,24 @@ test('exports exactly init, ClientKey, Session, KitError, inspectPayload, passke
   ]);
 });
 
-test('before the wallet module is loaded: sync passkey calls throw NOT_INITIALIZED; cancel() is a no-op', () => {
+test('before init: sync passkey calls throw NOT_INITIALIZED; an async one loads the module itself; cancel() is a no-op', async () => {
   for (const fn of [() => passkey.isSupported(), () => passkey.registrationBody('a', 'b', 'AAAA', {})]) {
     assert.throws(fn, (err) => {
       assert.ok(err instanceof KitError, `got ${err?.constructor?.name}: ${err?.message}`);
       assert.equal(err.code, 'NOT_INITIALIZED');
-      assert.match(err.message, /init\(\{ passkeys: true \}\)/, 'the message says to call init({ passkeys: true })');
+      assert.match(err.message, /await init\(\)/, 'the message says to call init()');
       return true;
     });
   }
   assert.equal(passkey.cancel(), undefined);
+  // The load it starts fetches the default file: URL, which Node cannot: the loader's error is the cause.
+  await assert.rejects(passkey.platformAuthenticatorAvailable(), (err) => {
+    assert.ok(err instanceof KitError && err.code === 'NOT_INITIALIZED', `got ${err?.code}: ${err?.message}`);
+    assert.match(err.message, /WebAssembly module/);
+    assert.ok(err.cause !== undefined, 'the loader error is kept as cause');
+    return true;
+  });
+  notInitialized(() => ClientKey.generate());
 });
 
 test('before init: every static call throws KitError NOT_INITIALIZED', () => {
@@ -105,22 +115,19 @@ test('after init: keys, sessions, stamps and KitError work through the browser e
   s.free();
 });
 
-test('init({ passkeys: true }) in Node: the default file: URL cannot be fetched → NOT_INITIALIZED with cause', async () => {
-  await assert.rejects(init({ passkeys: true }), (err) => {
-    assert.ok(err instanceof KitError, `got ${err?.constructor?.name}: ${err?.message}`);
-    assert.equal(err.code, 'NOT_INITIALIZED');
-    assert.match(err.message, /wallet module/);
-    assert.ok(err.cause !== undefined, 'the loader error is kept as cause');
-    return true;
-  });
-  // A failed load leaves the namespace unloaded, and the lazy path reports the same.
-  assert.throws(() => passkey.isSupported(), (err) => err instanceof KitError && err.code === 'NOT_INITIALIZED');
-  await assert.rejects(passkey.platformAuthenticatorAvailable(), (err) => err instanceof KitError && err.code === 'NOT_INITIALIZED');
+test('init({ passkeys: { module_or_path } }) (the former wallet module\'s location) rejects INVALID_INPUT', async () => {
+  for (const passkeys of [{ module_or_path: readFileSync(WASM_PATH) }, {}]) {
+    await assert.rejects(init({ passkeys }), (err) => {
+      assert.ok(err instanceof KitError, `got ${err?.constructor?.name}: ${err?.message}`);
+      assert.equal(err.code, 'INVALID_INPUT');
+      assert.match(err.message, /passkeys takes true or false/);
+      return true;
+    });
+  }
 });
 
-test('init({ passkeys: { module_or_path: bytes } }) retries and loads the wallet module; errors are the one KitError', async () => {
-  const bytes = readFileSync(PASSKEY_WASM_PATH);
-  const p1 = init({ passkeys: { module_or_path: bytes } });
+test('init({ passkeys: true }) after init(): one shared promise; the passkey API works; errors are the one KitError', async () => {
+  const p1 = init({ passkeys: true });
   const p2 = init({ passkeys: true });
   assert.equal(p1, p2, 'concurrent init({ passkeys }) calls share one promise');
   assert.equal(await p1, undefined);
@@ -130,12 +137,11 @@ test('init({ passkeys: { module_or_path: bytes } }) retries and loads the wallet
   await assert.rejects(
     passkey.register({ challenge: 'AAAA', rpId: 'localhost', rpName: 'x', user: { id: 'u', name: 'n' } }),
     (err) => {
-      assert.ok(err instanceof KitError, `a passkey-module error is the entry's KitError (got ${err?.constructor?.name})`);
+      assert.ok(err instanceof KitError, `a passkey error is the entry's KitError (got ${err?.constructor?.name})`);
       assert.equal(err.code, 'PASSKEY_UNSUPPORTED');
       return true;
     },
   );
-  // Both modules' errors are one class.
   assert.throws(() => Session.open(sessionResponse({ bundle: '0OIl' }), ClientKey.generate()),
     (err) => err instanceof KitError && err.code === 'INVALID_BUNDLE');
 });

@@ -72,8 +72,8 @@ const MEMBERS_ON_PROTOTYPE = new Set(['ClientKey', 'Session', 'WalletClient', 'S
 
 const entries = Object.entries(manifest.exports).filter(([, target]) => typeof target === 'object' && target.types);
 
-test('package.json declares types for the main entry, the testing entry and the React bindings', () => {
-  assert.deepEqual(entries.map(([subpath]) => subpath).sort(), ['.', './react', './testing']);
+test('package.json declares types for the main entry, the signing entry, the testing entry and the React bindings', () => {
+  assert.deepEqual(entries.map(([subpath]) => subpath).sort(), ['.', './react', './signing', './testing']);
 });
 
 for (const [subpath, conditions] of entries) {

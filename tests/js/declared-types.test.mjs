@@ -1,7 +1,8 @@
 // The package's public types stay precise: no exported function, and no member of an
 // exported class or object (its properties, and the parameters and results of its
-// methods), is typed `any`, in the declarations the package ships (pkg/index.d.ts, which
-// re-exports the signing module's wasm-bindgen declarations, and pkg/testing.d.ts). A
+// methods), is typed `any`, in the declarations the package ships (pkg/index.d.ts and
+// pkg/signing.d.ts, which re-export the full and the signing-only module's wasm-bindgen
+// declarations, and pkg/testing.d.ts). A
 // binding whose `unchecked_*_type` is dropped becomes `any` there (wasm-bindgen types a
 // `&JsValue` so), and so does a type name that no longer resolves; both fail here.
 // tests/types/*.ts compile strictly against the same declarations (`make lint-js`), but
@@ -76,7 +77,7 @@ export declare function precise(payload: string): { json: boolean };
   }
 });
 
-for (const entry of ['index.d.ts', 'testing.d.ts']) {
+for (const entry of ['index.d.ts', 'signing.d.ts', 'testing.d.ts']) {
   test(`pkg/${entry}: no exported value or member of one is typed any`, () => {
     assert.deepEqual(anyTypedMembers(fileURLToPath(new URL(entry, pkg))), []);
   });

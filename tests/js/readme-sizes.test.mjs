@@ -15,9 +15,9 @@ const read = (file) => readFileSync(join(root, file), 'utf8');
 
 /** gzip totals of the two budgeted tables, as size.mjs measures them. */
 function measured() {
-  const [[, initFiles], [, walletFiles]] = sizeTables(pkgDir);
+  const [[, signingFiles], [, walletFiles]] = sizeTables(pkgDir);
   const gzip = (files) => total(files.map((f) => measure(pkgDir, f))).gzip;
-  return { init: gzip(initFiles), wallet: gzip(walletFiles) };
+  return { signing: gzip(signingFiles), wallet: gzip(walletFiles) };
 }
 
 const within = (stated, actual, what) => {
@@ -35,20 +35,20 @@ test('the repository README size table states the measured totals and the enforc
     assert.ok(m, `the row ${start} ends with "(N B) | N KB |"`);
     return { bytes: Number(m[1].replaceAll(',', '')), budget: Number(m[2]) * 1024 };
   };
-  const init = row('| `init()`');
-  const wallet = row('| wallet module');
-  within(init.bytes, sizes.init, 'init()');
-  within(wallet.bytes, sizes.wallet, 'wallet module');
-  assert.equal(init.budget, BUDGETS.init, 'the init() budget the README states is size.mjs\'s');
-  assert.equal(wallet.budget, BUDGETS.passkey, 'the wallet module budget the README states is size.mjs\'s');
+  const signing = row('| signing-only page');
+  const wallet = row('| passkey wallet page');
+  within(signing.bytes, sizes.signing, 'signing-only page');
+  within(wallet.bytes, sizes.wallet, 'passkey wallet page');
+  assert.equal(signing.budget, BUDGETS.signing, 'the signing-only page budget the README states is size.mjs\'s');
+  assert.equal(wallet.budget, BUDGETS.wallet, 'the passkey wallet page budget the README states is size.mjs\'s');
 });
 
-test('the npm README states the measured totals of init() and the wallet module', () => {
+test('the npm README states the measured totals of a passkey wallet page and a signing-only page', () => {
   const sizes = measured();
   const text = read('pkg-template/README.md').replace(/\s+/g, ' ');
-  const init = /the signing module that `init\(\)` loads \(([\d.]+) KB gzip/.exec(text);
-  const wallet = /the wallet module \(([\d.]+) KB gzip/.exec(text);
-  assert.ok(init && wallet, 'the npm README states both sizes in KB gzip');
-  within(Number(init[1]) * 1024, sizes.init, 'init() (npm README)');
-  within(Number(wallet[1]) * 1024, sizes.wallet, 'wallet module (npm README)');
+  const wallet = /A passkey wallet page \([^)]*\) comes to ([\d.]+) KB gzip/.exec(text);
+  const signing = /loads the signing-only module: ([\d.]+) KB gzip/.exec(text);
+  assert.ok(signing && wallet, 'the npm README states both sizes in KB gzip');
+  within(Number(signing[1]) * 1024, sizes.signing, 'signing-only page (npm README)');
+  within(Number(wallet[1]) * 1024, sizes.wallet, 'passkey wallet page (npm README)');
 });

@@ -5,7 +5,7 @@
 // WebDriver virtual authenticator — both ctap2, internal, resident key, user
 // verification — run the same checks. WebKitGTK has no WebAuthn: there the unsupported
 // path is checked (isSupported() false, ceremonies PASSKEY_UNSUPPORTED at once). Registration and authentication run
-// through the Rust code and are checked by an independent verifier,
+// through the kit (js/passkey.js and the module's option builders and credential readers) and are checked by an independent verifier,
 // @simplewebauthn/server: every assertion passkey.authenticate returns is verified there,
 // and tampered copies (signature, authenticatorData, clientDataJSON, challenge) must be
 // refused. userHandle: present (UTF-8 of user.id) for a resident credential; omitted from
@@ -13,7 +13,9 @@
 // the browser returns an empty or null handle. The browser's credential handed over with
 // views (DataView, offset Uint8Array) instead of ArrayBuffers must read the same. Then
 // the error paths (timeout, abort, cancel, a superseded ceremony, wrong rpId, excluded and
-// unknown credentials, bad input), detection, and the lazy loading of the wallet module.
+// unknown credentials, bad input, an IP origin, navigator.credentials reached within the
+// call), detection, and the one module init() fetches (a passkey
+// call after it fetches no .wasm; one before it loads that module itself).
 //
 // The page is served from http://localhost:<port> (WebAuthn rejects IP origins).
 // Every scenario gets a fresh page and authenticator (in Chromium a fresh context too). Prints "N passed, N failed" over all engines; exits non-zero on failure.
@@ -37,8 +39,9 @@ import { createChecks } from '../support/checks.mjs';
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = resolve(here, '../..');
 const pkgDir = join(root, 'pkg');
-const PASSKEY_WASM = '/pkg/embedded_wallet_kit_wallet_bg.wasm';
-const SIGNING_WASM = '/pkg/embedded_wallet_kit_bg.wasm';
+// The full module: the main entry's init() fetches it and no other .wasm.
+const FULL_WASM = '/pkg/embedded_wallet_kit_bg.wasm';
+const isWasm = (p) => p.endsWith('.wasm');
 
 const json = (v) => JSON.stringify(v);
 const b64u = (bytes) => Buffer.from(bytes).toString('base64url');
@@ -58,8 +61,8 @@ function expectKitError(r, code, causeName) {
   return e;
 }
 
-if (!existsSync(join(pkgDir, 'browser.js')) || !existsSync(join(root, PASSKEY_WASM))) {
-  console.log('not ok - pkg/ is missing or has no wallet module: run `make build` first\n0 passed, 1 failed');
+if (!existsSync(join(pkgDir, 'browser.js')) || !existsSync(join(root, FULL_WASM))) {
+  console.log('not ok - pkg/ is missing or has no full module: run `make build` first\n0 passed, 1 failed');
   process.exit(1);
 }
 
@@ -84,8 +87,10 @@ const fromB64 = (s) => Buffer.from(s, 'base64');
  * userHandle}, base64url), `authenticator.add(...)` injects a credential and
  * `authenticator.setUserVerified(bool)` sets what its UV answers. `presence: false`: the
  * ceremony waits for a user who never comes. `withAuthenticator: false`: none attached.
+ * `host: '127.0.0.1'`: the page on an IP origin, which WebAuthn refuses as a relying party.
  */
-async function scenario({ presence = true, residentKeys = true, withAuthenticator = true } = {}) {
+async function scenario({ presence = true, residentKeys = true, withAuthenticator = true, host = 'localhost' } = {}) {
+  const pageUrl = `http://${host}:${server.port}/`;
   const firstRequest = server.requests.length;
   const requests = () => server.requests.slice(firstRequest);
   const pageErrors = [];
@@ -96,7 +101,7 @@ async function scenario({ presence = true, residentKeys = true, withAuthenticato
     page.on('console', (msg) => {
       if (msg.type() === 'error') pageErrors.push(`console: ${msg.text()}`);
     });
-    await page.goto(`${origin}/`);
+    await page.goto(pageUrl);
     await page.waitForFunction(() => window.kitLoaded === true, null, { timeout: 10_000 });
     const cdp = await context.newCDPSession(page);
     await cdp.send('WebAuthn.enable', { enableUI: false });
@@ -150,7 +155,7 @@ async function scenario({ presence = true, residentKeys = true, withAuthenticato
     else await page.close();
   };
   try {
-    await page.goto(`${origin}/`);
+    await page.goto(pageUrl);
     await page.waitForFunction(() => window.kitLoaded === true, null, { timeout: 10_000 });
     // The page records its own errors (index.html); collect them after every evaluate.
     collectPageErrors(page, pageErrors);
@@ -334,22 +339,19 @@ async function webauthnSuite() {
         assert(json(before.keys) === json(expected), json(before.keys));
         assert(before.frozen, 'not frozen');
       });
-      await check('before init({ passkeys: true }): isSupported/registrationBody throw NOT_INITIALIZED; cancel() is a no-op', () => {
+      await check('before init(): isSupported/registrationBody throw NOT_INITIALIZED; cancel() is a no-op', () => {
         for (const name of ['isSupported', 'registrationBody']) {
           const e = expectKitError(before[name], 'NOT_INITIALIZED');
-          assert(e.message.includes('init({ passkeys: true })'), `${name}: message does not say what to do: ${e.message}`);
+          assert(e.message.includes('await init()'), `${name}: message does not say what to do: ${e.message}`);
         }
         assert(before.cancel === 'no-op', json(before.cancel));
       });
 
       const plain = await s.page.evaluate(() => window.attempt(() => window.kit.init()));
-      await check('init() alone loads the signing module only (no wallet module fetched)', () => {
+      await check('init() fetches exactly one .wasm, the full module', () => {
         assert(plain.ok, json(plain.error));
         const paths = s.requests().map((r) => r.path);
-        assert(paths.includes(SIGNING_WASM), `signing wasm not fetched: ${paths.join(', ')}`);
-        // passkey.js (the namespace) is part of the entry; the passkey glue and .wasm are not.
-        assert(!paths.some((p) => p.includes('embedded_wallet_kit_wallet')),
-          `the wallet module was fetched by init(): ${paths.join(', ')}`);
+        assert(json(paths.filter(isWasm)) === json([FULL_WASM]), `.wasm fetched by init(): ${paths.join(', ')}`);
       });
 
       const [r1, r2] = await s.page.evaluate(() => {
@@ -366,10 +368,10 @@ async function webauthnSuite() {
           capabilities: await passkey.clientCapabilities(),
         };
       });
-      await check('init({ passkeys: true }) loads the wallet module once; then isSupported() is true', () => {
+      await check('init({ passkeys: true }) and the passkey probes fetch no other .wasm; isSupported() is true', () => {
         assert(r1.ok && r2.ok, json([r1, r2]));
-        const wasm = s.requests().filter((r) => r.path === PASSKEY_WASM);
-        assert(wasm.length === 1, `passkey wasm requests: ${json(wasm)}`);
+        const wasm = s.requests().filter((r) => isWasm(r.path));
+        assert(wasm.length === 1 && wasm[0].path === FULL_WASM, `wasm requests: ${json(wasm)}`);
         assert(wasm[0].status === 200 && wasm[0].type === 'application/wasm', json(wasm[0]));
         assert(detect.supported === true, `isSupported() = ${detect.supported}`);
       });
@@ -887,33 +889,68 @@ async function webauthnSuite() {
         }
       });
 
-      // With the module loaded, register reaches navigator.credentials.create in the same
-      // task as the call (no fetch, no timer in between): what user activation needs.
-      const sameTask = await s.page.evaluate((o) => {
+      // With the module loaded, register and authenticate reach navigator.credentials
+      // within the call itself (no await, no microtask before it): what Safari's transient
+      // activation needs.
+      const withinCall = await s.page.evaluate(({ o, credentialId }) => {
         const { passkey } = window.kit;
         const creds = navigator.credentials;
-        const original = creds.create;
-        let called = false;
-        creds.create = function create(...args) {
-          called = true;
-          return original.apply(this, args);
+        const originals = { create: creds.create, get: creds.get };
+        const reached = {};
+        let inside = false;
+        for (const m of ['create', 'get']) {
+          creds[m] = function recorded(...args) {
+            reached[m] = inside;
+            return originals[m].apply(this, args);
+          };
+        }
+        const run = (fn) => {
+          inside = true;
+          try {
+            return window.attempt(fn);
+          } finally {
+            inside = false;
+          }
         };
-        const p = window.attempt(() => passkey.register(o));
-        return new Promise((resolveTask) => {
-          setTimeout(() => {
-            const reached = called;
-            creds.create = original;
-            passkey.cancel();
-            p.then((r) => resolveTask({ reached, r }));
-          }, 0);
-        });
-      }, registrationOptions());
-      await check('(d) after init, register reaches navigator.credentials.create before the next task', () => {
-        assert(sameTask.reached === true, 'navigator.credentials.create was not called within the calling task');
-        expectKitError(sameTask.r, 'PASSKEY_CANCELLED');
+        const register = run(() => passkey.register(o));
+        passkey.cancel();
+        const authenticate = run(() => passkey.authenticate({ challenge: 'c'.repeat(64), credentialId }));
+        passkey.cancel();
+        Object.assign(creds, originals);
+        return Promise.all([register, authenticate]).then(([r, a]) => ({ reached, r, a }));
+      }, { o: registrationOptions(), credentialId: b64u(injectedId) });
+      await check('(d) after init, register and authenticate call navigator.credentials.create/get within the call', () => {
+        assert(withinCall.reached.create === true, `create: ${json(withinCall.reached)}`);
+        assert(withinCall.reached.get === true, `get: ${json(withinCall.reached)}`);
+        expectKitError(withinCall.r, 'PASSKEY_CANCELLED');
+        expectKitError(withinCall.a, 'PASSKEY_CANCELLED');
       });
 
       await check('(d) no page errors', () => assert(s.pageErrors.length === 0, s.pageErrors.join('\n')));
+    } finally {
+      await s.close();
+    }
+  }
+
+  // ---- an IP origin: WebAuthn refuses it as a relying party ----------------------------
+  {
+    const s = await scenario({ host: '127.0.0.1' });
+    try {
+      const init = await initPasskeys(s.page);
+      assert(init.ok, `init({ passkeys: true }) failed: ${json(init.error)}`);
+      // One after the other: a second ceremony would cancel the first.
+      const [reg, auth] = await s.page.evaluate(async ({ o, a }) => [
+        await window.attempt(() => window.kit.passkey.register(o)),
+        await window.attempt(() => window.kit.passkey.authenticate(a)),
+      ], {
+        o: registrationOptions({ timeoutMs: 5_000 }),
+        a: { challenge: loginChallenge(), credentialId: b64u(randomBytes(16)), rpId: RP_ID, timeoutMs: 5_000 },
+      });
+      await check('on http://127.0.0.1: register and authenticate → PASSKEY_INVALID_DOMAIN, cause SecurityError', () => {
+        expectKitError(reg, 'PASSKEY_INVALID_DOMAIN', 'SecurityError');
+        expectKitError(auth, 'PASSKEY_INVALID_DOMAIN', 'SecurityError');
+      });
+      await check('IP origin: no page errors', () => assert(s.pageErrors.length === 0, s.pageErrors.join('\n')));
     } finally {
       await s.close();
     }
@@ -931,12 +968,11 @@ async function webauthnSuite() {
         const c = await doomed;
         return [await window.attempt(() => passkey.register(o)), c];
       }, registrationOptions());
-      await check('without init: passkey.register loads the wallet module on first use and works', () => {
+      await check('without init: passkey.register loads the module on first use (once) and works', () => {
         assert(lazy.ok, json(lazy.error));
         assert(sameKeys(lazy.value, ATTESTATION_KEYS), Object.keys(lazy.value).join(', '));
         const paths = s.requests().map((r) => r.path);
-        assert(paths.filter((p) => p === PASSKEY_WASM).length === 1, paths.join(', '));
-        assert(!paths.includes(SIGNING_WASM), `the signing module was fetched: ${paths.join(', ')}`);
+        assert(json(paths.filter(isWasm)) === json([FULL_WASM]), paths.join(', '));
       });
       await check('without init: cancel() while the module loads cancels the waiting ceremony (PASSKEY_CANCELLED)', () =>
         expectKitError(cancelledWhileLoading, 'PASSKEY_CANCELLED'));
@@ -977,7 +1013,7 @@ async function unsupportedSuite() {
       assert(probe.secure === true, json(probe));
     });
 
-    // Lazily (no init): the first ceremony loads the wallet module and still refuses.
+    // Lazily (no init): the first ceremony loads the module and still refuses.
     const lazy = await s.page.evaluate((o) => window.attempt(() => window.kit.passkey.register(o)), registrationOptions());
     await check('without init: passkey.register → PASSKEY_UNSUPPORTED, promptly', () => {
       const e = expectKitError(lazy, 'PASSKEY_UNSUPPORTED');
@@ -986,10 +1022,10 @@ async function unsupportedSuite() {
     });
 
     const init = await initPasskeys(s.page);
-    await check('init({ passkeys: true }) resolves; it loads the wallet module once', () => {
+    await check('init({ passkeys: true }) resolves; the module was fetched once, no other .wasm', () => {
       assert(init.ok, json(init.error));
-      const wasm = s.requests().filter((r) => r.path === PASSKEY_WASM);
-      assert(wasm.length === 1 && wasm[0].status === 200, json(wasm));
+      const wasm = s.requests().filter((r) => isWasm(r.path));
+      assert(wasm.length === 1 && wasm[0].path === FULL_WASM && wasm[0].status === 200, json(wasm));
     });
     const detected = await s.page.evaluate(async (o) => {
       const { passkey } = window.kit;

@@ -230,6 +230,25 @@ Promise.resolve()
         (e) => done({ ok: false, error: String(e) + (e && e.stack ? ' | ' + e.stack : '') }));
 `;
 const TAG = '\u0000wd:';
+/**
+ * The runner for pages whose Content-Security-Policy forbids eval (no 'unsafe-eval'):
+ * the function's source is spliced into the WebDriver script itself, which the driver
+ * compiles outside the page's policy (verified in Firefox ESR 153 and WebKitGTK 2.50:
+ * window.eval and, in WebKitGTK, new Function inside the script are refused there and
+ * would also be reported as the page's violations; the script itself is not). The
+ * price is Firefox's sandbox: the page's objects are reachable, but the builtins are the
+ * sandbox's, so `instanceof Date`/`Error` against the page's values is false there.
+ */
+const evaluateInDriver = (source) => `
+const [arg, done] = arguments;
+const TAG = '\u0000wd:';
+const tag = (k, v) => v === undefined ? TAG + 'undefined'
+  : typeof v === 'number' && !Number.isFinite(v) ? TAG + String(v) : v;
+Promise.resolve()
+  .then(() => (${source})(arg))
+  .then((value) => done({ ok: true, json: JSON.stringify(value, tag) }),
+        (e) => done({ ok: false, error: String(e) + (e && e.stack ? ' | ' + e.stack : '') }));
+`;
 /** The W3C key under which an element reference travels. */
 const ELEMENT_KEY = 'element-6066-11e4-a52e-4f735466cecf';
 const UNTAG = { undefined, NaN: NaN, Infinity: Infinity, '-Infinity': -Infinity };
@@ -252,6 +271,7 @@ export class WebDriverPage {
     this.base = base;
     this.sessionId = sessionId;
     this.engine = engine;
+    this.withoutPageEval = false;
   }
 
   cmd(method, path, body, timeoutMs) {
@@ -262,9 +282,15 @@ export class WebDriverPage {
     await this.cmd('POST', '/url', { url }, timeoutMs + 5_000);
   }
 
-  /** Runs `fn(arg)` in the page (fn is sent as source: it must close over nothing). */
+  /**
+   * Runs `fn(arg)` in the page (fn is sent as source: it must close over nothing). On a
+   * page opened with `withoutPageEval` it is compiled by the driver (evaluateInDriver).
+   */
   async evaluate(fn, arg = null, { timeoutMs = 60_000 } = {}) {
-    const r = await this.cmd('POST', '/execute/async', { script: EVALUATE, args: [String(fn), arg ?? null] }, timeoutMs + 5_000);
+    const script = this.withoutPageEval
+      ? { script: evaluateInDriver(String(fn)), args: [arg ?? null] }
+      : { script: EVALUATE, args: [String(fn), arg ?? null] };
+    const r = await this.cmd('POST', '/execute/async', script, timeoutMs + 5_000);
     if (!r?.ok) throw new Error(`evaluate in ${this.engine}: ${r?.error ?? JSON.stringify(r)}`);
     return untag(JSON.parse(r.json));
   }
@@ -294,6 +320,13 @@ export class WebDriverPage {
 
   /** fn(element, arg) in the page for the first element matching `selector`. */
   $eval(selector, fn, arg = null) {
+    if (this.withoutPageEval) {
+      return this.evaluate(`({ selector, arg }) => {
+        const el = document.querySelector(selector);
+        if (!el) throw new Error('no element matches ' + selector);
+        return (${fn})(el, arg);
+      }`, { selector, arg });
+    }
     return this.evaluate(({ selector, src, arg }) => {
       const el = document.querySelector(selector);
       if (!el) throw new Error(`no element matches ${selector}`);
@@ -303,6 +336,9 @@ export class WebDriverPage {
 
   /** fn(elements, arg) in the page for every element matching `selector`. */
   $$eval(selector, fn, arg = null) {
+    if (this.withoutPageEval) {
+      return this.evaluate(`({ selector, arg }) => (${fn})([...document.querySelectorAll(selector)], arg)`, { selector, arg });
+    }
     return this.evaluate(({ selector, src, arg }) =>
       (0, eval)(src)([...document.querySelectorAll(selector)], arg), { selector, src: `(${fn})`, arg });
   }
@@ -409,9 +445,11 @@ class WebDriverBrowser {
 
   /**
    * A new session: a fresh browser process with a fresh profile. `firefoxPrefs` override
-   * the launch's prefs for this session only.
+   * the launch's prefs for this session only. `withoutPageEval`: evaluate, waitForFunction,
+   * $eval and $$eval never call the page's eval (for pages under a CSP without
+   * 'unsafe-eval'; see evaluateInDriver for what differs in Firefox).
    */
-  async newPage({ timeoutMs = 60_000, firefoxPrefs } = {}) {
+  async newPage({ timeoutMs = 60_000, firefoxPrefs, withoutPageEval = false } = {}) {
     let capabilities = this.capabilities;
     if (firefoxPrefs) {
       const options = capabilities['moz:firefoxOptions'];
@@ -425,6 +463,7 @@ class WebDriverBrowser {
     }
     const page = new WebDriverPage(this.base, value.sessionId, this.engine);
     page.capabilities = value.capabilities;
+    page.withoutPageEval = withoutPageEval;
     this.sessions.add(page);
     // The async-script deadline lives in the session; each request also has its own.
     await page.cmd('POST', '/timeouts', { script: 120_000, pageLoad: 30_000 });

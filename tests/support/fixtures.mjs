@@ -11,7 +11,7 @@ import { p256 } from '@noble/curves/nist.js';
 
 export const PKG_DIR = fileURLToPath(new URL('../../pkg/', import.meta.url));
 export const WASM_PATH = fileURLToPath(new URL('../../pkg/embedded_wallet_kit_bg.wasm', import.meta.url));
-export const PASSKEY_WASM_PATH = fileURLToPath(new URL('../../pkg/embedded_wallet_kit_wallet_bg.wasm', import.meta.url));
+export const SIGNING_WASM_PATH = fileURLToPath(new URL('../../pkg/embedded_wallet_kit_signing_bg.wasm', import.meta.url));
 
 export const HOUR = 3600_000;
 export const iso = (msFromNow) => new Date(Date.now() + msFromNow).toISOString();

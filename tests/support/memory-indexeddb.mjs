@@ -7,14 +7,18 @@ export const domError = (name) => Object.assign(new Error(name), { name });
  * Just enough IndexedDB for the store: named databases of keyPath object stores, requests
  * that answer on a later task, transactions that commit once no request is pending and
  * roll back on abort. `failPut` makes every put fail (as a full disk or DataCloneError would).
+ * `serializeWrites`: readwrite transactions of a database run one after another, as in a
+ * browser (what a lease taken "in one transaction" relies on, for several simulated tabs).
  */
-export function memoryIndexedDB({ failPut = false } = {}) {
+export function memoryIndexedDB({ failPut = false, serializeWrites = false } = {}) {
   const databases = new Map();
+  /** Database name → the promise that the last readwrite transaction finished. */
+  const lastWrite = new Map();
   const later = (fn) => setTimeout(fn, 0);
   const request = (tx, fn) => {
     const r = { onsuccess: null, onerror: null, result: undefined, error: null };
     tx.pending++;
-    later(() => {
+    const go = () => later(() => {
       tx.pending--;
       try {
         r.result = fn();
@@ -26,6 +30,8 @@ export function memoryIndexedDB({ failPut = false } = {}) {
       }
       later(() => tx.settle());
     });
+    if (tx.blocked) tx.queue.push(go);
+    else go();
     return r;
   };
   const factory = {
@@ -43,20 +49,22 @@ export function memoryIndexedDB({ failPut = false } = {}) {
           close: () => {
             closed = true;
           },
-          transaction(names) {
+          transaction(names, mode) {
             if (closed) throw domError('InvalidStateError');
-            const snapshot = new Map(names.map((n) => [n, new Map(data.get(n).rows)]));
+            let snapshot = new Map(names.map((n) => [n, new Map(data.get(n).rows)]));
             const tx = {
-              pending: 0, done: false, error: null, oncomplete: null, onabort: null,
+              pending: 0, done: false, error: null, oncomplete: null, onabort: null, blocked: false, queue: [], finish: () => {},
               settle() {
-                if (!tx.done && tx.pending === 0) {
+                if (!tx.done && !tx.blocked && tx.pending === 0) {
                   tx.done = true;
+                  tx.finish();
                   tx.oncomplete?.();
                 }
               },
               abort() {
                 if (tx.done) throw domError('InvalidStateError');
                 tx.done = true;
+                tx.finish();
                 for (const [n, rows] of snapshot) data.get(n).rows = rows;
                 later(() => tx.onabort?.());
               },
@@ -74,6 +82,20 @@ export function memoryIndexedDB({ failPut = false } = {}) {
                 };
               },
             };
+            if (serializeWrites && mode === 'readwrite') {
+              const before = lastWrite.get(name) ?? Promise.resolve();
+              tx.blocked = true;
+              lastWrite.set(name, new Promise((resolve) => {
+                tx.finish = resolve;
+              }));
+              before.then(() => {
+                tx.blocked = false;
+                snapshot = new Map(names.map((n) => [n, new Map(data.get(n).rows)]));
+                for (const go of tx.queue.splice(0)) go();
+                later(() => tx.settle());
+              });
+              return tx;
+            }
             later(() => tx.settle()); // a transaction nobody uses commits
             return tx;
           },

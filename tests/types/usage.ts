@@ -64,8 +64,11 @@ export async function demo(response: SessionResponse, pending: PendingSignature,
 
 export async function passkeys(registrationChallenge: string, loginChallenge: string): Promise<PasskeyRegistrationBody> {
   await init({ passkeys: true });
-  const opts: InitOptions = { module_or_path: '/kit.wasm', passkeys: { module_or_path: '/kit-passkey.wasm' } };
+  const opts: InitOptions = { module_or_path: '/kit.wasm', passkeys: true };
   await init(opts);
+  // @ts-expect-error the passkey API is in the one module init() loads: no location of its own
+  const stale: InitOptions = { passkeys: { module_or_path: '/kit-passkey.wasm' } };
+  void stale;
   const api: PasskeyApi = passkey;
   const supported: boolean = api.isSupported();
   const platform: boolean = await passkey.platformAuthenticatorAvailable();
@@ -264,4 +267,32 @@ export async function isolatedDemo(response: SessionResponse, pending: PendingSi
   await kit.terminate();
   void [pub, nonce, consumed, sb, fk, stamp, retry, q, keyRetry, expired, fields, inspected, otp, isSession, syncStamp, asSession];
   return mnemonic;
+}
+
+// Sessions across tabs: WalletClient and SessionKeeper take a StoredSession too.
+import { SessionKeeper, type SessionKeeperOptions } from 'embedded-wallet-kit';
+
+export async function crossTab(store: SessionStore, saved: StoredSession, transport: Transport): Promise<StoredSession> {
+  const client = new WalletClient({ transport });
+  await client.request({ method: 'PATCH', path: '/internal-accounts/x', body: {} }, saved);
+  const fresh: Session = await client.refresh(saved);
+  fresh.free();
+  const options: SessionKeeperOptions = { leadMs: 30_000, locks: null, lockWaitMs: 10_000, leaseMs: 15_000 };
+  const keeper: SessionKeeper<StoredSession> = await SessionKeeper.start(client, saved, options);
+  keeper.on('refreshed', ({ session, previous, elsewhere }) => {
+    const now: StoredSession = session;
+    const fromOtherTab: true | undefined = elsewhere;
+    void [now, previous, fromOtherTab];
+  });
+  keeper.on('revoked', ({ fromStore }) => {
+    const loggedOutInSomeTab: true | undefined = fromStore;
+    void loggedOutInSomeTab;
+  });
+  const inMemory: SessionKeeper = await SessionKeeper.start(client, fresh);
+  // @ts-expect-error: a keeper of a Session hands out a Session, not a StoredSession
+  const wrong: StoredSession = inMemory.session;
+  void wrong;
+  await client.revokeSession(keeper.session);
+  await store.clear();
+  return keeper.session;
 }

@@ -1,8 +1,8 @@
 // Imports the package by name, exactly as an app would; Vite resolves the browser entry
 // and emits the .wasm as an asset. The driver (run.mjs) reads window.kitState and
-// drives window.kit. The wallet module is a dynamic import: Vite emits it as its own
-// chunk (plus its .wasm), fetched only by init({ passkeys: true }); so is WalletClient's
-// implementation (wallet-client-impl.js), which init({ passkeys: true }) preloads.
+// drives window.kit. init() loads the one module (passkeys included); WalletClient's
+// implementation (wallet-client-impl.js) is a dynamic import: Vite emits it as its own
+// chunk, fetched only by init({ passkeys: true }) or the first flow call.
 //
 // Opened as `/?isolate=worker`, the page starts the isolated signer instead
 // (init({ isolate: 'worker' })): Vite bundles the kit's signer Worker with its default

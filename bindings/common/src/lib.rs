@@ -92,26 +92,6 @@ pub fn now_ms() -> UnixMillis {
 #[global_allocator]
 static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
 
-/// A `static` that only one thread ever touches, in place of std's `thread_local!` (the
-/// modules are no_std): wasm32 without the `atomics` target feature has no shared memory,
-/// so no second thread can exist. `with` mirrors `LocalKey::with`.
-pub struct SingleThread<T>(T);
-
-// SAFETY: see above; with `atomics` (threads possible) there is no impl and any `static`
-// of this type fails to compile instead.
-#[cfg(not(target_feature = "atomics"))]
-unsafe impl<T> Sync for SingleThread<T> {}
-
-impl<T> SingleThread<T> {
-    pub const fn new(value: T) -> Self {
-        Self(value)
-    }
-
-    pub fn with<R>(&self, f: impl FnOnce(&T) -> R) -> R {
-        f(&self.0)
-    }
-}
-
 /// The shipped modules' panic handler (feature `trap-panics`, set by scripts/build-pkg.sh):
 /// a trap, the JS caller sees a `RuntimeError: unreachable`. The kit returns typed
 /// `KitError`s for bad input and does not panic by design, so a panic is a bug; trapping

@@ -1,7 +1,7 @@
-//! The signing wasm module, the one `init()` loads: `ClientKey`, `Session`, the session
-//! store's bindings, `inspectPayload` and the enclave exports (OTP sealing, wallet
-//! export). Everything `#[wasm_bindgen]` in this crate is an export of the module, and
-//! nothing else is.
+//! The signing-only wasm module, the one `embedded-wallet-kit/signing`'s `init()` loads:
+//! `ClientKey`, `Session` and `warmUp`, nothing else. The full module (bindings/wallet,
+//! what the main entry's `init()` loads) links this crate and adds the rest. Everything
+//! `#[wasm_bindgen]` in this crate is an export of both modules.
 #![cfg(target_arch = "wasm32")]
 #![no_std]
 
@@ -9,16 +9,16 @@ extern crate alloc;
 #[cfg(test)]
 extern crate std;
 
-mod enclave;
-mod inspect;
-mod signing;
-mod store;
+pub mod signing;
+mod tek;
 mod warm;
 
 pub use signing::{JsClientKey, JsSession};
 
-// The generated declarations (pkg/embedded_wallet_kit.d.ts, which js/index.d.ts
-// re-exports) name these interfaces in the `unchecked_*_type`s of the exports; they are
-// declared once, in index.d.ts.
+// The generated declarations (pkg/embedded_wallet_kit_signing.d.ts and, through the full
+// module, pkg/embedded_wallet_kit.d.ts, which js/signing.d.ts and js/index.d.ts
+// re-export) name these interfaces in the `unchecked_*_type`s of the exports; they are
+// declared once, in index.d.ts. The full module imports the interfaces its own exports
+// name in a section of its own: one name imported twice would not compile.
 #[wasm_bindgen::prelude::wasm_bindgen(typescript_custom_section)]
-const PUBLIC_TYPES: &str = "import type { SessionResponse, PendingSignature, Quote, SignedRetryHeaders, QuoteSignatureHeader, PayloadInspection, EnclaveEnvelope, EnclaveOptions, WalletExportResponse, WalletExportOptions } from './index.js';";
+const SIGNING_TYPES: &str = "import type { SessionResponse, PendingSignature, Quote, SignedRetryHeaders, QuoteSignatureHeader } from './index.js';";

@@ -10,18 +10,14 @@ use embedded_wallet_kit::UnixMillis;
 use embedded_wallet_kit::{Error, ErrorCode};
 use embedded_wallet_kit::{PendingSignature, QuoteToSign, REQUEST_ID_HEADER, SIGNATURE_HEADER};
 use ewk_common::js::{date_millis, exact_string, own, own_keys, set};
-pub(crate) use ewk_common::js::{object_or_json, JsFields};
+use ewk_common::js::{object_or_json, JsFields};
 use ewk_common::scrubbed;
 use ewk_common::{invalid_input, now_ms, to_js};
 
 type JsResult<T> = Result<T, JsValue>;
 
 /// A 202 or quote whose `payloadToSign`, when it is a string, has an exact UTF-8 form.
-pub(crate) fn with_exact_payload(
-    value: &JsValue,
-    code: ErrorCode,
-    what: &str,
-) -> JsResult<JsFields> {
+fn with_exact_payload(value: &JsValue, code: ErrorCode, what: &str) -> JsResult<JsFields> {
     let fields = object_or_json(value, code, what)?;
     if let Some(payload) = own(&fields.0, "payloadToSign").filter(JsValue::is_string) {
         exact_string(&payload, &format!("{what} payloadToSign"), code)?;
@@ -61,7 +57,7 @@ fn date(ms: UnixMillis) -> js_sys::Date {
 
 /// What `free()` does to the state behind a handle, and the error a call gets when a
 /// `free()` from inside it (a getter, a replaced `Date.now`) closed it meanwhile.
-pub(crate) trait Closable {
+pub trait Closable {
     /// INVALID_INPUT for a call that re-enters a handle in use.
     const BUSY: &'static str;
     fn close_now(&mut self);
@@ -104,7 +100,7 @@ impl Closable for embedded_wallet_kit::Session {
 /// would turn a getter that re-enters the handle into its plain "recursive use" Error and
 /// leave the key unzeroized; here the re-entrant call gets a KitError, and a `free()`
 /// made while the state is in use zeroizes it as soon as the call lets go.
-pub(crate) struct Handle<T: Closable> {
+pub struct Handle<T: Closable> {
     state: RefCell<Box<T>>,
     close_pending: Cell<bool>,
 }
@@ -144,7 +140,7 @@ impl<T: Closable> Handle<T> {
     }
 
     /// Reads public parts (still readable after a close).
-    pub(crate) fn read<R>(&self, f: impl FnOnce(&T) -> R) -> JsResult<R> {
+    pub fn read<R>(&self, f: impl FnOnce(&T) -> R) -> JsResult<R> {
         let value = f(&**self.state.try_borrow().map_err(|_| Self::busy())?);
         self.settle();
         Ok(value)
@@ -152,7 +148,7 @@ impl<T: Closable> Handle<T> {
 
     /// Uses the key. A `free()` during the call wins: the result is dropped (a new
     /// session is zeroized with it) and the call throws the closed error.
-    pub(crate) fn write<R>(&self, f: impl FnOnce(&mut T) -> JsResult<R>) -> JsResult<R> {
+    pub fn write<R>(&self, f: impl FnOnce(&mut T) -> JsResult<R>) -> JsResult<R> {
         let result = f(&mut **self.state.try_borrow_mut().map_err(|_| Self::busy())?);
         if self.settle() {
             drop(result);
@@ -171,7 +167,7 @@ impl<T: Closable> Handle<T> {
 /// Runs `make` and moves its result to the heap in a frame of its own, below the export's:
 /// the export's scrub (`scrubbed`) then overwrites every stack copy the construction left.
 #[inline(never)]
-pub(crate) fn boxed<T>(make: impl FnOnce() -> embedded_wallet_kit::Result<T>) -> JsResult<Box<T>> {
+pub fn boxed<T>(make: impl FnOnce() -> embedded_wallet_kit::Result<T>) -> JsResult<Box<T>> {
     make().map(Box::new).map_err(to_js)
 }
 
@@ -179,13 +175,17 @@ pub(crate) fn boxed<T>(make: impl FnOnce() -> embedded_wallet_kit::Result<T>) ->
 /// `clientPublicKey` of one verify, challenge or refresh call; its private half never
 /// leaves wasm memory and is consumed by {@link Session.open}.
 #[wasm_bindgen(js_name = ClientKey)]
-pub struct JsClientKey(pub(crate) Handle<embedded_wallet_kit::ClientKey>);
+pub struct JsClientKey(Handle<embedded_wallet_kit::ClientKey>);
 
 impl JsClientKey {
     /// A handle on `key` (tests, and the bindings that restore one).
-    #[cfg_attr(not(test), allow(dead_code))]
-    pub(crate) fn from_key(key: embedded_wallet_kit::ClientKey) -> Self {
+    pub fn from_key(key: embedded_wallet_kit::ClientKey) -> Self {
         Self(Handle::new(Box::new(key)))
+    }
+
+    /// The key's state, for the full module's bindings (enclave, store): not an export.
+    pub fn handle(&self) -> &Handle<embedded_wallet_kit::ClientKey> {
+        &self.0
     }
 }
 
@@ -246,11 +246,16 @@ impl JsClientKey {
 
 /// An authenticated session whose P-256 signing key lives only in wasm memory.
 #[wasm_bindgen(js_name = Session)]
-pub struct JsSession(pub(crate) Handle<embedded_wallet_kit::Session>);
+pub struct JsSession(Handle<embedded_wallet_kit::Session>);
 
 impl JsSession {
-    pub(crate) fn from_boxed(session: Box<embedded_wallet_kit::Session>) -> Self {
+    pub fn from_boxed(session: Box<embedded_wallet_kit::Session>) -> Self {
         Self(Handle::new(session))
+    }
+
+    /// The session's state, for the full module's bindings (store): not an export.
+    pub fn handle(&self) -> &Handle<embedded_wallet_kit::Session> {
+        &self.0
     }
 }
 
@@ -437,7 +442,7 @@ impl JsSession {
 }
 
 /// Exactly `{ "Service-Wallet-Signature", "Request-Id" }`.
-pub(crate) fn headers_to_js(headers: &embedded_wallet_kit::SignedRetryHeaders) -> Object {
+pub fn headers_to_js(headers: &embedded_wallet_kit::SignedRetryHeaders) -> Object {
     let out = Object::new();
     set(&out, SIGNATURE_HEADER, &headers.signature);
     set(&out, REQUEST_ID_HEADER, &headers.request_id);
@@ -445,7 +450,7 @@ pub(crate) fn headers_to_js(headers: &embedded_wallet_kit::SignedRetryHeaders) -
 }
 
 /// A 202 body (object or JSON text) as the core reads it.
-pub(crate) fn pending_from_js(pending: &JsValue) -> JsResult<PendingSignature> {
+pub fn pending_from_js(pending: &JsValue) -> JsResult<PendingSignature> {
     let fields = with_exact_payload(
         pending,
         ErrorCode::InvalidPendingSignature,
@@ -455,7 +460,7 @@ pub(crate) fn pending_from_js(pending: &JsValue) -> JsResult<PendingSignature> {
 }
 
 /// A quote (object or JSON text): only its payloadToSign and expiresAt.
-pub(crate) fn quote_from_js(quote: &JsValue) -> JsResult<QuoteToSign> {
+pub fn quote_from_js(quote: &JsValue) -> JsResult<QuoteToSign> {
     let fields = with_exact_payload(quote, ErrorCode::InvalidInput, "quote")?;
     QuoteToSign::from_fields(&fields).map_err(to_js)
 }

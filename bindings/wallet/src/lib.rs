@@ -1,8 +1,9 @@
-//! The wallet wasm module, loaded lazily (by `init({ passkeys: true })`, the first
-//! passkey call or the first WalletClient call) so that pages which only sign never
-//! download it: the WebAuthn driver (`passkey.*`) and the flow drivers behind the JS
-//! WalletClient. It holds no ClientKey or Session: the flows never sign, the shim has the
-//! signing module's Session sign what a flow hands out.
+//! The full wasm module, the one the main entry's `init()` loads: everything a passkey
+//! wallet page needs in one module. ewk-signing's exports (`ClientKey`, `Session`,
+//! `warmUp`), linked from that crate, plus the WebAuthn driver (`passkey.*`), the flow
+//! drivers behind the JS WalletClient, the session store's bindings, `inspectPayload`
+//! and the enclave exports (OTP sealing, wallet export). The flows never sign: the shim
+//! has a Session sign what a flow hands out.
 #![cfg(target_arch = "wasm32")]
 #![no_std]
 
@@ -11,9 +12,20 @@ extern crate alloc;
 extern crate std;
 
 mod browser;
+mod enclave;
 mod flows;
+mod inspect;
 pub mod passkey;
+mod store;
+
+// Re-exported so that this crate visibly uses ewk-signing, whose #[wasm_bindgen] exports
+// then link into this module (tests/js/declared-exports.test.mjs checks they do).
+pub use ewk_signing::{JsClientKey, JsSession};
 
 pub use flows::{
     wallet_flow, JsOtpLoginFlow, JsPasskeyChallenge, JsQuoteExecution, JsSignedRetryFlow,
 };
+
+// The interfaces this crate's exports name (ewk-signing's section imports those of its own).
+#[wasm_bindgen::prelude::wasm_bindgen(typescript_custom_section)]
+const FULL_TYPES: &str = "import type { PayloadInspection, EnclaveEnvelope, EnclaveOptions, WalletExportResponse, WalletExportOptions } from './index.js';";

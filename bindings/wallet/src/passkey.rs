@@ -1,14 +1,14 @@
-//! Passkey exports. The JS shim groups them as `passkey.*`.
+//! Passkey exports. The JS shim groups them as `passkey.*`. They are synchronous:
+//! js/passkey.js drives the ceremony (the call to `navigator.credentials`, cancel, the
+//! caller's signal, the watchdog) and asks these for the options, the result and the error.
 
 use ewk_common::prelude::*;
-use js_sys::{Array, Object, Reflect};
+use js_sys::{Array, Object};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
-use web_sys::AbortSignal;
 
 use crate::browser;
 use embedded_wallet_kit::encoding::base64url_decode;
-use embedded_wallet_kit::passkey;
+use embedded_wallet_kit::passkey::{self, Ceremony, Circumstances};
 use embedded_wallet_kit::ErrorCode;
 use ewk_common::js::{array_items, exact_string};
 use ewk_common::passkey_input::{
@@ -20,69 +20,72 @@ use ewk_common::{invalid_input, to_js};
 
 type JsResult<T> = Result<T, JsValue>;
 
-fn opt_signal(target: &JsValue) -> JsResult<Option<AbortSignal>> {
-    let v = member(target, "signal");
-    if v.is_undefined() || v.is_null() {
-        return Ok(None);
-    }
-    // A real AbortSignal answers `aborted` with a boolean; a Proxy or lookalike that only
-    // passes instanceof throws or answers something else (read with a catching get).
-    let genuine = Reflect::get(&v, &"aborted".into()).is_ok_and(|a| a.as_bool().is_some());
-    match v.dyn_into::<AbortSignal>() {
-        Ok(signal) if genuine => Ok(Some(signal)),
-        _ => Err(invalid_input("signal must be an AbortSignal")),
-    }
-}
-
-/// Registers a passkey; resolves to `{credentialId, clientDataJson, attestationObject, transports}`.
-#[wasm_bindgen(js_name = passkeyRegister)]
-pub async fn register(options: JsValue) -> JsResult<Object> {
-    let registration = registration_input(&options)?.validate().map_err(to_js)?;
-    let signal = opt_signal(&options)?;
-    let attestation = browser::register(&registration, signal).await?;
-    Ok(attestation_object(&attestation))
-}
-
-/// Asserts with one passkey; resolves to
-/// `{credentialId, clientDataJson, authenticatorData, signature, userHandle?}`.
-#[wasm_bindgen(js_name = passkeyAuthenticate)]
-pub async fn authenticate(options: JsValue) -> JsResult<Object> {
-    let authentication = authentication_input(&options)?.validate().map_err(to_js)?;
-    let signal = opt_signal(&options)?;
-    let assertion = browser::authenticate(&authentication, signal).await?;
-    Ok(assertion_object(&assertion))
-}
-
-/// Whether WebAuthn is available.
-#[wasm_bindgen(js_name = passkeyIsSupported)]
-pub fn is_supported() -> bool {
-    scrubbed(browser::is_supported)
-}
-
-/// Whether a user-verifying platform authenticator is available (a promise of a boolean;
-/// the JS shim maps a rejection to false).
-#[wasm_bindgen(js_name = passkeyPlatformAuthenticatorAvailable)]
-pub fn platform_authenticator_available() -> js_sys::Promise {
-    scrubbed(browser::platform_authenticator_available)
-}
-
-/// Whether passkey autofill (conditional mediation) is available.
-#[wasm_bindgen(js_name = passkeyConditionalMediationAvailable)]
-pub fn conditional_mediation_available() -> js_sys::Promise {
-    scrubbed(browser::conditional_mediation_available)
-}
-
-/// The browser's client capabilities, or `undefined` where it cannot tell.
-#[wasm_bindgen(js_name = passkeyClientCapabilities)]
-pub fn client_capabilities() -> js_sys::Promise {
-    scrubbed(browser::client_capabilities)
-}
-
-/// Aborts the ceremony in flight (it rejects with `PASSKEY_CANCELLED`).
-#[wasm_bindgen(js_name = passkeyCancel)]
-pub fn cancel() {
+/// The `publicKey` options of `navigator.credentials.create` for `passkey.register`'s
+/// options (validated: `INVALID_INPUT` names the field at fault).
+#[wasm_bindgen(js_name = passkeyCreationOptions)]
+pub fn creation_options(options: JsValue) -> JsResult<Object> {
     scrubbed(|| {
-        browser::cancel();
+        let registration = registration_input(&options)?.validate().map_err(to_js)?;
+        Ok(browser::creation_options(&registration))
+    })
+}
+
+/// The `publicKey` options of `navigator.credentials.get` for `passkey.authenticate`'s
+/// options (validated: `INVALID_INPUT` names the field at fault).
+#[wasm_bindgen(js_name = passkeyRequestOptions)]
+pub fn request_options(options: JsValue) -> JsResult<Object> {
+    scrubbed(|| {
+        let authentication = authentication_input(&options)?.validate().map_err(to_js)?;
+        Ok(browser::request_options(&authentication))
+    })
+}
+
+/// `{credentialId, clientDataJson, attestationObject, transports}` from the credential
+/// `navigator.credentials.create` resolved to (`PASSKEY_FAILED` when a member is missing).
+#[wasm_bindgen(js_name = passkeyAttestation)]
+pub fn attestation(credential: JsValue) -> JsResult<Object> {
+    scrubbed(|| Ok(attestation_object(&browser::attestation(&credential)?)))
+}
+
+/// `{credentialId, clientDataJson, authenticatorData, signature, userHandle?}` from the
+/// credential `navigator.credentials.get` resolved to, which must be the allowed one
+/// (`allowedId`, its raw id bytes; `PASSKEY_FAILED` otherwise or when a member is missing).
+#[wasm_bindgen(js_name = passkeyAssertion)]
+pub fn assertion(credential: JsValue, allowed_id: JsValue) -> JsResult<Object> {
+    scrubbed(|| {
+        let allowed = browser::bytes_of(&allowed_id)
+            .ok_or_else(|| invalid_input("allowedId must be the allowed credential id's bytes"))?;
+        Ok(assertion_object(&browser::assertion(
+            &credential,
+            &allowed,
+        )?))
+    })
+}
+
+/// The KitError for a rejection of `navigator.credentials.create` (`register`) or `.get`,
+/// by the DOMException's name and what the shim did: its watchdog fired, the ceremony was
+/// cancelled (`passkey.cancel()`, the caller's signal, a newer ceremony), the rejection
+/// came at or after the requested timeout. The rejection is its cause.
+#[wasm_bindgen(js_name = passkeyRejection)]
+pub fn rejection(
+    register: bool,
+    error: JsValue,
+    watchdog_fired: bool,
+    cancelled: bool,
+    past_deadline: bool,
+) -> JsValue {
+    scrubbed(|| {
+        let ceremony = if register {
+            Ceremony::Register
+        } else {
+            Ceremony::Authenticate
+        };
+        let how = Circumstances {
+            watchdog_fired,
+            cancelled,
+            past_deadline,
+        };
+        browser::rejection(ceremony, &error, how)
     })
 }
 

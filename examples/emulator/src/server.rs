@@ -218,8 +218,9 @@ fn mime(path: &FsPath) -> &'static str {
     }
 }
 
-/// With `--strict-csp`, the Content-Security-Policy of every static and `/pkg/` file: the strict policy the kit's
-/// README recommends, so the demo shows it is enough. `'wasm-unsafe-eval'` lets the kit
+/// With `--strict-csp`, the Content-Security-Policy of every static and `/pkg/` file: the
+/// strict policy the kit's README recommends, so the demo shows it is enough (tests/csp
+/// checks that in Chromium, Firefox ESR and WebKitGTK). `'wasm-unsafe-eval'` lets the kit
 /// compile its WebAssembly (no `'unsafe-eval'`); `worker-src 'self'` the isolated signer's
 /// Worker; no inline script or style anywhere. (A Worker's policy is its script's response
 /// header, so `/pkg/` files carry it too.)

@@ -3,7 +3,9 @@
 // differs from what it generates: UPDATE_GLUE_TYPES=1 make build rewrites it.
 /* tslint:disable */
 /* eslint-disable */
-import type { SessionResponse, PendingSignature, Quote, SignedRetryHeaders, QuoteSignatureHeader, PayloadInspection, EnclaveEnvelope, EnclaveOptions, WalletExportResponse, WalletExportOptions } from './index.js';
+import type { PayloadInspection, EnclaveEnvelope, EnclaveOptions, WalletExportResponse, WalletExportOptions } from './index.js';
+
+import type { SessionResponse, PendingSignature, Quote, SignedRetryHeaders, QuoteSignatureHeader } from './index.js';
 
 
 /**
@@ -54,6 +56,98 @@ export class ClientKey {
      * Uncompressed SEC1 public key, 130 lowercase hex chars, `^04[0-9a-f]{128}$`: send this as `clientPublicKey`.
      */
     readonly publicKeyHex: string;
+}
+
+/**
+ * The encrypted OTP login's verify (`flows::OtpLogin`), driven like a
+ * `SignedRetryFlow` whose 202 the TEK signs (`ClientKey.signRetry`): `onResponse` gives
+ * `{ sign }` once, then undefined on the 200, whose body the TEK opens
+ * (`Session.fromClientKey`). A signing failure is thrown on: the code is spent, so an
+ * expired 202 is `REQUEST_EXPIRED`, never a restart.
+ */
+export class OtpLoginFlow {
+    /**
+     * Releases its wasm memory.
+     */
+    free(): void;
+    /**
+     * The first call, without signature headers.
+     */
+    firstRequest(): object;
+    /**
+     * For the credential `credentialId` (`EMAIL_OTP` or `SMS_OTP` `kind`) and the
+     * `encryptedOtpBundle` string `encryptOtp` returned.
+     */
+    constructor(credential_id: string, kind: string, encrypted_otp_bundle: string);
+    /**
+     * Reads a response: undefined when done, `{ sign: pending }` for the TEK.
+     */
+    onResponse(response: any): object | undefined;
+    /**
+     * The TEK refused to sign: its error is thrown on (no restart).
+     */
+    signFailed(error: any): object;
+    /**
+     * The retry carrying the TEK's signature of the `{ sign }`.
+     */
+    signed(signature: string, request_id: string): object;
+    /**
+     * Always true: the TEK becomes the session key.
+     */
+    readonly clientHeld: boolean;
+}
+
+/**
+ * A passkey login's challenge: what WebAuthn signs, then the verify request.
+ */
+export class PasskeyChallenge {
+    /**
+     * Releases its wasm memory.
+     */
+    free(): void;
+    /**
+     * `{challenge, credentialId, rpId?}` for `passkey.authenticate`.
+     */
+    authenticationInput(rp_id?: string | null): object;
+    /**
+     * Reads the challenge response for the credential `credentialId` (AuthMethod).
+     */
+    constructor(credential_id: string, response: any);
+    /**
+     * The verify call for an assertion (object or JSON text), with the challenge's
+     * Request-Id.
+     */
+    verify(assertion: any): SignedRetryFlow;
+}
+
+/**
+ * One execution of one quote, with its Idempotency-Key made once.
+ */
+export class QuoteExecution {
+    /**
+     * Releases its wasm memory.
+     */
+    free(): void;
+    /**
+     * Reads the quote (object or JSON text).
+     */
+    constructor(quote: any);
+    /**
+     * Checks the execute response (throws the typed error on failure).
+     */
+    onResponse(response: any): void;
+    /**
+     * The execute request with the session's signature of `toSign()`.
+     */
+    request(signature: string): object;
+    /**
+     * `{ payloadToSign, expiresAt }` for the session's `signQuote`.
+     */
+    toSign(): object;
+    /**
+     * The Idempotency-Key every attempt of this execution sends.
+     */
+    readonly idempotencyKey: string;
 }
 
 /**
@@ -136,6 +230,50 @@ export class Session {
 }
 
 /**
+ * One signed-retry operation: `firstRequest()`, then `onResponse(response)` until it
+ * returns undefined (done) or throws. `{ send }` is the next request; `{ sign }` a 202
+ * for the session's `signRetry`, whose headers go to `signed` (or its error to
+ * `signFailed`) for the next request.
+ */
+export class SignedRetryFlow {
+    /**
+     * Releases its wasm memory.
+     */
+    free(): void;
+    /**
+     * The first call, without signature headers.
+     */
+    firstRequest(): object;
+    /**
+     * Starts an operation for `{method, path, headers?, body?}`.
+     */
+    constructor(request: any);
+    /**
+     * Reads a response: undefined when done, `{ send: request }` or `{ sign: pending }`.
+     */
+    onResponse(response: any): object | undefined;
+    /**
+     * Reads the response to a request sent without a session: a 202 is an error then,
+     * not something to sign.
+     */
+    onUnsignedResponse(response: any): void;
+    /**
+     * After the session refused to sign: an expired 202 restarts the request once (the
+     * first request again); any other error is thrown on unchanged.
+     */
+    signFailed(error: any): object;
+    /**
+     * The retry carrying the session's signature of the last `{ sign }`.
+     */
+    signed(signature: string, request_id: string): object;
+    /**
+     * Whether the session this flow's answer issues is client-held (open it with
+     * `Session.fromClientKey`) rather than sealed (`Session.open`).
+     */
+    readonly clientHeld: boolean;
+}
+
+/**
  * The encrypted OTP login. Verifies the `otpEncryptionTargetBundle` of a `/challenge`
  * response (object or JSON text; the documented single-quoted form is tolerated) under
  * `options.pin`, and HPKE-seals `{"otp_code":…,"public_key":…}` to its enclave key,
@@ -168,6 +306,44 @@ export function inspectPayload(payloadToSign: string): PayloadInspection;
  * `DECRYPTION_FAILED`, `KEY_CONSUMED`.
  */
 export function openWalletExport(response: WalletExportResponse | EnclaveEnvelope | string, key: ClientKey, options?: WalletExportOptions): string;
+
+/**
+ * `{credentialId, clientDataJson, authenticatorData, signature, userHandle?}` from the
+ * credential `navigator.credentials.get` resolved to, which must be the allowed one
+ * (`allowedId`, its raw id bytes; `PASSKEY_FAILED` otherwise or when a member is missing).
+ */
+export function passkeyAssertion(credential: any, allowed_id: any): object;
+
+/**
+ * `{credentialId, clientDataJson, attestationObject, transports}` from the credential
+ * `navigator.credentials.create` resolved to (`PASSKEY_FAILED` when a member is missing).
+ */
+export function passkeyAttestation(credential: any): object;
+
+/**
+ * The `publicKey` options of `navigator.credentials.create` for `passkey.register`'s
+ * options (validated: `INVALID_INPUT` names the field at fault).
+ */
+export function passkeyCreationOptions(options: any): object;
+
+/**
+ * The `POST /auth/credentials` PASSKEY body `{accountId, nickname, challenge, attestation}`.
+ */
+export function passkeyRegistrationBody(account_id: any, nickname: any, challenge: any, attestation: any): object;
+
+/**
+ * The KitError for a rejection of `navigator.credentials.create` (`register`) or `.get`,
+ * by the DOMException's name and what the shim did: its watchdog fired, the ceremony was
+ * cancelled (`passkey.cancel()`, the caller's signal, a newer ceremony), the rejection
+ * came at or after the requested timeout. The rejection is its cause.
+ */
+export function passkeyRejection(register: boolean, error: any, watchdog_fired: boolean, cancelled: boolean, past_deadline: boolean): any;
+
+/**
+ * The `publicKey` options of `navigator.credentials.get` for `passkey.authenticate`'s
+ * options (validated: `INVALID_INPUT` names the field at fault).
+ */
+export function passkeyRequestOptions(options: any): object;
 
 /**
  * The guards of `signQuote`; returns the payload to sign.
@@ -231,7 +407,16 @@ export function storeSignedRequestIds(session: Session): Array<any>;
 export function storeStampFromP1363(session: Session, signature: Uint8Array | number[]): string;
 
 /**
- * Idempotent. The throwaway key is zeroized when dropped, and the scrub clears its stack.
+ * A wallet operation by name (the core's [`Operation`]), as the flow that sends it. A
+ * session and a key are given by their public parts: the session's id and issuing
+ * credential, the key's two public hex forms. `clientHeld`: the client's key mode
+ * (the flow's `clientHeld` says whether this operation's session is client-held).
+ */
+export function walletFlow(name: string, id: string, text: string | null | undefined, session_id: string | null | undefined, session_credential_id: string | null | undefined, key_public_hex: string | null | undefined, key_compressed_hex: string | null | undefined, client_held: boolean): SignedRetryFlow;
+
+/**
+ * One round (the first also builds the table). The throwaway keys are zeroized when
+ * dropped, and the scrub clears the stack.
  */
 export function warmUp(): void;
 

@@ -1,22 +1,22 @@
-//! Newer deployments (DESIGN §3): `encryptOtp`, `openWalletExport`, and
-//! `ClientKey.signRetry` (the TEK stamps the OTP login's 202 before any session exists).
-//! Conversions only; the envelope checks, HPKE and stamping are in `enclave`/`otp`.
+//! Newer deployments (DESIGN §3): `encryptOtp` and `openWalletExport` (their third part,
+//! `ClientKey.signRetry`, is ewk-signing's: a method of its class). Conversions only; the
+//! envelope checks and HPKE are in `enclave`/`otp`.
 
 use ewk_common::prelude::*;
-use js_sys::Object;
 use wasm_bindgen::prelude::*;
 use zeroize::Zeroizing;
 
-use crate::signing::{headers_to_js, object_or_json, pending_from_js, JsClientKey, JsFields};
-use embedded_wallet_kit::enclave::{encrypt_otp, sign_with_tek, unquote_target_bundle};
+use embedded_wallet_kit::enclave::{encrypt_otp, unquote_target_bundle};
 use embedded_wallet_kit::enclave::{
     open_export, SignerPin, VerifiedEnvelope, PRODUCTION_SIGNER_PUBLIC_KEY,
     PRODUCTION_TLS_FETCHER_PUBLIC_KEY,
 };
 use embedded_wallet_kit::ErrorCode;
 use ewk_common::js::{exact_string, own};
+use ewk_common::js::{object_or_json, JsFields};
 use ewk_common::scrubbed;
 use ewk_common::{invalid_input, to_js};
+use ewk_signing::JsClientKey;
 
 type JsResult<T> = Result<T, JsValue>;
 
@@ -81,7 +81,7 @@ pub fn encrypt_otp_js(
         const WHAT: &str = "OTP target bundle";
         let pin = signer_pin(options, PRODUCTION_TLS_FETCHER_PUBLIC_KEY)?;
         let otp = Zeroizing::new(exact_string(otp_code, "otpCode", ErrorCode::InvalidInput)?);
-        key.0.read(|k| k.check_unused())?.map_err(to_js)?;
+        key.handle().read(|k| k.check_unused())?.map_err(to_js)?;
         let bundle = match target_bundle.as_string() {
             Some(text) => JsValue::from_str(unquote_target_bundle(&text)),
             None => target_bundle.clone(),
@@ -89,7 +89,8 @@ pub fn encrypt_otp_js(
         let envelope = object_or_json(&bundle, ErrorCode::InvalidBundle, WHAT)?;
         let data = verified_data(&envelope, &pin, WHAT)?;
 
-        key.0.write(|k| encrypt_otp(&data, &otp, k).map_err(to_js))
+        key.handle()
+            .write(|k| encrypt_otp(&data, &otp, k).map_err(to_js))
     })
 }
 
@@ -117,44 +118,20 @@ pub fn open_wallet_export(
                     .ok_or_else(|| invalid_input("options.organizationId must be a string"))?,
             ),
         };
-        key.0.read(|k| k.check_unused())?.map_err(to_js)?;
+        key.handle().read(|k| k.check_unused())?.map_err(to_js)?;
         let mut envelope = object_or_json(response, ErrorCode::InvalidBundle, WHAT)?;
         if let Some(inner) = own(&envelope.0, "encryptedWalletCredentials") {
             envelope = object_or_json(&inner, ErrorCode::InvalidBundle, WHAT)?;
         }
         let data = verified_data(&envelope, &pin, WHAT)?;
         // Copied into a JS string (which cannot be wiped); the Rust copy is zeroized on drop.
-        let opened = key.0.write(|k| {
+        let opened = key.handle().write(|k| {
             open_export(&data, k, organization_id.as_deref())
                 .map(|m| JsValue::from_str(&m))
                 .map_err(to_js)
         });
         opened
     })
-}
-
-#[wasm_bindgen(js_class = ClientKey)]
-impl JsClientKey {
-    /// Both retry headers for a 202, stamped with this key: the second leg of the encrypted
-    /// OTP login, which the TEK signs before any session exists. Does not consume the key.
-    /// Signs each requestId once (compared case-insensitively); the ids it signed stay
-    /// signed in the session {@link Session.fromClientKey} makes of it.
-    /// Throws `INVALID_PENDING_SIGNATURE`, `REQUEST_EXPIRED`, `REQUEST_ALREADY_SIGNED`, `KEY_CONSUMED`.
-    #[wasm_bindgen(js_name = signRetry, unchecked_return_type = "SignedRetryHeaders")]
-    pub fn sign_retry(
-        &self,
-        #[wasm_bindgen(js_name = pending202, unchecked_param_type = "PendingSignature | string")]
-        pending: &JsValue,
-    ) -> JsResult<Object> {
-        scrubbed(|| {
-            let pending = pending_from_js(pending)?;
-            let now = ewk_common::now_ms();
-            let headers = self
-                .0
-                .write(|k| sign_with_tek(k, &pending, now).map_err(to_js));
-            headers.map(|h| headers_to_js(&h))
-        })
-    }
 }
 
 #[cfg(test)]
@@ -193,7 +170,7 @@ mod tests {
             mnemonic.as_string().unwrap(),
             c["expectedPlaintextUtf8"].as_str().unwrap()
         );
-        assert!(k.0.read(|k| k.is_consumed()).unwrap());
+        assert!(k.handle().read(|k| k.is_consumed()).unwrap());
         assert_eq!(
             code(open_wallet_export(&bundle, &k, &JsValue::UNDEFINED).unwrap_err()),
             "KEY_CONSUMED"

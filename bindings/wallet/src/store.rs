@@ -6,15 +6,15 @@ use ewk_common::prelude::*;
 use js_sys::{Array, Object, Promise};
 use wasm_bindgen::prelude::*;
 
-use crate::signing::{
-    boxed, object_or_json, pending_from_js, quote_from_js, JsClientKey, JsSession,
-};
 use embedded_wallet_kit::parse_public_key_hex;
 use embedded_wallet_kit::SignedRequestIds;
 use embedded_wallet_kit::{Error, ErrorCode};
+use ewk_common::js::object_or_json;
 use ewk_common::js::set;
 use ewk_common::scrubbed;
 use ewk_common::to_js;
+use ewk_signing::signing::{boxed, pending_from_js, quote_from_js};
+use ewk_signing::{JsClientKey, JsSession};
 
 type JsResult<T> = Result<T, JsValue>;
 
@@ -56,7 +56,7 @@ fn import_non_extractable(der: &[u8], algorithm: &str, usage: &str) -> JsResult<
 #[wasm_bindgen(js_name = storeImportClientKey)]
 pub fn import_client_key(key: &JsClientKey) -> JsResult<Promise> {
     scrubbed(|| {
-        key.0.write(|k| {
+        key.handle().write(|k| {
             let der = k.key_pkcs8().map_err(to_js)?;
             import_non_extractable(&der, "ECDH", "deriveBits")
         })
@@ -67,7 +67,7 @@ pub fn import_client_key(key: &JsClientKey) -> JsResult<Promise> {
 #[wasm_bindgen(js_name = storeImportSessionKey)]
 pub fn import_session_key(session: &JsSession) -> JsResult<Promise> {
     scrubbed(|| {
-        session.0.write(|s| {
+        session.handle().write(|s| {
             let der = s.key_pkcs8().map_err(to_js)?;
             import_non_extractable(&der, "ECDSA", "sign")
         })
@@ -95,7 +95,7 @@ pub fn authorize_stamp(session: &JsSession, payload: &JsValue) -> JsResult<Strin
         let payload =
             ewk_common::js::exact_string(payload, "payloadToSign", ErrorCode::InvalidInput)?;
         session
-            .0
+            .handle()
             .write(|s| s.authorize_stamp_at(ewk_common::now_ms()).map_err(to_js))?;
         Ok(payload)
     })
@@ -110,7 +110,7 @@ pub fn authorize_stamp(session: &JsSession, payload: &JsValue) -> JsResult<Strin
 pub fn authorize_retry(session: &JsSession, pending: &JsValue) -> JsResult<Object> {
     scrubbed(|| {
         let pending = pending_from_js(pending)?;
-        session.0.write(|s| {
+        session.handle().write(|s| {
             s.authorize_retry_at(&pending, ewk_common::now_ms())
                 .map_err(to_js)
         })?;
@@ -126,7 +126,7 @@ pub fn authorize_retry(session: &JsSession, pending: &JsValue) -> JsResult<Objec
 pub fn authorize_quote(session: &JsSession, quote: &JsValue) -> JsResult<String> {
     scrubbed(|| {
         let quote = quote_from_js(quote)?;
-        session.0.write(|s| {
+        session.handle().write(|s| {
             s.authorize_quote_at(&quote, ewk_common::now_ms())
                 .map_err(to_js)
         })?;
@@ -139,7 +139,7 @@ pub fn authorize_quote(session: &JsSession, quote: &JsValue) -> JsResult<String>
 pub fn stamp_from_p1363(session: &JsSession, signature: &[u8]) -> JsResult<String> {
     scrubbed(|| {
         session
-            .0
+            .handle()
             .write(|s| s.stamp_from_p1363(signature).map_err(to_js))
     })
 }
@@ -209,7 +209,7 @@ fn ids_from_js(signed: &JsValue) -> JsResult<SignedRequestIds> {
 /// signs no id twice, whether it signed it before or after being stored.
 #[wasm_bindgen(js_name = storeSignedRequestIds)]
 pub fn signed_request_ids(session: &JsSession) -> JsResult<Array> {
-    scrubbed(|| session.0.read(|s| ids_to_js(s.signed_request_ids())))
+    scrubbed(|| session.handle().read(|s| ids_to_js(s.signed_request_ids())))
 }
 
 /// Records `request_id` in a stored record's `signed` list by the core's rule (canonical

@@ -1,0 +1,36 @@
+// Node.js variant of the signing-only entry, `embedded-wallet-kit/signing`: the module is
+// read from disk and instantiated synchronously when this file is imported, so `init()`
+// resolves at once (it exists for code shared with the browser, and accepts the browser
+// variant's argument).
+import './platform.js'; // first: WebCrypto and Date.now as they are now (js/signing.js)
+import { readFileSync } from 'node:fs';
+import { initSync } from './embedded_wallet_kit_signing.js';
+import { signingReady } from './guard.js';
+import { KitError } from './kit-error.js';
+
+initSync({ module: readFileSync(new URL('./embedded_wallet_kit_signing_bg.wasm', import.meta.url)) });
+signingReady.markReady();
+
+const ready = Promise.resolve();
+
+/**
+ * Resolves at once: this entry instantiates its module when it is imported. Rejects
+ * INVALID_INPUT for the main entry's options (`passkeys`, `isolate`), as in the browser.
+ *
+ * @param {unknown} [input]
+ * @returns {Promise<void>}
+ */
+export function init(input) {
+  if (input !== null && typeof input === 'object') {
+    for (const option of ['passkeys', 'isolate']) {
+      const value = option in input ? input[option] : undefined;
+      if (value !== undefined && value !== null && value !== false) {
+        return Promise.reject(new KitError('INVALID_INPUT', `init: the signing entry has no ${option} option: import 'embedded-wallet-kit' for it`));
+      }
+    }
+  }
+  return ready;
+}
+
+// Everything else is the browser variant's (this file's own `init` takes precedence).
+export * from './signing.js';

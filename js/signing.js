@@ -1,0 +1,94 @@
+// The signing-only entry, `embedded-wallet-kit/signing` (browsers and bundlers).
+//
+// For pages that only sign: `init()` fetches and instantiates the signing-only
+// WebAssembly module (ClientKey, Session and nothing else), about half of what the main
+// entry's full module weighs. A page loads exactly one module: this one, or the main
+// entry's (which has these exports too, plus passkeys, WalletClient, the session store,
+// inspectPayload and the enclave exports). The two entries are two modules with two
+// glues: a ClientKey of one is not a ClientKey of the other, and each has its own ready
+// state (js/guard.js). The module URL is a literal
+// `new URL('./embedded_wallet_kit_signing_bg.wasm', import.meta.url)` for bundlers.
+//
+// js/platform.js is imported first: it captures WebCrypto and Date.now before any other
+// kit code runs (the glue uses those captures).
+import './platform.js';
+import __wbg_init, {
+  ClientKey as RawClientKey,
+  Session as RawSession,
+  warmUp,
+} from './embedded_wallet_kit_signing.js';
+import { KitError } from './kit-error.js';
+import { warmUpLater } from './warm-up.js';
+import { guardClass, signingReady } from './guard.js';
+
+export { KitError };
+
+const ready = signingReady.isReady;
+
+/** @type {typeof RawClientKey} */
+export const ClientKey = guardClass(RawClientKey, 'ClientKey', { create: 'ClientKey.generate()', ready });
+/** @type {typeof RawSession} */
+export const Session = guardClass(RawSession, 'Session', { create: 'Session.open, Session.sandbox or Session.fromClientKey', ready });
+
+/** @type {Promise<void> | undefined} */
+let initPromise;
+
+/** The main entry's options this entry does not have. */
+const MAIN_ONLY = ['passkeys', 'isolate'];
+
+function wasmSource(input) {
+  if (input === undefined || input === null) {
+    return { module_or_path: new URL('./embedded_wallet_kit_signing_bg.wasm', import.meta.url) };
+  }
+  // A URL, Request, Response, buffer, Module or promise has no `module_or_path`.
+  if (typeof input === 'object' && 'module_or_path' in input) {
+    return input.module_or_path === undefined || input.module_or_path === null
+      ? wasmSource(undefined)
+      : { module_or_path: input.module_or_path };
+  }
+  return { module_or_path: input };
+}
+
+/**
+ * Loads the signing-only WebAssembly module. Idempotent: every call returns the same
+ * promise. If loading fails the promise rejects with KitError NOT_INITIALIZED (the
+ * underlying error is its `cause`) and a later call tries again. `input`: nothing (the
+ * .wasm next to this file), `{ module_or_path? }`, a URL or path, a Response, bytes or a
+ * WebAssembly.Module. Typed in signing.d.ts.
+ *
+ * @param {import('./signing.js').InitInput | { module_or_path?: import('./signing.js').InitInput }} [input]
+ * @returns {Promise<void>}
+ */
+export function init(input) {
+  // Checked on every call (not only the first): such a page wants the main entry.
+  if (input !== null && typeof input === 'object') {
+    for (const option of MAIN_ONLY) {
+      const value = option in input ? input[option] : undefined;
+      if (value !== undefined && value !== null && value !== false) {
+        return Promise.reject(new KitError('INVALID_INPUT', `init: the signing entry has no ${option} option: import 'embedded-wallet-kit' for it`));
+      }
+    }
+  }
+  if (initPromise === undefined) {
+    if (ready()) {
+      initPromise = Promise.resolve();
+    } else {
+      // Started in a callback: reading `input` may throw (a getter), and the failure handler must then see `attempt` assigned, to reset it for a retry.
+      const attempt = Promise.resolve()
+        .then(() => __wbg_init(wasmSource(input)))
+        .then(
+          () => {
+            signingReady.markReady();
+            warmUpLater(warmUp);
+          },
+          (err) => {
+            if (initPromise === attempt) initPromise = undefined;
+            const detail = err && err.message ? err.message : String(err);
+            throw new KitError('NOT_INITIALIZED', `embedded-wallet-kit could not load its signing module: ${detail}`, err);
+          },
+        );
+      initPromise = attempt;
+    }
+  }
+  return initPromise;
+}
