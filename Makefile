@@ -37,12 +37,15 @@ build: setup
 
 lint: lint-rust lint-js
 
-# Features only add, so two clippy passes cover every build: native (the binding crates
-# are empty there) and wasm32 (the core and every binding crate, tests included).
+# Features only add, so three clippy passes cover every build: native (the binding crates
+# are empty there), wasm32 (the core and every binding crate, tests included; the tests
+# link std) and the shipped modules' wasm32 libraries (the core without std, no_std
+# bindings with the trapping panic handler).
 lint-rust: setup
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo clippy --target wasm32-unknown-unknown $(WASM_CRATES) --all-targets -- -D warnings
+	cargo clippy --target wasm32-unknown-unknown $(WASM_CRATES) --lib --no-default-features --features ewk-common/trap-panics -- -D warnings
 
 # Fast, and installs nothing: formatting, the native clippy pass, the native tests.
 check:

@@ -38,19 +38,36 @@ fi
 rm -rf "${OUT}"
 mkdir -p "${OUT}"
 
-# build_module <out-name> <crate> types|check-types (one cargo invocation per crate, so
-# that no crate's features reach another's module; the core is built without its default
-# `json` feature: the modules parse with the engine's JSON.parse). wasm-bindgen's
+# build_module <out-name> <crate> types|check-types lto|no-lto (one cargo invocation per
+# crate, so that no crate's features reach another's module; the core is built without its
+# default `json` feature: the modules parse with the engine's JSON.parse). wasm-bindgen's
 # declarations are finished and compared with the copy `make lint-js` reads
 # (scripts/glue-types.mjs); with `types` they ship (js/index.d.ts and js/testing.d.ts
 # and js/signing.d.ts re-export them), with `check-types` not.
+#
+# Every module is no_std with the trapping panic handler (ewk-common/trap-panics).
+# `lto`: a cdylib alone, so that LTO runs over the whole module (the rlib the tests link
+# stays out of it); the LTO step inlines nothing across crates (-inline-threshold=0 on the
+# final crate, which runs LTO): each crate keeps what its own opt-level inlined (measured:
+# LTO's Os inliner made keygen, open, stamp and signRetry about 30% slower in Chromium).
+# `no-lto`: built as cdylib and rlib at once, which keeps each crate's code as its own
+# opt-level made it, without the whole-module pass: for the full module, whose operations
+# came out about 25% slower with LTO even so (Chromium, per-operation medians, the
+# signing-only module's unchanged; README.md's Size section has the figures).
 build_module() {
   local name=$1
   local crate=$2
   local types=$3
+  local lto=$4
   local wasm_in="target/wasm32-unknown-unknown/release/${crate//-/_}.wasm"
-  say "cargo build --release --target wasm32-unknown-unknown -p ${crate}"
-  cargo build --release --target wasm32-unknown-unknown -p "${crate}"
+  local crate_types=(--crate-type cdylib)
+  local features=ewk-common/trap-panics
+  local codegen=(-C llvm-args=-inline-threshold=0)
+  if [ "${lto}" = no-lto ]; then
+    crate_types=(--crate-type cdylib --crate-type rlib)
+  fi
+  say "cargo rustc --lib ${crate_types[*]} --release --target wasm32-unknown-unknown -p ${crate} --features ${features} -- ${codegen[*]}"
+  cargo rustc --lib "${crate_types[@]}" --release --target wasm32-unknown-unknown -p "${crate}" --features "${features}" -- "${codegen[@]}"
 
   say "wasm-bindgen --target web --out-name ${name} ${wasm_in}"
   wasm-bindgen --target web --remove-name-section --remove-producers-section \
@@ -65,12 +82,12 @@ build_module() {
   if [ "${types}" = check-types ]; then rm "${OUT}/${name}.d.ts"; fi
 }
 
-build_module "${NAME}" ewk-wallet types
-build_module "${SIGNING_NAME}" ewk-signing types
+build_module "${NAME}" ewk-wallet types no-lto
+build_module "${SIGNING_NAME}" ewk-signing types lto
 # Both hold keys: handles that cannot be forged or detached; WebCrypto and Date.now from
 # js/platform.js (see the script).
 node scripts/harden-glue.mjs "${OUT}/${NAME}.js" "${OUT}/${SIGNING_NAME}.js"
-build_module "${TESTING_NAME}" ewk-testing types
+build_module "${TESTING_NAME}" ewk-testing types lto
 
 # All three glues import KitError from the snippet wasm-bindgen copied out of
 # js/kit-error.js (imported once, in bindings/common, through its js/kit-error.js link);

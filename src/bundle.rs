@@ -3,6 +3,7 @@
 //! with RFC 9180 HPKE base mode (DHKEM(P-256, HKDF-SHA256), HKDF-SHA256, AES-256-GCM),
 //! info `turnkey_hpke`, aad = enc (uncompressed, 65) ‖ recipient public key (uncompressed, 65).
 
+use crate::prelude::*;
 use aes_gcm::aead::{inout::InOutBuf, AeadInOut, KeyInit};
 use aes_gcm::Aes256Gcm;
 use p256::elliptic_curve::sec1::ToSec1Point;

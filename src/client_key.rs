@@ -4,6 +4,7 @@
 //! second use is `KEY_CONSUMED`. The private scalar never leaves this type; it is
 //! zeroized when the key is consumed or dropped (`p256::SecretKey` zeroizes on drop).
 
+use crate::prelude::*;
 use p256::elliptic_curve::Generate;
 use p256::{PublicKey, SecretKey};
 

@@ -6,6 +6,7 @@
 //! is computed with the same `sha2` the curve code already links, rather than through
 //! `bs58`'s `check` feature, which would link a second SHA-256 implementation into the wasm.
 
+use crate::prelude::*;
 use sha2::{Digest, Sha256};
 
 /// Lowercase hex of `bytes`.
@@ -106,6 +107,13 @@ pub enum Base58CheckError {
     Checksum,
 }
 
+/// The number of characters in UTF-8 `bytes` (those that are not continuation bytes):
+/// what `str::chars().count()` returns, without core's chunked counter (about 0.5 KB of
+/// wasm) or a str slice's panic path.
+pub(crate) fn char_count(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| (b as i8) >= -0x40).count()
+}
+
 /// Bitcoin-alphabet base58 of `payload ‖ checksum`, no version byte.
 pub fn base58check_encode(payload: &[u8]) -> String {
     let mut data = Vec::with_capacity(payload.len() + 4);
@@ -121,7 +129,7 @@ pub fn base58check_decode(text: &str) -> Result<Vec<u8>, Base58CheckError> {
         | bs58::decode::Error::NonAsciiCharacter { index } => {
             // bs58 reports a byte index; report the character index the caller can see.
             Base58CheckError::InvalidCharacter {
-                index: text[..index].chars().count(),
+                index: text.as_bytes().get(..index).map_or(0, char_count),
             }
         }
         _ => Base58CheckError::InvalidCharacter { index: 0 },
@@ -302,6 +310,35 @@ mod tests {
             base58check_decode("abOé"),
             Err(Base58CheckError::InvalidCharacter { index: 2 })
         );
+        // The index counts characters, not bytes: "é€😀" is 2 + 3 + 4 bytes.
+        assert_eq!(
+            base58check_decode("é€😀ab0"),
+            Err(Base58CheckError::InvalidCharacter { index: 0 })
+        );
+        assert_eq!(
+            base58check_decode("abc\u{e9}"),
+            Err(Base58CheckError::InvalidCharacter { index: 3 })
+        );
+    }
+
+    #[test]
+    fn char_count_is_chars_count() {
+        let texts = [
+            "",
+            "a",
+            "é",
+            "aé€😀b",
+            "\u{7f}\u{80}\u{7ff}\u{800}\u{ffff}\u{10000}\u{10ffff}",
+        ];
+        for text in texts {
+            assert_eq!(
+                char_count(text.as_bytes()),
+                text.chars().count(),
+                "{text:?}"
+            );
+        }
+        // A prefix cut inside a character counts that character.
+        assert_eq!(char_count(&"ab€".as_bytes()[..3]), 3);
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! that names what was wrong. Messages never carry key material, OTPs or tokens: they
 //! are built only from field names, lengths and positions, never from secret values.
 
-use std::fmt;
+use crate::prelude::*;
+use core::fmt;
 
 /// Declares [`ErrorCode`], its string forms ([`ErrorCode::as_str`]) and
 /// [`ErrorCode::ALL`] from one list, so a code cannot be added to one and missed in another.
@@ -166,7 +167,7 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl core::error::Error for Error {}
 
 /// The kit's result type.
 pub type Result<T, E = Error> = core::result::Result<T, E>;

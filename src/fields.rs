@@ -4,6 +4,7 @@
 //! keeps serde out of the wasm module.
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::prelude::*;
 
 /// One field as found in a response object.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -6,6 +6,7 @@
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::json::{parse, Json};
+use crate::prelude::*;
 
 /// The readable parts of a payload. Every field is `None` (or empty) for opaque text.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

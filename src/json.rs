@@ -5,6 +5,8 @@
 //! their text, and nesting is bounded so hostile input cannot exhaust the stack. A fuzz
 //! target compares it with serde_json.
 
+use crate::prelude::*;
+
 /// A parsed JSON value. Object members keep their order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Json {

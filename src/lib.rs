@@ -26,7 +26,15 @@
 //! # Ok(()) }
 //! ```
 
+#![cfg_attr(not(feature = "std"), no_std)]
 #![warn(missing_docs, unreachable_pub)]
+
+// Without `std` (the wasm modules) the core needs only an allocator: `String`, `Vec` and
+// `format!` come from `alloc` (through `prelude`), everything else from `core`.
+extern crate alloc;
+// The tests use std's collections, threads and files in either configuration.
+#[cfg(all(test, not(feature = "std")))]
+extern crate std;
 
 // The public API is what this file re-exports, plus the modules declared `pub` below
 // (each a namespace of its own: `bundle::seal`, `stamp::verify_stamp`, `enclave::…`,
@@ -45,6 +53,7 @@ mod inspect;
 mod json;
 mod message;
 pub mod passkey;
+mod prelude;
 mod public_key;
 mod request_ids;
 mod session;
@@ -54,6 +63,28 @@ mod webcrypto;
 
 #[cfg(test)]
 mod test_vectors;
+
+/// The critical section of p256's lazily built basepoint table without std (see the
+/// `critical-section` feature): single-threaded wasm32 (no `atomics` target feature, so no
+/// shared memory and no second thread) has nothing that could interleave, so entering and
+/// leaving are no-ops.
+#[cfg(all(
+    feature = "critical-section",
+    target_arch = "wasm32",
+    not(target_feature = "atomics")
+))]
+mod single_thread {
+    struct SingleThread;
+    critical_section::set_impl!(SingleThread);
+    // SAFETY: no other thread exists (see above), and the table's initialisation does
+    // not re-enter itself.
+    unsafe impl critical_section::Impl for SingleThread {
+        unsafe fn acquire() -> critical_section::RawRestoreState {
+            Default::default()
+        }
+        unsafe fn release(_: critical_section::RawRestoreState) {}
+    }
+}
 
 pub use p256;
 
@@ -71,7 +102,9 @@ pub use request_ids::{
     canonical_request_id, SignedRequestIds, MAX_SIGNED_REQUEST_IDS, SIGNED_REQUEST_ID_HORIZON_MS,
 };
 pub use session::{Session, SessionInfo, SANDBOX_SIGNATURE};
-pub use timestamp::{format_rfc3339, parse_rfc3339, system_now, UnixMillis};
+#[cfg(feature = "std")]
+pub use timestamp::system_now;
+pub use timestamp::{format_rfc3339, parse_rfc3339, UnixMillis};
 
 /// Internals for the fuzz targets (cargo-fuzz builds with `--cfg fuzzing`); not part of
 /// the API.

@@ -5,6 +5,7 @@
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::fields::{is_kind_uuid, optional, required, Fields};
+use crate::prelude::*;
 use crate::timestamp::{parse_rfc3339, UnixMillis};
 
 /// Name of the stamp header.

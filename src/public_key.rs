@@ -1,5 +1,6 @@
 //! P-256 public keys as the API writes them: SEC1 hex, compressed or uncompressed.
 
+use crate::prelude::*;
 use p256::elliptic_curve::sec1::ToSec1Point;
 use p256::PublicKey;
 

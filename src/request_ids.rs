@@ -5,6 +5,7 @@
 //! [`ClientKey::sign_retry`]: crate::ClientKey
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::prelude::*;
 use crate::timestamp::UnixMillis;
 
 /// Most requestIds one session keeps as signed. A session lives minutes and signs a

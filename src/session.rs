@@ -2,6 +2,7 @@
 //! verify/refresh response. It stamps payloads, signs retries (each requestId once, never
 //! past the 202's expiry) and quotes, and refuses everything after its own expiry.
 
+use crate::prelude::*;
 use p256::ecdsa::SigningKey;
 use p256::elliptic_curve::sec1::ToSec1Point;
 use p256::PublicKey;
@@ -16,7 +17,9 @@ use crate::request_ids::SignedRequestIds;
 #[cfg(test)]
 use crate::request_ids::{MAX_SIGNED_REQUEST_IDS, SIGNED_REQUEST_ID_HORIZON_MS};
 use crate::stamp::stamp;
-use crate::timestamp::{parse_rfc3339, system_now, UnixMillis};
+#[cfg(feature = "std")]
+use crate::timestamp::system_now;
+use crate::timestamp::{parse_rfc3339, UnixMillis};
 
 /// The sandbox's accepted `Service-Wallet-Signature` (spec §5.3).
 pub const SANDBOX_SIGNATURE: &str = "sandbox-valid-signature";
@@ -304,6 +307,7 @@ impl Session {
         now >= self.info.expires_at_ms
     }
 
+    #[cfg(feature = "std")]
     /// Whether the system clock ([`system_now`]) reads at or after `expiresAt`.
     pub fn is_expired(&self) -> bool {
         self.is_expired_at(system_now())
@@ -360,6 +364,7 @@ impl Session {
         self.check_live(now)
     }
 
+    #[cfg(feature = "std")]
     /// [`Session::authorize_stamp_at`] the system clock ([`system_now`]).
     pub fn authorize_stamp(&self) -> Result<()> {
         self.authorize_stamp_at(system_now())
@@ -371,6 +376,7 @@ impl Session {
         self.sign(payload)
     }
 
+    #[cfg(feature = "std")]
     /// [`Session::stamp_at`] the system clock ([`system_now`]).
     pub fn stamp(&self, payload: &str) -> Result<String> {
         self.stamp_at(payload, system_now())
@@ -395,6 +401,7 @@ impl Session {
         self.signed_requests.record(&pending.request_id, now)
     }
 
+    #[cfg(feature = "std")]
     /// [`Session::authorize_retry_at`] the system clock ([`system_now`]).
     pub fn authorize_retry(&mut self, pending: &PendingSignature) -> Result<()> {
         self.authorize_retry_at(pending, system_now())
@@ -413,6 +420,7 @@ impl Session {
         })
     }
 
+    #[cfg(feature = "std")]
     /// [`Session::sign_retry_at`] the system clock ([`system_now`]).
     pub fn sign_retry(&mut self, pending: &PendingSignature) -> Result<SignedRetryHeaders> {
         self.sign_retry_at(pending, system_now())
@@ -431,6 +439,7 @@ impl Session {
         Ok(())
     }
 
+    #[cfg(feature = "std")]
     /// [`Session::authorize_quote_at`] the system clock ([`system_now`]).
     pub fn authorize_quote(&self, quote: &QuoteToSign) -> Result<()> {
         self.authorize_quote_at(quote, system_now())
@@ -442,6 +451,7 @@ impl Session {
         self.sign(&quote.payload_to_sign)
     }
 
+    #[cfg(feature = "std")]
     /// [`Session::sign_quote_at`] the system clock ([`system_now`]).
     pub fn sign_quote(&self, quote: &QuoteToSign) -> Result<String> {
         self.sign_quote_at(quote, system_now())

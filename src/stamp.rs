@@ -4,6 +4,7 @@
 //! where the signature is deterministic ECDSA P-256 (RFC 6979, no low-S normalisation)
 //! over SHA-256 of the exact UTF-8 bytes of the payload.
 
+use crate::prelude::*;
 use p256::ecdsa::signature::Signer as _;
 use p256::ecdsa::{Signature, SigningKey};
 use p256::PublicKey;

@@ -3,6 +3,7 @@
 //! grammar; a date-time crate would add far more to the wasm than this.
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::prelude::*;
 
 /// Milliseconds since the Unix epoch, UTC.
 pub type UnixMillis = i64;
@@ -13,6 +14,10 @@ pub type UnixMillis = i64;
 /// wasm32-unknown-unknown has no clock the core can read without JavaScript bindings, so
 /// there it reads as the end of time and every guard refuses (failing closed): pass `now`
 /// (the npm package's modules pass `Date.now()`).
+///
+/// Only with the `std` feature (on by default); the wasm modules build the core without
+/// it and always pass `now`.
+#[cfg(feature = "std")]
 pub fn system_now() -> UnixMillis {
     #[cfg(target_arch = "wasm32")]
     {

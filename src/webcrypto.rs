@@ -6,6 +6,7 @@
 //! A bundle opened when the ECDH step ran in WebCrypto (a client key kept across an OAUTH
 //! redirect) is [`crate::bundle::Bundle::open_with_dh`].
 
+use crate::prelude::*;
 use p256::ecdsa::Signature;
 use p256::elliptic_curve::sec1::ToSec1Point;
 use p256::{PublicKey, SecretKey};

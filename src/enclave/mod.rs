@@ -7,6 +7,7 @@
 //! the encrypted OTP flow (`otpEncryptionTargetBundle`, whose enclave the OTP is sealed to
 //! here too: [`encrypt_otp`], and the TEK's stamp of the login's 202: [`sign_with_tek`]).
 
+use crate::prelude::*;
 use p256::ecdsa::signature::Verifier as _;
 use p256::ecdsa::VerifyingKey;
 use p256::PublicKey;
@@ -116,7 +117,7 @@ impl VerifiedEnvelope {
 
     /// The signed data, as UTF-8 text (JSON).
     pub fn data_text(&self) -> Result<&str> {
-        std::str::from_utf8(&self.data)
+        core::str::from_utf8(&self.data)
             .map_err(|_| Error::new(ErrorCode::InvalidBundle, "envelope data is not UTF-8"))
     }
 }

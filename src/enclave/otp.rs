@@ -6,6 +6,7 @@
 //! refuses the uncompressed form) then signs the second leg and becomes the session key
 //! (`Session::from_client_key`).
 
+use crate::prelude::*;
 use p256::elliptic_curve::sec1::ToSec1Point;
 
 use crate::bundle::seal_raw;

@@ -11,8 +11,11 @@ use crate::enclave::sign_with_tek;
 use crate::error::{Error, ErrorCode, Result};
 use crate::json::json_object;
 use crate::message::{PendingSignature, SignedRetryHeaders, REQUEST_ID_HEADER, SIGNATURE_HEADER};
+use crate::prelude::*;
 use crate::session::Session;
-use crate::timestamp::{system_now, UnixMillis};
+#[cfg(feature = "std")]
+use crate::timestamp::system_now;
+use crate::timestamp::UnixMillis;
 
 /// The `otpEncryptionTargetBundle` of a `/challenge` response (JSON text, to verify and
 /// seal to with [`crate::enclave::encrypt_otp`]).
@@ -123,6 +126,7 @@ impl OtpLogin {
         Ok(OtpStep::Sign(pending))
     }
 
+    #[cfg(feature = "std")]
     /// [`OtpLogin::next_step_at`] the system clock ([`system_now`]).
     pub fn next_step(&mut self, response: &Response<'_>) -> Result<OtpStep> {
         self.next_step_at(response, system_now())
@@ -139,6 +143,7 @@ impl OtpLogin {
             .with_header(REQUEST_ID_HEADER, headers.request_id))
     }
 
+    #[cfg(feature = "std")]
     /// Reads a response with the TEK at hand: a 202 is stamped with `tek` (the key whose
     /// public half is in the sealed bundle) and retried with the same body; the 200 opens
     /// the session with `tek` as its key (consuming it). Reads the system clock

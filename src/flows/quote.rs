@@ -6,8 +6,11 @@ use super::http::{expect_success, uuid_v4, uuid_v4_from, Request, Response};
 use crate::error::{Error, ErrorCode, Result};
 use crate::fields::{is_kind_uuid, required, Fields};
 use crate::message::{QuoteToSign, SIGNATURE_HEADER};
+use crate::prelude::*;
 use crate::session::Session;
-use crate::timestamp::{system_now, UnixMillis};
+#[cfg(feature = "std")]
+use crate::timestamp::system_now;
+use crate::timestamp::UnixMillis;
 
 /// The header that makes a request idempotent.
 pub const IDEMPOTENCY_KEY_HEADER: &str = "Idempotency-Key";
@@ -57,6 +60,7 @@ impl QuoteExecution {
         Ok(self.request_with_signature(session.sign_quote_at(&self.quote, now)?))
     }
 
+    #[cfg(feature = "std")]
     /// [`QuoteExecution::request_at`] the system clock ([`system_now`]).
     pub fn request(&self, session: &Session) -> Result<Request> {
         self.request_at(session, system_now())

@@ -7,8 +7,11 @@
 use super::http::{response_error, Request, Response};
 use crate::error::{Error, ErrorCode, Result};
 use crate::message::{PendingSignature, SignedRetryHeaders, REQUEST_ID_HEADER, SIGNATURE_HEADER};
+use crate::prelude::*;
 use crate::session::Session;
-use crate::timestamp::{system_now, UnixMillis};
+#[cfg(feature = "std")]
+use crate::timestamp::system_now;
+use crate::timestamp::UnixMillis;
 
 /// More 202s than any operation has legs means something is wrong: stop.
 pub const MAX_SIGNED_LEGS: u8 = 8;
@@ -121,6 +124,7 @@ impl SignedRetryFlow {
         }
     }
 
+    #[cfg(feature = "std")]
     /// [`SignedRetryFlow::on_response_at`] the system clock ([`system_now`]).
     pub fn on_response(&mut self, session: &mut Session, response: &Response<'_>) -> Result<Next> {
         self.on_response_at(session, response, system_now())

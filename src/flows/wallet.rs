@@ -10,6 +10,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::fields::{is_kind_uuid, optional, required, Fields};
 use crate::json::json_object;
 use crate::passkey::{Assertion, AuthenticationInput};
+use crate::prelude::*;
 use crate::session::Session;
 use crate::timestamp::{parse_rfc3339, UnixMillis};
 

@@ -4,6 +4,7 @@
 
 use crate::encoding::base64url_encode;
 use crate::error::{Error, ErrorCode, Result};
+use crate::prelude::*;
 
 /// A registration result: `{credentialId, clientDataJson, attestationObject, transports}`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,7 +73,7 @@ impl Assertion {
 
 /// Checks a passkey nickname: 1 to 100 characters, no control characters.
 pub fn validate_nickname(nickname: &str) -> Result<()> {
-    let count = nickname.chars().count();
+    let count = crate::encoding::char_count(nickname.as_bytes());
     if !(1..=100).contains(&count) {
         return Err(Error::new(
             ErrorCode::InvalidInput,

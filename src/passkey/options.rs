@@ -3,6 +3,7 @@
 
 use crate::encoding::{base64url_decode, base64url_encode};
 use crate::error::{Error, ErrorCode, Result};
+use crate::prelude::*;
 
 /// Default ceremony timeout, as most relying parties use.
 pub const DEFAULT_TIMEOUT_MS: u32 = 60_000;

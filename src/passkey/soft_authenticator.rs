@@ -6,6 +6,7 @@
 //!
 //! Never use it to hold real users' credentials: its keys live in ordinary memory.
 
+use crate::prelude::*;
 use p256::ecdsa::signature::Signer as _;
 use p256::ecdsa::{Signature, SigningKey};
 use p256::elliptic_curve::sec1::ToSec1Point;

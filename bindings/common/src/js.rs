@@ -3,6 +3,7 @@
 //! with `catch`: a JS exception must never unwind through wasm, where it would leave the
 //! objects in use borrowed forever and leak wasm-bindgen's externref slots.
 
+use crate::prelude::*;
 use js_sys::{JsString, Object, Reflect, JSON};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;

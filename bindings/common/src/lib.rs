@@ -9,6 +9,13 @@
 //! first use so that pages which only sign never download the WebAuthn and flow code;
 //! and `ewk-testing` (the software authenticator) for the package's `testing` entry.
 #![cfg(target_arch = "wasm32")]
+// The modules are `no_std` + `alloc`: std's panic machinery (which formats the message
+// and its location even with panic = "abort") stays out of them; see `trap-panics`.
+#![no_std]
+
+extern crate alloc;
+#[cfg(test)]
+extern crate std;
 
 use wasm_bindgen::prelude::*;
 
@@ -17,6 +24,16 @@ use embedded_wallet_kit::{Error, ErrorCode};
 
 pub mod js;
 pub mod passkey_input;
+
+/// What std's prelude would give the binding crates: `use ewk_common::prelude::*;`.
+pub mod prelude {
+    pub use alloc::borrow::ToOwned;
+    pub use alloc::boxed::Box;
+    pub use alloc::format;
+    pub use alloc::string::{String, ToString};
+    pub use alloc::vec;
+    pub use alloc::vec::Vec;
+}
 
 pub use js::scrubbed;
 
@@ -74,3 +91,14 @@ pub fn now_ms() -> UnixMillis {
 #[cfg(not(target_feature = "atomics"))]
 #[global_allocator]
 static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
+/// The shipped modules' panic handler (feature `trap-panics`, set by scripts/build-pkg.sh):
+/// a trap, the JS caller sees a `RuntimeError: unreachable`. The kit returns typed
+/// `KitError`s for bad input and does not panic by design, so a panic is a bug; trapping
+/// at once keeps the formatting machinery, the panic messages and their source locations
+/// out of the module (a few KB gzip). The tests link std, whose handler they use.
+#[cfg(feature = "trap-panics")]
+#[panic_handler]
+fn trap(_: &core::panic::PanicInfo<'_>) -> ! {
+    core::arch::wasm32::unreachable()
+}

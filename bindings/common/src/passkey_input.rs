@@ -1,6 +1,7 @@
 //! Passkey options from JS objects and results to JS objects, shared by the passkey
 //! module and the testing module. Conversions only: validation is in `embedded_wallet_kit::passkey`.
 
+use crate::prelude::*;
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 

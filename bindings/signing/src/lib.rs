@@ -3,6 +3,11 @@
 //! what the main entry's `init()` loads) links this crate and adds the rest. Everything
 //! `#[wasm_bindgen]` in this crate is an export of both modules.
 #![cfg(target_arch = "wasm32")]
+#![no_std]
+
+extern crate alloc;
+#[cfg(test)]
+extern crate std;
 
 pub mod signing;
 mod tek;

@@ -1,6 +1,7 @@
 //! The signing exports: `ClientKey` and `Session`.
 
 use core::cell::{Cell, RefCell};
+use ewk_common::prelude::*;
 
 use js_sys::Object;
 use wasm_bindgen::prelude::*;

@@ -1,6 +1,11 @@
 //! The testing wasm module (the package's `testing` entry): the software authenticator
 //! as a JS class, for tests only.
 #![cfg(target_arch = "wasm32")]
+#![no_std]
+
+extern crate alloc;
+#[cfg(test)]
+extern crate std;
 
 use wasm_bindgen::prelude::*;
 

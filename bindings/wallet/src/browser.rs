@@ -5,6 +5,7 @@
 //! needs no futures or closures). Reads go through `Reflect` with a fallback, so odd
 //! objects (extensions that replace `navigator.credentials`) give typed errors, not panics.
 
+use ewk_common::prelude::*;
 use js_sys::{Array, Function, Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -133,7 +134,8 @@ fn view_bytes(view: &JsValue) -> Option<Vec<u8>> {
     let offset = get(view, "byteOffset").as_f64()?;
     let length = get(view, "byteLength").as_f64()?;
     let whole = f64::from(buffer.byte_length());
-    let in_range = |n: f64| n.fract() == 0.0 && (0.0..=whole).contains(&n);
+    // (`as u64` is exact for a whole number in range; core has no `f64::fract`)
+    let in_range = |n: f64| (0.0..=whole).contains(&n) && n as u64 as f64 == n;
     if !in_range(offset) || !in_range(length) || offset + length > whole {
         return None;
     }

@@ -2,6 +2,7 @@
 //! `ClientKey.signRetry`, is ewk-signing's: a method of its class). Conversions only; the
 //! envelope checks and HPKE are in `enclave`/`otp`.
 
+use ewk_common::prelude::*;
 use wasm_bindgen::prelude::*;
 use zeroize::Zeroizing;
 

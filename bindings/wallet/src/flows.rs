@@ -8,6 +8,7 @@
 //! 202 it has parsed and checked, a quote), the shim has the session sign it, and the
 //! flow builds the retry from the signature.
 
+use ewk_common::prelude::*;
 use js_sys::{Object, Reflect, JSON};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -129,7 +130,7 @@ impl JsResponse {
     fn read(value: &JsValue) -> JsResult<Self> {
         let status = member(value, "status")
             .as_f64()
-            .filter(|s| (100.0..600.0).contains(s) && s.fract() == 0.0)
+            .filter(|s| (100.0..600.0).contains(s) && *s as u16 as f64 == *s)
             .ok_or_else(|| {
                 to_js(Error::new(
                     ErrorCode::ServiceError,

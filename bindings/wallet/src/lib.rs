@@ -5,6 +5,11 @@
 //! and the enclave exports (OTP sealing, wallet export). The flows never sign: the shim
 //! has a Session sign what a flow hands out.
 #![cfg(target_arch = "wasm32")]
+#![no_std]
+
+extern crate alloc;
+#[cfg(test)]
+extern crate std;
 
 mod browser;
 mod enclave;

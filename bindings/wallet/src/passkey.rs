@@ -2,6 +2,7 @@
 //! js/passkey.js drives the ceremony (the call to `navigator.credentials`, cancel, the
 //! caller's signal, the watchdog) and asks these for the options, the result and the error.
 
+use ewk_common::prelude::*;
 use js_sys::{Array, Object};
 use wasm_bindgen::prelude::*;
 

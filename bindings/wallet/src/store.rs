@@ -2,6 +2,7 @@
 //! key into WebCrypto as non-extractable, the guards and stamps of a session whose key
 //! lives there, and opening a bundle with a WebCrypto ECDH result.
 
+use ewk_common::prelude::*;
 use js_sys::{Array, Object, Promise};
 use wasm_bindgen::prelude::*;
 
