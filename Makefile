@@ -27,7 +27,7 @@ FUZZ_SECONDS ?= 300
 # emulator (native only).
 WASM_CRATES := -p embedded-wallet-kit -p ewk-common -p ewk-signing -p ewk-wallet -p ewk-testing
 
-.PHONY: setup build check lint lint-rust lint-js test test-native test-wasm test-js size pack e2e-passkey e2e-store e2e-crosstab e2e-isolate e2e-emulator test-csp e2e e2e-react fuzz-smoke demo bench fuzz clean
+.PHONY: setup build check lint lint-rust lint-js test test-native test-wasm test-js size pack e2e-passkey e2e-store e2e-crosstab e2e-points e2e-isolate e2e-emulator test-csp e2e e2e-react fuzz-smoke demo bench fuzz clean
 
 setup:
 	@bash scripts/setup.sh
@@ -105,6 +105,13 @@ e2e-crosstab: build
 	cargo build --release -p emulator
 	node tests/crosstab/run.mjs
 
+# The shipped modules' encapsulated-key decoding against independent peers (tests/points):
+# bundles sealed by @turnkey/crypto open to the sealed key, and a key decodes exactly when
+# @noble/curves finds it on P-256, for both entries, in fresh pages and a warm one, in
+# headless Chromium, Firefox ESR and WebKitGTK.
+e2e-points: build
+	node tests/points/run.mjs
+
 # The isolated signer, init({ isolate: 'worker' }), through pkg/browser.js in headless
 # Chromium, Firefox ESR and WebKitGTK: stamps byte-identical to same-thread ones and verified in Node, the same
 # errors, no session scalar in any wasm memory page script can reach, the channel not
@@ -145,7 +152,7 @@ fuzz-smoke: setup
 	bash scripts/fuzz.sh 8
 
 # The Vite end-to-end run comes last, so its "N passed, N failed" closes the output.
-test: setup build lint test-native test-wasm test-js size pack fuzz-smoke e2e-passkey e2e-store e2e-crosstab e2e-isolate e2e-emulator test-csp e2e-react e2e
+test: setup build lint test-native test-wasm test-js size pack fuzz-smoke e2e-passkey e2e-store e2e-crosstab e2e-points e2e-isolate e2e-emulator test-csp e2e-react e2e
 
 demo: build
 	cargo build --release -p emulator
