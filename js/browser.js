@@ -26,6 +26,7 @@ import __wbg_init, {
 } from './embedded_wallet_kit.js';
 import { KitError } from './kit-error.js';
 import { warmUpLater } from './warm-up.js';
+import { isOptions, wasmSource } from './init-input.js';
 import { guardClass, guardFunction, isReady, markReady } from './guard.js';
 import { passkey, loadPasskeys, moduleLoaded, provideModuleLoader } from './passkey.js';
 import { WalletClient, loadWalletClient } from './wallet-client.js';
@@ -55,33 +56,6 @@ let loading;
 let initPromise;
 /** @type {Promise<void> | undefined} init({ passkeys: true }) */
 let withPasskeys;
-
-/**
- * Whether `input` is the options form `{ module_or_path?, passkeys? }` of init.
- *
- * @param {unknown} input
- * @returns {input is Omit<import('./index.js').InitOptions, 'isolate'> & { isolate?: unknown }}
- */
-function isOptions(input) {
-  // A URL, Request, Response, buffer, Module or promise has neither key.
-  return input !== null && typeof input === 'object' && ('module_or_path' in input || 'passkeys' in input || 'isolate' in input);
-}
-
-function wasmSource(input) {
-  if (input === undefined || input === null) {
-    return { module_or_path: new URL('./embedded_wallet_kit_bg.wasm', import.meta.url) };
-  }
-  // Always hand the glue a fresh plain object: it treats anything else as the
-  // deprecated positional form.
-  if (isOptions(input)) {
-    return input.module_or_path === undefined || input.module_or_path === null
-      ? wasmSource(undefined)
-      : { module_or_path: input.module_or_path };
-  }
-  // A URL, a path string, a Request/Response, bytes, a WebAssembly.Module, or a promise
-  // of one of those: wasm-bindgen's loader accepts each under `module_or_path`.
-  return { module_or_path: input };
-}
 
 /**
  * Whether this runs outside a browser: neither a page (`window`) nor a worker (a server
@@ -114,7 +88,7 @@ function loadModule(input) {
     // Started in a callback, not in this call: reading `input` may throw (a getter), and
     // the failure handler must then see `attempt` assigned, to reset it for a retry.
     const attempt = Promise.resolve()
-      .then(() => __wbg_init(wasmSource(input)))
+      .then(() => __wbg_init(wasmSource(input, () => new URL('./embedded_wallet_kit_bg.wasm', import.meta.url))))
       .then(
         () => {
           moduleLoaded();

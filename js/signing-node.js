@@ -6,7 +6,7 @@ import './platform.js'; // first: WebCrypto and Date.now as they are now (js/sig
 import { readFileSync } from 'node:fs';
 import { initSync } from './embedded_wallet_kit_signing.js';
 import { signingReady } from './guard.js';
-import { KitError } from './kit-error.js';
+import { refuseMainOptions } from './init-input.js';
 
 initSync({ module: readFileSync(new URL('./embedded_wallet_kit_signing_bg.wasm', import.meta.url)) });
 signingReady.markReady();
@@ -21,15 +21,7 @@ const ready = Promise.resolve();
  * @returns {Promise<void>}
  */
 export function init(input) {
-  if (input !== null && typeof input === 'object') {
-    for (const option of ['passkeys', 'isolate']) {
-      const value = option in input ? input[option] : undefined;
-      if (value !== undefined && value !== null && value !== false) {
-        return Promise.reject(new KitError('INVALID_INPUT', `init: the signing entry has no ${option} option: import 'embedded-wallet-kit' for it`));
-      }
-    }
-  }
-  return ready;
+  return refuseMainOptions(input) ?? ready;
 }
 
 // Everything else is the browser variant's (this file's own `init` takes precedence).

@@ -1,7 +1,7 @@
 // The signing-only entry, `embedded-wallet-kit/signing` (browsers and bundlers).
 //
 // For pages that only sign: `init()` fetches and instantiates the signing-only
-// WebAssembly module (ClientKey, Session and nothing else), about half of what the main
+// WebAssembly module (ClientKey, Session and nothing else), smaller than what the main
 // entry's full module weighs. A page loads exactly one module: this one, or the main
 // entry's (which has these exports too, plus passkeys, WalletClient, the session store,
 // inspectPayload and the enclave exports). The two entries are two modules with two
@@ -19,6 +19,7 @@ import __wbg_init, {
 } from './embedded_wallet_kit_signing.js';
 import { KitError } from './kit-error.js';
 import { warmUpLater } from './warm-up.js';
+import { refuseMainOptions, wasmSource } from './init-input.js';
 import { guardClass, signingReady } from './guard.js';
 
 export { KitError };
@@ -33,22 +34,6 @@ export const Session = guardClass(RawSession, 'Session', { create: 'Session.open
 /** @type {Promise<void> | undefined} */
 let initPromise;
 
-/** The main entry's options this entry does not have. */
-const MAIN_ONLY = ['passkeys', 'isolate'];
-
-function wasmSource(input) {
-  if (input === undefined || input === null) {
-    return { module_or_path: new URL('./embedded_wallet_kit_signing_bg.wasm', import.meta.url) };
-  }
-  // A URL, Request, Response, buffer, Module or promise has no `module_or_path`.
-  if (typeof input === 'object' && 'module_or_path' in input) {
-    return input.module_or_path === undefined || input.module_or_path === null
-      ? wasmSource(undefined)
-      : { module_or_path: input.module_or_path };
-  }
-  return { module_or_path: input };
-}
-
 /**
  * Loads the signing-only WebAssembly module. Idempotent: every call returns the same
  * promise. If loading fails the promise rejects with KitError NOT_INITIALIZED (the
@@ -61,21 +46,15 @@ function wasmSource(input) {
  */
 export function init(input) {
   // Checked on every call (not only the first): such a page wants the main entry.
-  if (input !== null && typeof input === 'object') {
-    for (const option of MAIN_ONLY) {
-      const value = option in input ? input[option] : undefined;
-      if (value !== undefined && value !== null && value !== false) {
-        return Promise.reject(new KitError('INVALID_INPUT', `init: the signing entry has no ${option} option: import 'embedded-wallet-kit' for it`));
-      }
-    }
-  }
+  const refused = refuseMainOptions(input);
+  if (refused !== undefined) return refused;
   if (initPromise === undefined) {
     if (ready()) {
       initPromise = Promise.resolve();
     } else {
       // Started in a callback: reading `input` may throw (a getter), and the failure handler must then see `attempt` assigned, to reset it for a retry.
       const attempt = Promise.resolve()
-        .then(() => __wbg_init(wasmSource(input)))
+        .then(() => __wbg_init(wasmSource(input, () => new URL('./embedded_wallet_kit_signing_bg.wasm', import.meta.url))))
         .then(
           () => {
             signingReady.markReady();

@@ -12,10 +12,10 @@ export const WARM_UP_ROUNDS = 6;
 /**
  * Schedules the rounds: as many as an idle period has room for, the rest in later idle
  * periods (setTimeout where requestIdleCallback is missing); never inside init(), whose
- * promise has resolved by then. A round that throws ends the warm-up: the first real
- * operations then warm up instead, and there is nothing to report.
+ * promise has resolved by then. A round that fails (answers false) or throws ends the
+ * warm-up: the first real operations then warm up instead, and there is nothing to report.
  *
- * @param {() => void} warmUp the module's export
+ * @param {() => boolean} warmUp the module's export
  */
 export function warmUpLater(warmUp) {
   let left = WARM_UP_ROUNDS;
@@ -27,7 +27,7 @@ export function warmUpLater(warmUp) {
   const run = (deadline) => {
     try {
       do {
-        warmUp();
+        if (!warmUp()) return;
         left -= 1;
       } while (left > 0 && deadline !== undefined && deadline.timeRemaining() > 5);
     } catch {

@@ -45,15 +45,17 @@ mkdir -p "${OUT}"
 # (scripts/glue-types.mjs); with `types` they ship (js/index.d.ts and js/testing.d.ts
 # and js/signing.d.ts re-export them), with `check-types` not.
 #
-# Every module is no_std with the trapping panic handler (ewk-common/trap-panics).
+# Every module is no_std with the trapping panic handler (ewk-common/trap-panics), and
+# its final crate is compiled with -C llvm-args=-inline-threshold=0.
 # `lto`: a cdylib alone, so that LTO runs over the whole module (the rlib the tests link
-# stays out of it); the LTO step inlines nothing across crates (-inline-threshold=0 on the
-# final crate, which runs LTO): each crate keeps what its own opt-level inlined (measured:
-# LTO's Os inliner made keygen, open, stamp and signRetry about 30% slower in Chromium).
-# `no-lto`: built as cdylib and rlib at once, which keeps each crate's code as its own
-# opt-level made it, without the whole-module pass: for the full module, whose operations
-# came out about 25% slower with LTO even so (Chromium, per-operation medians, the
-# signing-only module's unchanged; README.md's Size section has the figures).
+# stays out of it); the threshold keeps the LTO step from inlining across crates, so each
+# crate keeps what its own opt-level inlined (measured: LTO's Os inliner made keygen,
+# open, stamp and signRetry about 30% slower in Chromium).
+# `no-lto`: built as cdylib and rlib at once, which keeps each dependency's code as its
+# own opt-level made it, without the whole-module pass: for the full module, whose
+# operations came out about 25% slower with LTO even so (Chromium, per-operation
+# medians; the signing-only module's unchanged). The threshold counts there too: without
+# it the full module's keygen took 235 µs against 190 (README.md's Size section).
 build_module() {
   local name=$1
   local crate=$2
@@ -140,7 +142,7 @@ strip_comments() {
   done
   rm -rf "${dir}"
 }
-ENTRIES=(browser.js node.js signing.js signing-node.js platform.js guard.js warm-up.js passkey.js wallet-client.js wallet-client-impl.js session-store.js session-store-impl.js session-keeper.js session-keeper-impl.js isolated-boot.js isolated.js signer-worker.js testing.js testing-node.js react.js react-store.js)
+ENTRIES=(browser.js node.js signing.js signing-node.js platform.js guard.js warm-up.js init-input.js passkey.js wallet-client.js wallet-client-impl.js session-store.js session-store-impl.js session-keeper.js session-keeper-impl.js isolated-boot.js isolated.js signer-worker.js testing.js testing-node.js react.js react-store.js)
 strip_comments js "${ENTRIES[@]}"
 # The glues too: wasm-bindgen copies the Rust docs into them as comments, which the
 # generated .d.ts carry (about 2 KB gzip of what init() loads).

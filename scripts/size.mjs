@@ -38,7 +38,7 @@ export const glue = (module) => `${MODULES[module]}.js`;
 export const wasm = (module) => `${MODULES[module]}_bg.wasm`;
 // Measured when the entries split (72,483 and 149,574 B, both modules with std), rounded
 // up to the next KB.
-export const BUDGETS = { signing: 52 * 1024, wallet: 139 * 1024 }; // 53,248 and 142,336 bytes
+export const BUDGETS = { signing: 52 * 1024, wallet: 140 * 1024 }; // 53,248 and 143,360 bytes
 
 function walk(dir) {
   const out = [];
@@ -106,6 +106,7 @@ export const mainInitFiles = (pkgDir) => [
   'platform.js',
   'guard.js',
   'warm-up.js',
+  'init-input.js',
   'kit-error.js',
   'passkey.js',
   'wallet-client.js',
@@ -125,6 +126,7 @@ export function sizeTables(pkgDir, budgets = BUDGETS) {
       'platform.js',
       'guard.js',
       'warm-up.js',
+      'init-input.js',
       'kit-error.js',
       glue('signing'),
       ...snippets(pkgDir),

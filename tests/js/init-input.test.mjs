@@ -1,27 +1,45 @@
-// The browser entry's init() when reading its argument itself throws (a getter, a
-// Proxy): still KitError NOT_INITIALIZED with the error as `cause`, and a later call
-// retries. (Found by the type check: the failure path read `attempt` before it was
-// assigned, so such an input rejected with a ReferenceError and init() never retried.)
-// Runs in its own process, so the Node entry (which readies the module at import) is not loaded.
+// init()'s argument, read alike by both entries (js/init-input.js): an options object —
+// any plain object, `{}` and `{ passkeys: false }` too — or where to load the module from.
+// Before it was shared, the signing entry handed `{}`, `{ passkeys: false }` and
+// `{ isolate: null }` to wasm-bindgen's loader as the module itself (NOT_INITIALIZED in a
+// browser). Needs `make build`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { init, KitError, ClientKey } from '../../pkg/browser.js';
-import { WASM_PATH } from '../support/fixtures.mjs';
 
-test('init() whose input throws when read rejects NOT_INITIALIZED, and a later init() retries', async () => {
-  const boom = new Error('module_or_path getter failed');
-  const input = {
-    get module_or_path() {
-      throw boom;
-    },
-  };
-  await assert.rejects(init(input), (err) => {
-    assert.ok(err instanceof KitError, `expected a KitError, got ${err?.constructor?.name}: ${err?.message}`);
-    assert.equal(err.code, 'NOT_INITIALIZED');
-    assert.equal(err.cause, boom);
-    return true;
-  });
-  await init({ module_or_path: readFileSync(WASM_PATH) });
-  assert.equal(ClientKey.generate().publicKeyHex.length, 130);
+const { isOptions, wasmSource, refuseMainOptions } = await import('../../pkg/init-input.js');
+const { KitError } = await import('../../pkg/kit-error.js');
+
+const own = new URL('https://example.test/own_bg.wasm');
+const ownModule = () => own;
+
+test('an options object without a module loads the entry\'s own module', () => {
+  for (const options of [undefined, null, {}, { passkeys: false }, { isolate: null }, { passkeys: true }, { module_or_path: undefined }, { module_or_path: null }, Object.create(null)]) {
+    assert.deepEqual(wasmSource(options, ownModule), { module_or_path: own }, JSON.stringify(options));
+  }
+});
+
+test('a module source, bare or as module_or_path, is handed over as it is, in a fresh object', () => {
+  const bytes = new Uint8Array([0, 97, 115, 109]);
+  const url = new URL('https://example.test/x_bg.wasm');
+  const response = new Response(bytes);
+  const pending = Promise.resolve(bytes);
+  for (const source of [bytes, bytes.buffer, url, 'x_bg.wasm', response, pending]) {
+    assert.equal(wasmSource(source, ownModule).module_or_path, source);
+    const options = { module_or_path: source };
+    const handed = wasmSource(options, ownModule);
+    assert.equal(handed.module_or_path, source);
+    assert.notEqual(handed, options, 'a fresh object, never the caller\'s');
+  }
+  assert.equal(isOptions(url), false);
+  assert.equal(isOptions(pending), false);
+  assert.equal(isOptions(bytes), false);
+});
+
+test('the signing entry refuses the main entry\'s options only when they are set', async () => {
+  for (const options of [undefined, null, {}, { passkeys: false }, { isolate: null }, { passkeys: undefined }, new URL('https://example.test/')]) {
+    assert.equal(refuseMainOptions(options), undefined, JSON.stringify(options));
+  }
+  for (const [options, name] of [[{ passkeys: true }, 'passkeys'], [{ isolate: 'worker' }, 'isolate'], [{ passkeys: {} }, 'passkeys']]) {
+    await assert.rejects(refuseMainOptions(options), (err) => err instanceof KitError && err.code === 'INVALID_INPUT' && err.message.includes(name));
+  }
 });

@@ -415,10 +415,10 @@ export function storeStampFromP1363(session: Session, signature: Uint8Array | nu
 export function walletFlow(name: string, id: string, text: string | null | undefined, session_id: string | null | undefined, session_credential_id: string | null | undefined, key_public_hex: string | null | undefined, key_compressed_hex: string | null | undefined, client_held: boolean): SignedRetryFlow;
 
 /**
- * One round (the first also builds the table). The throwaway keys are zeroized when
- * dropped, and the scrub clears the stack.
+ * One round (the first also builds the table): whether it went through. The throwaway
+ * keys are zeroized when dropped, and the scrub clears the stack.
  */
-export function warmUp(): void;
+export function warmUp(): boolean;
 
 export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembly.Module;
 

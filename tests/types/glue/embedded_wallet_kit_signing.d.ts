@@ -136,10 +136,10 @@ export class Session {
 }
 
 /**
- * One round (the first also builds the table). The throwaway keys are zeroized when
- * dropped, and the scrub clears the stack.
+ * One round (the first also builds the table): whether it went through. The throwaway
+ * keys are zeroized when dropped, and the scrub clears the stack.
  */
-export function warmUp(): void;
+export function warmUp(): boolean;
 
 export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembly.Module;
 
