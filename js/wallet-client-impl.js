@@ -346,18 +346,46 @@ export class WalletFlows {
   async revokeSession(session) {
     sessionArg(session);
     if (isStored(session)) {
+      // Another tab may have refreshed it (before or during this call): the session at
+      // the end of its chain of refreshes is the live one, so that is the one revoked;
+      // the chain is deleted only while it still ends there, else the newer end is revoked.
+      const internals = storedSessions.get(session);
       let revoked = false;
+      let deleted = false;
+      let failure;
       try {
-        await ready(session);
-        await this.#run(await this.#flow('revokeSession', '', undefined, session), session);
-        revoked = true;
+        for (let round = 0; round < 8 && !deleted; round++) {
+          const status = await internals.status();
+          if (status.state === 'deleted') break;
+          const target = status.state === 'live' ? session : await internals.load(status.id);
+          if (target === null) break; // the newest session expired (or was deleted) meanwhile
+          try {
+            await ready(target);
+            await this.#run(await this.#flow('revokeSession', '', undefined, target), target);
+            revoked = true;
+            failure = undefined;
+          } catch (err) {
+            revoked = false;
+            failure = err;
+            // Replaced under the revoke: go on with its successor; any other failure ends it.
+            if (!(err instanceof KitError && err.code === 'SESSION_CLOSED')) break;
+            continue;
+          }
+          deleted = await internals.deleteChainEndingAt(target.id);
+        }
+      } catch (err) {
+        revoked = false;
+        failure = err;
       } finally {
         // Revoked, or to be abandoned: no tab may sign with it. A failed delete is this
         // call's error only when the revoke itself succeeded (else the revoke's error wins).
-        const deleting = session.delete();
-        if (revoked) await deleting;
-        else await deleting.catch(() => {});
+        if (!deleted) {
+          const deleting = session.delete();
+          if (revoked) await deleting;
+          else await deleting.catch(() => {});
+        }
       }
+      if (failure !== undefined) throw failure;
       return;
     }
     try {
