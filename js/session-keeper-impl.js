@@ -23,7 +23,8 @@
 // BroadcastChannel message); the other tabs adopt the new session instead of refreshing
 // (`refreshed` with `elsewhere: true`), and a tab that waited for the lock finds the
 // tombstone and adopts. A session deleted from the store (a logout in any tab) ends every
-// keeper of it (`revoked` with `fromStore: true`). Without BroadcastChannel the store is
+// keeper of it (`revoked` with `fromStore: true`); a logout deletes the sessions that
+// replaced it too, and a deletion of only an older session of its chain ends it as well. Without BroadcastChannel the store is
 // read at every check instead.
 import { now as capturedNow } from './platform.js';
 import { KitError } from './kit-error.js';

@@ -131,7 +131,7 @@ async function deleteChain(sessions, id, end) {
     ids.push(current);
     current = record.replacedBy;
   }
-  if (end !== undefined && ids.at(-1) !== end) return null;
+  if (end !== undefined && ids[ids.length - 1] !== end) return null;
   for (const deleted of ids) await done(sessions.delete(deleted));
   return ids;
 }

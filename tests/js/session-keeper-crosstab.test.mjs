@@ -7,7 +7,10 @@
 // a tab waiting for the lock (or lease) adopts the other's result; the wait is bounded; an
 // abandoned lease is taken over; a logout (keeper.revoke, store.clear) in one tab ends the
 // keepers of the others (`revoked` with fromStore) and their signing is SESSION_CLOSED; with
-// no BroadcastChannel, the same is seen on the next read of the store. Also WalletClient
+// no BroadcastChannel, the same is seen on the next read of the store; a logout while
+// another tab's refresh lands (issue #15) leaves neither session in the store nor the new
+// one live at the service, and a deletion of only an older session of the chain (an older
+// kit's logout) ends the keeper of its replacement. Also WalletClient
 // with a StoredSession (async signing; revokeSession deletes it from the store).
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
