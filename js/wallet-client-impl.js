@@ -353,12 +353,21 @@ export class WalletFlows {
       let revoked = false;
       let deleted = false;
       let failure;
+      let tried;
       try {
         for (let round = 0; round < 8 && !deleted; round++) {
           const status = await internals.status();
-          if (status.state === 'deleted') break;
-          const target = status.state === 'live' ? session : await internals.load(status.id);
+          if (status.state === 'deleted') {
+            if (tried === undefined) await ready(session); // SESSION_CLOSED, as before any step
+            break;
+          }
+          const endId = status.state === 'live' ? session.id : status.id;
+          // A failure on the newest session ends it; one on a session replaced meanwhile
+          // (refused by the store, or by the service) goes on with its successor.
+          if (failure !== undefined && endId === tried) break;
+          const target = endId === session.id ? session : await internals.load(endId);
           if (target === null) break; // the newest session expired (or was deleted) meanwhile
+          tried = endId;
           try {
             await ready(target);
             await this.#run(await this.#flow('revokeSession', '', undefined, target), target);
@@ -367,11 +376,9 @@ export class WalletFlows {
           } catch (err) {
             revoked = false;
             failure = err;
-            // Replaced under the revoke: go on with its successor; any other failure ends it.
-            if (!(err instanceof KitError && err.code === 'SESSION_CLOSED')) break;
             continue;
           }
-          deleted = await internals.deleteChainEndingAt(target.id);
+          deleted = await internals.deleteChainEndingAt(endId);
         }
       } catch (err) {
         revoked = false;

@@ -118,7 +118,7 @@ function fakeLocks() {
  * key, then the session sealed to it) and any other signed request (202, then 204).
  * `hold` (a promise) delays every refresh's first answer until it settles; `holdOnce` only
  * the next one's; `holdRetryOnce` the next refresh's signed retry (its session already made);
- * `holdRevokeOnce` the next DELETE's (a revoke's) first answer.
+ * `holdRevokeOnce` the next DELETE's (a revoke's) first answer (a 401 with `refuseHeldRevoke`).
  */
 function fakeService(clock, { ttlMs = 5 * MINUTE } = {}) {
   const sent = [];
@@ -158,6 +158,7 @@ function fakeService(clock, { ttlMs = 5 * MINUTE } = {}) {
       const hold = state.holdRevokeOnce;
       state.holdRevokeOnce = undefined;
       await hold;
+      if (state.refuseHeldRevoke) return json(401, { code: 'UNAUTHORIZED', message: 'session replaced' });
     }
     const payload = JSON.stringify({ other: requestId });
     pendings.set(requestId, { kind: 'other', payload });
@@ -353,7 +354,7 @@ describe('SessionKeeper with a StoredSession across tabs', () => {
   };
   const deletes = (service) => service.sent.filter((r) => r.method === 'DELETE' && r.headers['Request-Id'] === undefined).map((r) => r.path);
 
-  for (const how of ['keeper.revoke()', 'client.revokeSession(stored)']) {
+  for (const how of ['keeper.revoke()', 'client.revokeSession(stored)', 'client.revokeSession(stored), the service refusing the replaced session (401)']) {
     test(`logout in tab A (${how}) while tab B's refresh lands: both keepers end, the store is empty, the new session is revoked at the service`, async () => {
       const clock = fakeClock();
       const service = fakeService(clock);
@@ -368,6 +369,7 @@ describe('SessionKeeper with a StoredSession across tabs', () => {
       await clock.advance(4 * MINUTE); // B refreshes; the service holds its signed retry
       assert.equal(service.refreshCalls().length, 1);
       service.state.holdRevokeOnce = revokeHeld.promise;
+      service.state.refuseHeldRevoke = how.endsWith('(401)');
       const logout = how === 'keeper.revoke()' ? keeperA.revoke() : a.client.revokeSession(a.first);
       await eventually(() => assert.deepEqual(deletes(service), [`/auth/sessions/${firstId}`]));
       // B's refresh lands while A's revoke is at the service: X is replaced by Y in the store.
