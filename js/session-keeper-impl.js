@@ -23,7 +23,8 @@
 // BroadcastChannel message); the other tabs adopt the new session instead of refreshing
 // (`refreshed` with `elsewhere: true`), and a tab that waited for the lock finds the
 // tombstone and adopts. A session deleted from the store (a logout in any tab) ends every
-// keeper of it (`revoked` with `fromStore: true`). Without BroadcastChannel the store is
+// keeper of it (`revoked` with `fromStore: true`); a logout deletes the sessions that
+// replaced it too, and a deletion of only an older session of its chain ends it as well. Without BroadcastChannel the store is
 // read at every check instead.
 import { now as capturedNow } from './platform.js';
 import { KitError } from './kit-error.js';
@@ -149,6 +150,8 @@ class Keeper extends SessionKeeper {
   #unwatch;
   /** Ends a wait for another tab's lease early (its refresh landed). */
   #nudge;
+  /** Ids of the stored sessions the current one replaced (directly or not): a logout of any is one of it. */
+  #predecessors = new Set();
 
   constructor(client, session, settings) {
     super(TOKEN);
@@ -263,12 +266,36 @@ class Keeper extends SessionKeeper {
     this.#emit('revoked', { session, fromStore: true });
   }
 
+  /**
+   * An older session of this one's chain was deleted and this one was not (a tab of an
+   * older kit deleted only the record it knew): that was a logout, which the refresh must
+   * not survive. Ends the keeper and revokes the newest session (revokeSession deletes its
+   * chain from the store, so no tab signs with it), once a refresh in flight has settled.
+   */
+  #predecessorDeleted() {
+    this.stop();
+    (this.#busy ?? Promise.resolve())
+      .then(() => {
+        const session = this.#session;
+        this.#emit('revoked', { session, fromStore: true });
+        return this.#client.revokeSession(session);
+      })
+      .catch(() => {}); // revokeSession deletes it from the store whatever the service says
+  }
+
   /** A change to the store, in this page or another: the session deleted, or replaced. */
   #storeChanged(message) {
     if (this.#stopped) return;
     const id = this.#session.id;
-    const deleted = message?.cleared === true || (Array.isArray(message?.deleted) && message.deleted.includes(id));
-    const replaced = Array.isArray(message?.replaced) && message.replaced[0] === id;
+    const pair = message?.replaced;
+    if (Array.isArray(pair) && (pair[1] === id || this.#predecessors.has(pair[1]))) this.#predecessors.add(pair[0]);
+    const ids = Array.isArray(message?.deleted) ? message.deleted : [];
+    if (!ids.includes(id) && ids.some((deletedId) => this.#predecessors.has(deletedId))) {
+      this.#predecessorDeleted();
+      return;
+    }
+    const deleted = message?.cleared === true || ids.includes(id);
+    const replaced = Array.isArray(pair) && pair[0] === id;
     if (!deleted && !replaced) return;
     this.#nudge?.();
     // Read from the store, after this message's sender finished its step (and not inside
@@ -388,7 +415,10 @@ class Keeper extends SessionKeeper {
       return;
     }
     this.#session = fresh;
-    if (this.#stored !== undefined) this.#stored = storedSessions.get(fresh);
+    if (this.#stored !== undefined) {
+      this.#stored = storedSessions.get(fresh);
+      this.#predecessors.add(session.id);
+    }
     this.#failures = 0;
     this.#retryAt = 0;
     this.#warned = false;

@@ -118,6 +118,28 @@ async function liveRecord(sessions, id) {
 }
 
 /**
+ * Deletes session `id` and every session that replaced it (the chain of `replacedBy`
+ * tombstones), inside a readwrite transaction: a logout must not leave the refresh that
+ * another tab landed meanwhile. With `end`, deletes nothing (null) unless the chain still
+ * ends at `end` (the session just revoked at the service). Resolves to the deleted ids.
+ */
+async function deleteChain(sessions, id, end) {
+  const ids = [];
+  for (let current = id; current !== undefined && ids.length < 64 && !ids.includes(current); ) {
+    const record = await done(sessions.get(current));
+    if (!record) break;
+    ids.push(current);
+    current = record.replacedBy;
+  }
+  if (end !== undefined && ids[ids.length - 1] !== end) return null;
+  for (const deleted of ids) await done(sessions.delete(deleted));
+  return ids;
+}
+
+/** The ids to announce for a deletion of `id` (announced even when nothing was stored). */
+const deletedIds = (id, ids) => [...new Set([id, ...ids])];
+
+/**
  * Which stored sessions were deleted, known without reading IndexedDB: deletions in this
  * page at once, those of other pages of the origin through a BroadcastChannel (delivered
  * a task later). So a stamp or quote signature needs no IndexedDB round trip (about
@@ -319,12 +341,14 @@ class StoredSession {
     return { 'Service-Wallet-Signature': await this.#sign(payload) };
   }
 
-  /** Removes it from the store; this object then throws SESSION_CLOSED. */
+  /**
+   * Removes it, and any session that replaced it (a refresh in another tab), from the
+   * store; this object then throws SESSION_CLOSED.
+   */
   async delete() {
-    await run(this.#db, 'readwrite', (sessions) => done(sessions.delete(this.id)));
-    this.#deletions.announce({ deleted: [this.id] });
-    this.#session.close();
-    this.#key = undefined;
+    const ids = await run(this.#db, 'readwrite', (sessions) => deleteChain(sessions, this.id));
+    this.#deletions.announce({ deleted: deletedIds(this.id, ids) });
+    this[CLOSE]();
   }
 
   async #sign(payload) {
@@ -406,8 +430,8 @@ class Store extends SessionStore {
 
   async delete(id) {
     if (typeof id !== 'string') throw invalid('delete() takes a session id string');
-    await run(this.#db, 'readwrite', (sessions) => done(sessions.delete(id)));
-    this.#deletions.announce({ deleted: [id] });
+    const ids = await run(this.#db, 'readwrite', (sessions) => deleteChain(sessions, id));
+    this.#deletions.announce({ deleted: deletedIds(id, ids) });
   }
 
   /** Deletes every session and kept client key. */
@@ -511,6 +535,7 @@ class Store extends SessionStore {
       checkLive: () => stored[CHECK_LIVE](),
       status: () => this.#status(id),
       replace: (fresh) => this.#replace(stored, fresh),
+      deleteChainEndingAt: (end) => this.#deleteChainEndingAt(stored, end),
       load: (newId) => this.load(newId),
       watch: (watcher) => this.#deletions.watch(watcher),
       takeLease: (owner, now, ms) => this.#takeLease(id, owner, now, ms),
@@ -538,6 +563,18 @@ class Store extends SessionStore {
     if (status.state === 'replaced' && this.#deletions.replacedBy(id) !== status.id) this.#deletions.learn({ replaced: [id, status.id] });
     if (status.state === 'deleted' && !this.#deletions.isDeleted(id, this.#deletions.clears)) this.#deletions.learn({ deleted: [id] });
     return status;
+  }
+
+  /**
+   * Deletes `stored` and its successors if the chain still ends at `end` (true), else
+   * nothing (false: another tab replaced `end` meanwhile, and its successor is live).
+   */
+  async #deleteChainEndingAt(stored, end) {
+    const ids = await run(this.#db, 'readwrite', (sessions) => deleteChain(sessions, stored.id, end));
+    if (ids === null) return false;
+    this.#deletions.announce({ deleted: deletedIds(stored.id, ids) });
+    stored[CLOSE]();
+    return true;
   }
 
   /**

@@ -346,18 +346,53 @@ export class WalletFlows {
   async revokeSession(session) {
     sessionArg(session);
     if (isStored(session)) {
+      // Another tab may have refreshed it (before or during this call): the session at
+      // the end of its chain of refreshes is the live one, so that is the one revoked;
+      // the chain is deleted only while it still ends there, else the newer end is revoked.
+      const internals = storedSessions.get(session);
       let revoked = false;
+      let deleted = false;
+      let failure;
+      let tried;
       try {
-        await ready(session);
-        await this.#run(await this.#flow('revokeSession', '', undefined, session), session);
-        revoked = true;
+        for (let round = 0; round < 8 && !deleted; round++) {
+          const status = await internals.status();
+          if (status.state === 'deleted') {
+            if (tried === undefined) await ready(session); // SESSION_CLOSED, as before any step
+            break;
+          }
+          const endId = status.state === 'live' ? session.id : status.id;
+          // A failure on the newest session ends it; one on a session replaced meanwhile
+          // (refused by the store, or by the service) goes on with its successor.
+          if (failure !== undefined && endId === tried) break;
+          const target = endId === session.id ? session : await internals.load(endId);
+          if (target === null) break; // the newest session expired (or was deleted) meanwhile
+          tried = endId;
+          try {
+            await ready(target);
+            await this.#run(await this.#flow('revokeSession', '', undefined, target), target);
+            revoked = true;
+            failure = undefined;
+          } catch (err) {
+            revoked = false;
+            failure = err;
+            continue;
+          }
+          deleted = await internals.deleteChainEndingAt(endId);
+        }
+      } catch (err) {
+        revoked = false;
+        failure = err;
       } finally {
         // Revoked, or to be abandoned: no tab may sign with it. A failed delete is this
         // call's error only when the revoke itself succeeded (else the revoke's error wins).
-        const deleting = session.delete();
-        if (revoked) await deleting;
-        else await deleting.catch(() => {});
+        if (!deleted) {
+          const deleting = session.delete();
+          if (revoked) await deleting;
+          else await deleting.catch(() => {});
+        }
       }
+      if (failure !== undefined) throw failure;
       return;
     }
     try {

@@ -7,7 +7,10 @@
 // a tab waiting for the lock (or lease) adopts the other's result; the wait is bounded; an
 // abandoned lease is taken over; a logout (keeper.revoke, store.clear) in one tab ends the
 // keepers of the others (`revoked` with fromStore) and their signing is SESSION_CLOSED; with
-// no BroadcastChannel, the same is seen on the next read of the store. Also WalletClient
+// no BroadcastChannel, the same is seen on the next read of the store; a logout while
+// another tab's refresh lands (issue #15) leaves neither session in the store nor the new
+// one live at the service, and a deletion of only an older session of the chain (an older
+// kit's logout) ends the keeper of its replacement. Also WalletClient
 // with a StoredSession (async signing; revokeSession deletes it from the store).
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
@@ -114,7 +117,8 @@ function fakeLocks() {
  * A fake service whose sessions live `ttlMs` on `clock`: refreshes (a 202 naming the new
  * key, then the session sealed to it) and any other signed request (202, then 204).
  * `hold` (a promise) delays every refresh's first answer until it settles; `holdOnce` only
- * the next one's; `holdRetryOnce` the next refresh's signed retry (its session already made).
+ * the next one's; `holdRetryOnce` the next refresh's signed retry (its session already made);
+ * `holdRevokeOnce` the next DELETE's (a revoke's) first answer (a 401 with `refuseHeldRevoke`).
  */
 function fakeService(clock, { ttlMs = 5 * MINUTE } = {}) {
   const sent = [];
@@ -149,6 +153,12 @@ function fakeService(clock, { ttlMs = 5 * MINUTE } = {}) {
       const payload = JSON.stringify({ parameters: { targetPublicKey: target }, nonce: requestId });
       pendings.set(requestId, { kind: 'refresh', target, payload });
       return json(202, { payloadToSign: payload, requestId, expiresAt: isoAt(Date.now() + MINUTE) });
+    }
+    if (request.method === 'DELETE' && state.holdRevokeOnce !== undefined) {
+      const hold = state.holdRevokeOnce;
+      state.holdRevokeOnce = undefined;
+      await hold;
+      if (state.refuseHeldRevoke) return json(401, { code: 'UNAUTHORIZED', message: 'session replaced' });
     }
     const payload = JSON.stringify({ other: requestId });
     pendings.set(requestId, { kind: 'other', payload });
@@ -333,6 +343,101 @@ describe('SessionKeeper with a StoredSession across tabs', () => {
       close();
     });
   }
+
+  // Issue #15 (logout while another tab refreshes): the replacement must not outlive the logout.
+  const hold = () => {
+    let release;
+    const promise = new Promise((resolve) => {
+      release = resolve;
+    });
+    return { promise, release };
+  };
+  const deletes = (service) => service.sent.filter((r) => r.method === 'DELETE' && r.headers['Request-Id'] === undefined).map((r) => r.path);
+
+  for (const how of ['keeper.revoke()', 'client.revokeSession(stored)', 'client.revokeSession(stored), the service refusing the replaced session (401)']) {
+    test(`logout in tab A (${how}) while tab B's refresh lands: both keepers end, the store is empty, the new session is revoked at the service`, async () => {
+      const clock = fakeClock();
+      const service = fakeService(clock);
+      const refreshHeld = hold();
+      const revokeHeld = hold();
+      service.state.holdRetryOnce = refreshHeld.promise;
+      const { tabs: [a, b], firstId, close } = await tabs(2, { locks: fakeLocks(), clock, service });
+      // Only B is due at the lead time: A (leadMs 10 s) is not refreshing when it logs out.
+      a.keeper.stop();
+      const keeperA = await SessionKeeper.start(a.client, a.first, { ...clock, document: null, window: null, locks: fakeLocks(), leadMs: 10_000 });
+      const eventsA = record(keeperA);
+      await clock.advance(4 * MINUTE); // B refreshes; the service holds its signed retry
+      assert.equal(service.refreshCalls().length, 1);
+      service.state.holdRevokeOnce = revokeHeld.promise;
+      service.state.refuseHeldRevoke = how.endsWith('(401)');
+      const logout = how === 'keeper.revoke()' ? keeperA.revoke() : a.client.revokeSession(a.first);
+      await eventually(() => assert.deepEqual(deletes(service), [`/auth/sessions/${firstId}`]));
+      // B's refresh lands while A's revoke is at the service: X is replaced by Y in the store.
+      refreshHeld.release();
+      await eventually(() => assert.notEqual(b.keeper.session.id, firstId));
+      const newId = b.keeper.session.id;
+      revokeHeld.release();
+      await logout;
+      await settle();
+      await eventually(() => assert.equal(b.keeper.stopped, true, `B: ${b.events.map(([t]) => t)}`));
+      assert.deepEqual(b.events.map(([t, d]) => [t, d.fromStore]), [['expiring', undefined], ['refreshed', undefined], ['revoked', true]]);
+      if (how === 'keeper.revoke()') assert.deepEqual(eventsA.map(([t, d]) => [t, d.fromStore]), [['revoked', undefined]]);
+      else {
+        // A's keeper, still running, adopted Y when B's refresh landed; the logout ends it.
+        assert.deepEqual(eventsA.map(([t, d]) => [t, d.fromStore ?? d.elsewhere]), [['refreshed', true], ['revoked', true]]);
+      }
+      assert.equal(keeperA.stopped, true);
+      assert.deepEqual(await a.store.list(), [], 'nothing left in the store (tab A)');
+      assert.deepEqual(await b.store.list(), [], 'nothing left in the store (tab B)');
+      assert.ok(deletes(service).includes(`/auth/sessions/${newId}`), `the replacement was revoked at the service: ${deletes(service)}`);
+      await assert.rejects(b.keeper.session.stamp('x'), kitError('SESSION_CLOSED'));
+      keeperA.stop();
+      close();
+    });
+  }
+
+  for (const how of ['StoredSession.delete()', 'store.delete(id)']) {
+    test(`${how} of a session another tab already replaced deletes the replacement too (store level)`, async () => {
+      const { clock, service, tabs: [a, b], firstId, close } = await tabs(2, { locks: fakeLocks() });
+      a.keeper.stop();
+      await clock.advance(4 * MINUTE); // B refreshes: X becomes a tombstone naming Y
+      const newId = b.keeper.session.id;
+      assert.notEqual(newId, firstId);
+      assert.equal(service.refreshes.length, 1);
+      // A, which has not adopted Y, logs out with its stale handle on X.
+      if (how === 'StoredSession.delete()') await a.first.delete();
+      else await a.store.delete(firstId);
+      await settle();
+      assert.deepEqual(await a.store.list(), []);
+      assert.deepEqual(await b.store.list(), []);
+      assert.equal(await b.store.load(newId), null);
+      await assert.rejects(b.keeper.session.stamp('x'), (e) => kitError('SESSION_CLOSED')(e) && /deleted from the store/.test(e.message));
+      const stale = await a.store.load(newId);
+      assert.equal(stale, null);
+      assert.deepEqual(b.events.map(([t, d]) => [t, d.fromStore]), [['expiring', undefined], ['refreshed', undefined], ['revoked', true]]);
+      close();
+    });
+  }
+
+  test('a deletion of only an older session of the chain (a tab of an older kit logging out) ends the keeper of its replacement and revokes it', async () => {
+    const { clock, service, db, name, tabs: [a, b], firstId, close } = await tabs(2, { locks: fakeLocks() });
+    a.keeper.stop();
+    await clock.advance(4 * MINUTE); // B refreshes: X becomes a tombstone naming Y
+    const newId = b.keeper.session.id;
+    assert.notEqual(newId, firstId);
+    // What a kit that deleted one record did: X's tombstone gone, Y left, `deleted: [X]` announced.
+    [...db.databases.values()][0].get('sessions').rows.delete(firstId);
+    const oldTab = new BroadcastChannel(`embedded-wallet-kit/session-store/${name}`);
+    oldTab.postMessage({ deleted: [firstId] });
+    oldTab.close();
+    await eventually(() => assert.equal(b.keeper.stopped, true, `B: ${b.events.map(([t]) => t)}`));
+    assert.deepEqual(b.events.map(([t, d]) => [t, d.fromStore]), [['expiring', undefined], ['refreshed', undefined], ['revoked', true]]);
+    await eventually(async () => assert.deepEqual(await b.store.list(), []));
+    assert.deepEqual(await a.store.list(), []);
+    assert.ok(deletes(service).includes(`/auth/sessions/${newId}`), `Y revoked at the service: ${deletes(service)}`);
+    await assert.rejects(b.keeper.session.stamp('x'), kitError('SESSION_CLOSED'));
+    close();
+  });
 
   for (const leg of ['202', 'signed retry']) {
     test(`a lease that outlived leaseMs under a slow refresh (held at its ${leg}): the other tab refreshes; the slow tab adopts its session`, async () => {
