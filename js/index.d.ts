@@ -585,7 +585,7 @@ export interface StoredSession {
   signRetry(pending202: PendingSignature | string): Promise<SignedRetryHeaders>;
   /** As {@link Session.signQuote}. */
   signQuote(quote: Quote | string): Promise<QuoteSignatureHeader>;
-  /** Deletes it from the store; this object then throws `SESSION_CLOSED`. */
+  /** Deletes it, and any sessions that replaced it (refreshes in any tab), from the store; this object then throws `SESSION_CLOSED`. */
   delete(): Promise<void>;
 }
 
@@ -614,7 +614,7 @@ export declare class SessionStore {
   load(id: string): Promise<StoredSession | null>;
   /** Every stored session that has not expired. */
   list(): Promise<StoredSession[]>;
-  /** Deletes one session (nothing happens if there is none). */
+  /** Deletes one session and any sessions that replaced it (refreshes in any tab); nothing happens if there is none. */
   delete(id: string): Promise<void>;
   /** Deletes every session and kept client key. */
   clear(): Promise<void>;
