@@ -38,12 +38,12 @@ fi
 rm -rf "${OUT}"
 mkdir -p "${OUT}"
 
-# build_module <out-name> <crate> types|check-types lto|no-lto (one cargo invocation per
+# build_module <out-name> <crate> lto|no-lto (one cargo invocation per
 # crate, so that no crate's features reach another's module; the core is built without its
 # default `json` feature: the modules parse with the engine's JSON.parse). wasm-bindgen's
 # declarations are finished and compared with the copy `make lint-js` reads
-# (scripts/glue-types.mjs); with `types` they ship (js/index.d.ts and js/testing.d.ts
-# and js/signing.d.ts re-export them), with `check-types` not.
+# (scripts/glue-types.mjs), and ship (js/index.d.ts, js/testing.d.ts and js/signing.d.ts
+# re-export them).
 #
 # Every module is no_std with the trapping panic handler (ewk-common/trap-panics), and
 # its final crate is compiled with -C llvm-args=-inline-threshold=0.
@@ -59,8 +59,7 @@ mkdir -p "${OUT}"
 build_module() {
   local name=$1
   local crate=$2
-  local types=$3
-  local lto=$4
+  local lto=$3
   local wasm_in="target/wasm32-unknown-unknown/release/${crate//-/_}.wasm"
   local crate_types=(--crate-type cdylib)
   local features=ewk-common/trap-panics
@@ -81,15 +80,14 @@ build_module() {
   "${WASM_OPT}" -Oz "${OUT}/${name}_bg.wasm" -o "${OUT}/${name}_bg.wasm.opt"
   mv "${OUT}/${name}_bg.wasm.opt" "${OUT}/${name}_bg.wasm"
   node scripts/glue-types.mjs "${OUT}/${name}.d.ts" "tests/types/glue/${name}.d.ts"
-  if [ "${types}" = check-types ]; then rm "${OUT}/${name}.d.ts"; fi
 }
 
-build_module "${NAME}" ewk-wallet types no-lto
-build_module "${SIGNING_NAME}" ewk-signing types lto
+build_module "${NAME}" ewk-wallet no-lto
+build_module "${SIGNING_NAME}" ewk-signing lto
 # Both hold keys: handles that cannot be forged or detached; WebCrypto and Date.now from
 # js/platform.js (see the script).
 node scripts/harden-glue.mjs "${OUT}/${NAME}.js" "${OUT}/${SIGNING_NAME}.js"
-build_module "${TESTING_NAME}" ewk-testing types lto
+build_module "${TESTING_NAME}" ewk-testing lto
 
 # All three glues import KitError from the snippet wasm-bindgen copied out of
 # js/kit-error.js (imported once, in bindings/common, through its js/kit-error.js link);
