@@ -88,6 +88,8 @@ build_module "${SIGNING_NAME}" ewk-signing lto
 # js/platform.js (see the script).
 node scripts/harden-glue.mjs "${OUT}/${NAME}.js" "${OUT}/${SIGNING_NAME}.js"
 build_module "${TESTING_NAME}" ewk-testing lto
+# The generated glue ships minified (see the script).
+node scripts/minify-glue.mjs "${OUT}/${NAME}.js" "${OUT}/${SIGNING_NAME}.js" "${OUT}/${TESTING_NAME}.js"
 
 # All three glues import KitError from the snippet wasm-bindgen copied out of
 # js/kit-error.js (imported once, in bindings/common, through its js/kit-error.js link);

@@ -36,9 +36,9 @@ export const MODULES = {
 };
 export const glue = (module) => `${MODULES[module]}.js`;
 export const wasm = (module) => `${MODULES[module]}_bg.wasm`;
-// Measured when the entries split (72,483 and 149,574 B, both modules with std), rounded
-// up to the next KB.
-export const BUDGETS = { signing: 52 * 1024, wallet: 140 * 1024 }; // 53,248 and 143,360 bytes
+// What the last change measured (52,121 and 141,567 B: the glue minified), rounded up to
+// the next KB; lowered with every change that shrinks a page.
+export const BUDGETS = { signing: 51 * 1024, wallet: 139 * 1024 }; // 52,224 and 142,336 bytes
 
 function walk(dir) {
   const out = [];
