@@ -88,8 +88,6 @@ build_module "${SIGNING_NAME}" ewk-signing lto
 # js/platform.js (see the script).
 node scripts/harden-glue.mjs "${OUT}/${NAME}.js" "${OUT}/${SIGNING_NAME}.js"
 build_module "${TESTING_NAME}" ewk-testing lto
-# The generated glue ships minified (see the script).
-node scripts/minify-glue.mjs "${OUT}/${NAME}.js" "${OUT}/${SIGNING_NAME}.js" "${OUT}/${TESTING_NAME}.js"
 
 # All three glues import KitError from the snippet wasm-bindgen copied out of
 # js/kit-error.js (imported once, in bindings/common, through its js/kit-error.js link);
@@ -144,9 +142,9 @@ strip_comments() {
 }
 ENTRIES=(browser.js node.js signing.js signing-node.js platform.js guard.js warm-up.js init-input.js passkey.js wallet-client.js wallet-client-impl.js session-store.js session-store-impl.js session-keeper.js session-keeper-impl.js isolated-boot.js isolated.js signer-worker.js testing.js testing-node.js react.js react-store.js)
 strip_comments js "${ENTRIES[@]}"
-# The glues too: wasm-bindgen copies the Rust docs into them as comments, which the
-# generated .d.ts carry (about 2 KB gzip of what init() loads).
-strip_comments "${OUT}" "${NAME}.js" "${SIGNING_NAME}.js" "${TESTING_NAME}.js"
+# The glues ship minified (see the script), which drops the Rust docs wasm-bindgen copies
+# into them as comments too (the generated .d.ts carry them).
+node scripts/minify-glue.mjs "${OUT}/${NAME}.js" "${OUT}/${SIGNING_NAME}.js" "${OUT}/${TESTING_NAME}.js"
 cp js/index.d.ts js/signing.d.ts js/testing.d.ts js/react.d.ts "${OUT}/"
 # (and ${NAME}.d.ts, ${SIGNING_NAME}.d.ts and ${TESTING_NAME}.d.ts, generated above, which they re-export)
 cp pkg-template/package.json pkg-template/README.md pkg-template/LICENSE "${OUT}/"
