@@ -153,6 +153,9 @@ function start(glue, register, options) {
     if (current === active) current = undefined;
   };
 
+  // Listening before the browser is called: a cancel while it runs (a wrapper calling
+  // back into the page) must end a ceremony that the browser then never settles.
+  const aborted = new Promise((_, reject) => controller.signal.addEventListener('abort', reject));
   const started = now();
   let answer;
   try {
@@ -161,7 +164,6 @@ function start(glue, register, options) {
   } catch (err) {
     answer = Promise.reject(err);
   }
-  const aborted = new Promise((_, reject) => controller.signal.addEventListener('abort', reject));
   return Promise.race([answer, aborted]).then((credential) => {
     finish();
     if (credential === null || typeof credential !== 'object') {

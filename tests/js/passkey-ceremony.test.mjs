@@ -368,6 +368,26 @@ test('a browser that never settles: cancel(), the caller signal and a newer cere
   await assert.rejects(second, isKit('PASSKEY_CANCELLED'));
 });
 
+// A cancel that lands while navigator.credentials runs (a wrapper calling back into the
+// page, which cancels or starts another ceremony), from a browser that then ignores the
+// signal: the ceremony still ends at once, and the watchdog is not needed.
+test('a cancel from inside navigator.credentials ends a ceremony the browser never settles', { timeout: 5_000 }, async () => {
+  installWebAuthn(() => {
+    passkey.cancel();
+    return never();
+  });
+  const t0 = performance.now();
+  await assert.rejects(passkey.register(registration({ timeoutMs: 60_000 })), isKit('PASSKEY_CANCELLED'));
+  assert.ok(performance.now() - t0 < 1_000, 'ended without waiting for the watchdog');
+
+  const controller = new AbortController();
+  installWebAuthn(() => {
+    controller.abort();
+    return never();
+  });
+  await assert.rejects(passkey.authenticate(authentication({ signal: controller.signal, timeoutMs: 60_000 })), isKit('PASSKEY_CANCELLED'));
+});
+
 test('a browser that never settles: the watchdog ends it PASSKEY_TIMEOUT after timeoutMs plus a grace of 1 s', async () => {
   installWebAuthn(never);
   const t0 = performance.now();
