@@ -118,33 +118,14 @@ export { KitError } from '${SNIPPET_REL}';
 JS
 
 say "copying entries, types and package files"
-# strip_comments <source dir> <files...>: copies each file into ${OUT} without its
-# comments (the documentation is in the .d.ts files and the README): TypeScript's emitter
-# drops them and changes nothing else at this target.
-strip_comments() {
-  local from=$1
-  shift
-  local dir
-  dir=$(mktemp -d)
-  "$PWD/node_modules/.bin/tsc" --allowJs --removeComments --noResolve --skipLibCheck \
-    --target es2022 --module esnext --moduleResolution bundler --outDir "${dir}" \
-    "${@/#/${from}/}" > "${dir}/tsc.log" 2>&1 || true
-  local f
-  for f in "$@"; do
-    if [ ! -s "${dir}/${f}" ]; then
-      echo "[build] stripping comments from ${from}/${f} failed:" >&2
-      cat "${dir}/tsc.log" >&2
-      exit 1
-    fi
-    cp "${dir}/${f}" "${OUT}/${f}"
-  done
-  rm -rf "${dir}"
-}
 ENTRIES=(browser.js node.js signing.js signing-node.js platform.js guard.js warm-up.js init-input.js passkey.js wallet-client.js wallet-client-impl.js session-store.js session-store-impl.js session-keeper.js session-keeper-impl.js isolated-boot.js isolated.js signer-worker.js testing.js testing-node.js react.js react-store.js)
-strip_comments js "${ENTRIES[@]}"
-# The glues ship minified (see the script), which drops the Rust docs wasm-bindgen copies
-# into them as comments too (the generated .d.ts carry them).
-node scripts/minify-glue.mjs "${OUT}/${NAME}.js" "${OUT}/${SIGNING_NAME}.js" "${OUT}/${TESTING_NAME}.js"
+cp "${ENTRIES[@]/#/js/}" "${OUT}/"
+# Everything ships minified (see the script): the entries and the KitError snippet with a
+# source map to the code as written (the documentation is in the .d.ts files and the
+# README); the glues without one (wasm-bindgen generates them from the Rust bindings, whose
+# docs the generated .d.ts carry).
+node scripts/minify.mjs --map "${ENTRIES[@]/#/${OUT}/}" "${SNIPPETS[0]}"
+node scripts/minify.mjs "${OUT}/${NAME}.js" "${OUT}/${SIGNING_NAME}.js" "${OUT}/${TESTING_NAME}.js" "${OUT}/kit-error.js"
 cp js/index.d.ts js/signing.d.ts js/testing.d.ts js/react.d.ts "${OUT}/"
 # (and ${NAME}.d.ts, ${SIGNING_NAME}.d.ts and ${TESTING_NAME}.d.ts, generated above, which they re-export)
 cp pkg-template/package.json pkg-template/README.md pkg-template/LICENSE "${OUT}/"

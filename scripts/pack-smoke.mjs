@@ -47,8 +47,13 @@ check('the tarball holds exactly the package files', () => {
     'index.d.ts', 'init-input.js', 'isolated-boot.js', 'isolated.js', 'kit-error.js', 'node.js', 'package.json', 'passkey.js', 'platform.js', 'react-store.js', 'react.d.ts', 'react.js',
     'session-keeper-impl.js', 'session-keeper.js', 'session-store-impl.js', 'session-store.js', 'signer-worker.js', 'signing-node.js', 'signing.d.ts', 'signing.js', 'testing-node.js', 'testing.d.ts', 'testing.js', 'wallet-client-impl.js', 'wallet-client.js', 'warm-up.js',
   ];
+  // Each hand-written module ships with the source map to the code as written (the
+  // generated glues and kit-error.js, a re-export, without).
+  const mapped = expected.filter((f) => f.endsWith('.js') && !f.startsWith('embedded_wallet_kit') && f !== 'kit-error.js');
+  expected.push(...mapped.map((f) => `${f}.map`));
+  expected.sort();
   const snippets = files.filter((f) => f.startsWith('snippets/'));
-  assert(snippets.length === 1 && /^snippets\/ewk-common-[0-9a-f]+\/js\/kit-error\.js$/.test(snippets[0]),
+  assert(snippets.length === 2 && /^snippets\/ewk-common-[0-9a-f]+\/js\/kit-error\.js$/.test(snippets[0]) && snippets[1] === `${snippets[0]}.map`,
     `snippets: ${snippets.join(', ')}`);
   const rest = files.filter((f) => !f.startsWith('snippets/'));
   assert(JSON.stringify(rest) === JSON.stringify(expected), `files: ${rest.join(', ')}`);

@@ -36,9 +36,9 @@ export const MODULES = {
 };
 export const glue = (module) => `${MODULES[module]}.js`;
 export const wasm = (module) => `${MODULES[module]}_bg.wasm`;
-// What the last change measured (52,121 and 141,567 B: the glue minified), rounded up to
+// What the last change measured (51,155 and 136,879 B: the JS minified), rounded up to
 // the next KB; lowered with every change that shrinks a page.
-export const BUDGETS = { signing: 51 * 1024, wallet: 139 * 1024 }; // 52,224 and 142,336 bytes
+export const BUDGETS = { signing: 50 * 1024, wallet: 134 * 1024 }; // 51,200 and 137,216 bytes
 
 function walk(dir) {
   const out = [];
