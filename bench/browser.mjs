@@ -1,6 +1,7 @@
 // `make bench` in one browser engine (tests/support/engines.mjs: Chromium through
 // playwright-core, Firefox ESR through geckodriver, WebKitGTK through WebKitWebDriver on
-// Xvfb): the suite (bench/suite.mjs) in a cross-origin isolated page, the cold start in
+// Xvfb): the suite (bench/suite.mjs) in a cross-origin isolated page that loads both
+// entries (pkg/browser.js and pkg/signing.js, each its own module), the cold start in
 // fresh pages (a signing-only page: embedded-wallet-kit/signing), and the files the engine
 // fetched for that init() and for a passkey wallet page (the main entry).
 // The pages are files in a scratch folder (writePages), served with scripts/serve.mjs.
@@ -22,16 +23,28 @@ addEventListener('error', (e) => globalThis.pageErrors.push('error: ' + e.messag
 addEventListener('unhandledrejection', (e) => globalThis.pageErrors.push('unhandled rejection: ' + e.reason));
 </script>`;
 
-/** Writes the bench page (index.html) and the blank page of the cold samples (cold.html). */
+/**
+ * Writes the bench page (index.html) and the blank page of the cold samples (cold.html).
+ * The bench page is ready once both entries' init() resolved and their warm-ups ended:
+ * each init() then queues its warm-up (js/warm-up.js), WARM_UP_ROUNDS rounds in idle
+ * callbacks (timers without requestIdleCallback), at least one round per callback, the
+ * next callback queued from inside the last. Both kinds run first in, first out, so a
+ * chain of WARM_UP_ROUNDS + 1 callbacks of the page's own, started after both init()s,
+ * ends after the last round of either warm-up: no round runs inside a timed loop.
+ */
 export function writePages(pageDir) {
   writeFileSync(join(pageDir, 'index.html'), `${HEAD}<title>bench</title>
 <script type="module">
 import * as kit from '/pkg/browser.js';
+import * as signing from '/pkg/signing.js';
+import { WARM_UP_ROUNDS } from '/pkg/warm-up.js';
 import * as peer from '/peer.js';
 import { createHarness } from '/bench/suite.mjs';
-await kit.init();
+await Promise.all([kit.init(), signing.init()]);
+const later = (resolve) => (typeof globalThis.requestIdleCallback === 'function' ? globalThis.requestIdleCallback(resolve) : setTimeout(resolve, 0));
+for (let i = 0; i <= WARM_UP_ROUNDS; i++) await new Promise(later);
 const params = new URLSearchParams(location.search);
-globalThis.bench = createHarness({ kit, peer, warmup: Number(params.get('warmup')), iters: Number(params.get('iters')) });
+globalThis.bench = createHarness({ kit, signing, peer, warmup: Number(params.get('warmup')), iters: Number(params.get('iters')) });
 globalThis.benchReady = true;
 </script>`);
   writeFileSync(join(pageDir, 'cold.html'), `${HEAD}<title>cold</title><p>cold</p>
@@ -95,7 +108,7 @@ async function inFresh(eng, url, name, arg) {
   }
 }
 
-/** Loads the bench page; resolves to it when the kit's init() and the harness are ready. */
+/** Loads the bench page; resolves to it when both entries' init() and warm-up, and the harness, are ready. */
 export async function benchPage(eng, base, { warmup, iters }) {
   const page = await eng.page();
   await page.goto(`${base}/?warmup=${warmup}&iters=${iters}`);

@@ -3,12 +3,13 @@
 // — @turnkey/crypto + @turnkey/api-key-stamper (the peer) — and WebCrypto's native P-256 (the
 // floor), in each engine, with issue 16's targets MET / NOT MET per engine.
 //
-//   1. Node, through pkg/node.js: keygen, bundle open, stamp and signRetry (the loops are
-//      bench/suite.mjs) for the kit, the peer and WebCrypto; cold import in fresh processes.
+//   1. Node, through pkg/node.js and pkg/signing-node.js: keygen, bundle open, stamp and
+//      signRetry (the loops are bench/suite.mjs) for the kit (both entries), the peer and
+//      WebCrypto; cold import in fresh processes.
 //   2. Each browser engine (bench/browser.mjs over tests/support/engines.mjs: headless
 //      Chromium, Firefox ESR, WebKitGTK on Xvfb): the same suite in a cross-origin isolated
-//      page on http://localhost (scripts/serve.mjs) that imports pkg/browser.js and the
-//      esbuild bundle of the peer (bench/peer-bundle.mjs); cold start and the first calls
+//      page on http://localhost (scripts/serve.mjs) that imports pkg/browser.js,
+//      pkg/signing.js and the esbuild bundle of the peer (bench/peer-bundle.mjs); cold start and the first calls
 //      after init() in fresh pages; the files the engine fetched for init() and for a passkey
 //      wallet page, sized as scripts/size.mjs sizes them.
 //   3. bench/results.md (bench/report.mjs: a targets table and a speed table per engine) and
@@ -32,7 +33,7 @@ import { enginesFromArgs } from '../tests/support/engines.mjs';
 import { launchChromium } from '../tests/support/chromium.mjs';
 import { serveStatic } from '../scripts/serve.mjs';
 import { glue, measure, total, wasm } from '../scripts/size.mjs';
-import { createHarness, sessionResponse, stats, PAYLOAD, TICKS_PER_SAMPLE } from './suite.mjs';
+import { createHarness, sessionResponse, stats, ORDER, PAYLOAD, TICKS_PER_SAMPLE } from './suite.mjs';
 import { bundlePeer, checkLeanBundle, esbuildVersion, leanPlugin, topInputs } from './peer-bundle.mjs';
 import { ISOLATION_HEADERS, benchPage, coldStart, openEngine, writePages } from './browser.mjs';
 import { chartSvg, int, renderResults, summaryLine, evaluateTargets } from './report.mjs';
@@ -41,14 +42,6 @@ const here = fileURLToPath(new URL('.', import.meta.url));
 const root = resolve(here, '..');
 const tmpDir = join(root, '.tmp', 'bench');
 const TITLES = { chromium: 'Chromium', firefox: 'Firefox ESR', webkit: 'WebKitGTK' };
-
-// The order in which the operations run, in each environment (kit, peer, floor per task).
-const ORDER = [
-  'kit.keygen', 'peer.keygen', 'floor.keygen',
-  'kit.open', 'peer.open', 'peer.decryptOnly', 'floor.ecdh',
-  'kit.stamp', 'kit.storedStamp', 'peer.stamp', 'peer.stampPurejs', 'floor.sign',
-  'kit.signRetry', 'peer.signRetry',
-];
 
 // ---- options and helpers ------------------------------------------------------------------
 const USAGE = 'usage: node bench/run.mjs [--iters N] [--warmup N] [--cold N] [--max-load X] [--pkg DIR] [--kit-label TEXT] [--engine E] [--no-node]';
@@ -157,8 +150,11 @@ function nodeCold() {
 
 async function nodeEnv(peerBundles) {
   const kit = await import(fileUrl(join(pkgDir, 'node.js')));
+  const signing = await import(fileUrl(join(pkgDir, 'signing-node.js')));
+  // Both Node entries instantiate their module at import (no idle-time warm-up in Node).
+  await Promise.all([kit.init(), signing.init()]);
   const peer = await import(fileUrl(join(here, 'peer-entry.mjs')));
-  const harness = createHarness({ kit, peer, warmup: opt.warmup, iters: opt.iters });
+  const harness = createHarness({ kit, signing, peer, warmup: opt.warmup, iters: opt.iters });
   const speed = await runSuite('node', () => harness.prepareKitKeys(), (op, input) => harness.run(op, input), peerBundles);
   log(`node: cold start, ${opt.cold} fresh processes per row`);
   return {
@@ -202,7 +198,7 @@ async function browserEnv(engine, base, server, peerBundles) {
 }
 
 // ---- main -------------------------------------------------------------------------------------
-for (const f of ['node.js', 'browser.js', 'signing.js', wasm('signing'), wasm('full')]) {
+for (const f of ['node.js', 'browser.js', 'signing.js', 'signing-node.js', wasm('signing'), wasm('full')]) {
   if (!existsSync(join(pkgDir, f))) {
     console.error(`bench: ${join(pkgDir, f)} not found; run \`make build\` first`);
     process.exit(2);

@@ -1,7 +1,10 @@
 // The timed loops of `make bench`, shared by Node and the browser pages: the same code
-// measures the kit (pkg/node.js or pkg/browser.js), the peer (@turnkey/crypto +
-// @turnkey/api-key-stamper, bench/peer-entry.mjs) and WebCrypto's native P-256 (the floor).
-// Nothing here imports a Node or browser module: run.mjs passes the kit and the peer in.
+// measures the kit through both entries — the main one (`kit.*`: pkg/node.js or
+// pkg/browser.js, the full module) and `embedded-wallet-kit/signing` (`signing.*`:
+// pkg/signing-node.js or pkg/signing.js, the signing-only module, built with LTO) — the
+// peer (@turnkey/crypto + @turnkey/api-key-stamper, bench/peer-entry.mjs) and WebCrypto's
+// native P-256 (the floor). Nothing here imports a Node or browser module: run.mjs and the
+// bench page pass the entries and the peer in.
 //
 // Every measurement: `warmup` untimed-but-executed iterations, then `iters` timed ones in
 // batches: performance.now() is coarsened by the engines (Chromium cross-origin isolated: 5
@@ -10,6 +13,18 @@
 // Where the clock is fine enough, batch = 1: each call timed alone. Inputs that an operation
 // consumes (client keys, bundles, 202s with a fresh requestId) are made before the timed
 // region; the per-call checks and frees run after each batch, untimed.
+
+/**
+ * The order in which the operations run, in each environment: per task the main entry,
+ * the signing entry, then the peer and the floor, so that each kit op runs next to its
+ * peer op (the ratios compare neighbours).
+ */
+export const ORDER = [
+  'kit.keygen', 'signing.keygen', 'peer.keygen', 'floor.keygen',
+  'kit.open', 'signing.open', 'peer.open', 'peer.decryptOnly', 'floor.ecdh',
+  'kit.stamp', 'signing.stamp', 'kit.storedStamp', 'peer.stamp', 'peer.stampPurejs', 'floor.sign',
+  'kit.signRetry', 'signing.signRetry', 'peer.signRetry',
+];
 
 /** A ~300-byte activity body, as a wallet would stamp it. */
 export const PAYLOAD = JSON.stringify({
@@ -137,18 +152,71 @@ async function peerSignRetry(stamper, signed, p) {
 }
 
 /**
- * One benchmark context per environment. `kit` is the package's entry (after init),
- * `peer` the namespace of bench/peer-entry.mjs. The caller:
- *   1. `prepareKitKeys(n)` → uncompressed public keys of n fresh ClientKeys (kept here);
- *   2. seals a session key to each (with @turnkey/crypto, in Node);
- *   3. `run(op, input)` for each op of OPS.
+ * keygen, open, stamp and signRetry through one entry (`entry`: its ClientKey and
+ * Session), as `${prefix}.keygen` ...; `keysFor(op)` hands the ClientKeys, made by that
+ * entry, to which the op's bundles were sealed. Both entries run this very code.
  */
-export function createHarness({ kit, peer, warmup, iters }) {
+function entryOps(prefix, entry, keysFor, { cfg, n }) {
+  return {
+    [`${prefix}.keygen`]: () =>
+      timeLoop(cfg, () => {
+        const k = entry.ClientKey.generate();
+        return [k, k.publicKeyHex];
+      }, (_, [k, pub]) => {
+        if (pub.length !== 130) throw new Error(`${prefix} publicKeyHex ${pub}`);
+        k.free();
+      }),
+    // input: { bundles: string[n] } sealed to prepareKitKeys' keys, in order.
+    [`${prefix}.open`]: ({ bundles }) => {
+      const responses = bundles.map(sessionResponse);
+      const keys = keysFor(`${prefix}.open`);
+      return timeLoop(cfg, (i) => entry.Session.open(responses[i], keys[i]), (_, s) => {
+        if (s.publicKeyHex.length !== 66) throw new Error(`${prefix} open: no public key`);
+        s.free();
+      });
+    },
+    // input: { bundles: [bundle] } sealed to its key. Returns one stamp to verify.
+    [`${prefix}.stamp`]: async ({ bundles: [bundle] }) => {
+      const s = entry.Session.open(sessionResponse(bundle), keysFor(`${prefix}.stamp`)[0]);
+      const r = await timeLoop(cfg, () => s.stamp(PAYLOAD));
+      r.sample = { stamp: s.stamp(PAYLOAD), payload: PAYLOAD, publicKeyHex: s.publicKeyHex };
+      s.free();
+      return r;
+    },
+    // A session signs at most MAX_SIGNED_REQUEST_IDS requestIds an hour (RATE_LIMITED
+    // after): a new session every RETRIES_PER_SESSION calls, each on its own key.
+    [`${prefix}.signRetry`]: async ({ bundles }) => {
+      const keys = keysFor(`${prefix}.signRetry`);
+      const sessions = bundles.map((b, j) => entry.Session.open(sessionResponse(b), keys[j]));
+      const at = (i) => sessions[Math.floor(i / RETRIES_PER_SESSION)];
+      const p = pendings(n + 1);
+      const r = await timeLoop(cfg, (i) => at(i).signRetry(p[i]), (i, h) => {
+        if (h['Request-Id'] !== p[i].requestId) throw new Error(`${prefix} signRetry: wrong Request-Id`);
+      });
+      const h = at(n).signRetry(p[n]);
+      r.sample = { stamp: h['Service-Wallet-Signature'], payload: p[n].payloadToSign, publicKeyHex: at(n).publicKeyHex };
+      for (const s of sessions) s.free();
+      return r;
+    },
+  };
+}
+
+/**
+ * One benchmark context per environment. `kit` is the package's main entry and `signing`
+ * its signing entry (both after init() and its warm-up), `peer` the namespace of
+ * bench/peer-entry.mjs. The caller:
+ *   1. `prepareKitKeys()` → per op, uncompressed public keys of fresh ClientKeys (kept
+ *      here), each made by the op's own entry: Session.open refuses the other entry's keys;
+ *   2. seals a session key to each (with @turnkey/crypto, in Node);
+ *   3. `run(op, input)` for each op of ORDER.
+ */
+export function createHarness({ kit, signing, peer, warmup, iters }) {
   const resolution = clockResolution();
   const cfg = { warmup, iters, resolution };
   const n = warmup + iters;
   // The kit's ClientKeys by operation (prepareKitKeys), each sealed to by the caller.
   let kitKeys = {};
+  const keysFor = (op) => kitKeys[op];
   const subtle = crypto.subtle;
   const enc = new TextEncoder();
 
@@ -160,58 +228,22 @@ export function createHarness({ kit, peer, warmup, iters }) {
   }
 
   const ops = {
-    // ---- kit ------------------------------------------------------------------------
-    'kit.keygen': () =>
-      timeLoop(cfg, () => {
-        const k = kit.ClientKey.generate();
-        return [k, k.publicKeyHex];
-      }, (_, [k, pub]) => {
-        if (pub.length !== 130) throw new Error(`kit publicKeyHex ${pub}`);
-        k.free();
-      }),
-    // input: { bundles: string[n] } sealed to prepareKitKeys' keys, in order.
-    'kit.open': ({ bundles }) => {
-      const responses = bundles.map(sessionResponse);
-      return timeLoop(cfg, (i) => kit.Session.open(responses[i], kitKeys['kit.open'][i]), (_, s) => {
-        if (s.publicKeyHex.length !== 66) throw new Error('kit open: no public key');
-        s.free();
-      });
-    },
-    // input: { bundles: [bundle] } sealed to its key. Returns one stamp to verify.
-    'kit.stamp': async ({ bundles: [bundle] }) => {
-      const s = kit.Session.open(sessionResponse(bundle), kitKeys['kit.stamp'][0]);
-      const r = await timeLoop(cfg, () => s.stamp(PAYLOAD));
-      r.sample = { stamp: s.stamp(PAYLOAD), payload: PAYLOAD, publicKeyHex: s.publicKeyHex };
-      s.free();
-      return r;
-    },
-    // The same stamp through SessionStore: the key kept non-extractable in WebCrypto, the
-    // signature from subtle.sign (randomized, async), guards and DER stamp in wasm.
-    // Needs IndexedDB (browsers): null elsewhere.
+    // ---- kit: the main entry, then the signing entry (the same loops) ----------------
+    ...entryOps('kit', kit, keysFor, { cfg, n }),
+    ...entryOps('signing', signing, keysFor, { cfg, n }),
+    // The same stamp through SessionStore (main entry only): the key kept non-extractable
+    // in WebCrypto, the signature from subtle.sign (randomized, async), guards and DER
+    // stamp in wasm. Needs IndexedDB (browsers): null elsewhere.
     'kit.storedStamp': async ({ bundles: [bundle] }) => {
       if (globalThis.indexedDB === undefined) return null;
       const store = await kit.SessionStore.open({ name: `bench-${Date.now()}` });
-      const s = kit.Session.open(sessionResponse(bundle), kitKeys['kit.storedStamp'][0]);
+      const s = kit.Session.open(sessionResponse(bundle), keysFor('kit.storedStamp')[0]);
       const stored = await store.save(s);
       s.free();
       const r = await timeLoop(cfg, () => stored.stamp(PAYLOAD));
       r.sample = { stamp: await stored.stamp(PAYLOAD), payload: PAYLOAD, publicKeyHex: stored.publicKeyHex };
       await store.clear();
       store.close();
-      return r;
-    },
-    // A session signs at most MAX_SIGNED_REQUEST_IDS requestIds an hour (RATE_LIMITED
-    // after): a new session every RETRIES_PER_SESSION calls, each on its own key.
-    'kit.signRetry': async ({ bundles }) => {
-      const sessions = bundles.map((b, j) => kit.Session.open(sessionResponse(b), kitKeys['kit.signRetry'][j]));
-      const at = (i) => sessions[Math.floor(i / RETRIES_PER_SESSION)];
-      const p = pendings(n + 1);
-      const r = await timeLoop(cfg, (i) => at(i).signRetry(p[i]), (i, h) => {
-        if (h['Request-Id'] !== p[i].requestId) throw new Error('kit signRetry: wrong Request-Id');
-      });
-      const h = at(n).signRetry(p[n]);
-      r.sample = { stamp: h['Service-Wallet-Signature'], payload: p[n].payloadToSign, publicKeyHex: at(n).publicKeyHex };
-      for (const s of sessions) s.free();
       return r;
     },
 
@@ -286,8 +318,12 @@ export function createHarness({ kit, peer, warmup, iters }) {
     /** Generates the kit's ClientKeys: { op: uncompressed public keys }, a bundle for each. */
     prepareKitKeys() {
       for (const k of Object.values(kitKeys).flat()) k.free();
-      const keys = (count) => Array.from({ length: count }, () => kit.ClientKey.generate());
-      kitKeys = { 'kit.open': keys(n), 'kit.stamp': keys(1), 'kit.storedStamp': keys(1), 'kit.signRetry': keys(Math.ceil((n + 1) / RETRIES_PER_SESSION)) };
+      const keys = (entry, count) => Array.from({ length: count }, () => entry.ClientKey.generate());
+      const retryKeys = Math.ceil((n + 1) / RETRIES_PER_SESSION);
+      kitKeys = {
+        'kit.open': keys(kit, n), 'kit.stamp': keys(kit, 1), 'kit.storedStamp': keys(kit, 1), 'kit.signRetry': keys(kit, retryKeys),
+        'signing.open': keys(signing, n), 'signing.stamp': keys(signing, 1), 'signing.signRetry': keys(signing, retryKeys),
+      };
       return Object.fromEntries(Object.entries(kitKeys).map(([op, ks]) => [op, ks.map((k) => k.publicKeyHex)]));
     },
     ops: Object.keys(ops),

@@ -1,11 +1,13 @@
 // `make bench`'s own logic on fixed sample numbers, no browser and no timing: the targets'
 // MET / NOT MET verdicts per engine (bench/report.mjs), results.md's shape, and how many
-// calls the suite times together on a coarse clock (bench/suite.mjs).
+// calls the suite times together on a coarse clock (bench/suite.mjs); then the suite's
+// operations for both entries, a few calls each in Node. Needs `make build`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { TARGETS, evaluateTargets, renderResults, speedTable, summaryLine, chartSvg } from '../../bench/report.mjs';
-import { batchSize, stats } from '../../bench/suite.mjs';
+import { ORDER, batchSize, createHarness, stats } from '../../bench/suite.mjs';
+import { checkStamp, randomScalar, sealBundle } from '../support/fixtures.mjs';
 import { serveStatic } from '../../scripts/serve.mjs';
 import { sizeTables, glue, wasm, BUDGETS } from '../../scripts/size.mjs';
 
@@ -25,6 +27,7 @@ function browserEnv(over = {}) {
     'kit.stamp': at(0.2), 'peer.stamp': at(0.2),
     'kit.signRetry': at(0.3), 'peer.signRetry': at(0.3),
     'kit.storedStamp': at(0.1), 'floor.sign': at(0.05, 4),
+    'signing.keygen': at(0.9), 'signing.open': at(0.4), 'signing.stamp': at(0.2), 'signing.signRetry': at(0.3),
     ...over.speed,
   };
   return {
@@ -41,6 +44,19 @@ test('a browser engine exactly at every limit meets every target (limits are inc
   assert.deepEqual(rows.filter((r) => r.met !== true).map((r) => r.target), []);
 });
 
+test('the signing entry has its own ratio targets, with the main entry\'s limits, against the same peer op', () => {
+  const limits = Object.fromEntries(evaluateTargets(browserEnv()).map((r) => [r.target, r.limit]));
+  for (const [op, limit] of [['keygen', '0.90'], ['bundle open', '0.40'], ['stamp', '1.00'], ['signRetry', '1.00']]) {
+    assert.equal(limits[`${op}: kit / peer`], `≤ ${limit}`, op);
+    assert.equal(limits[`${op}, signing entry: kit / peer`], `≤ ${limit}`, `${op}, signing entry`);
+  }
+  const [, kitOp, peerOp] = TARGETS.ratios.find(([name]) => name === 'bundle open, signing entry');
+  assert.deepEqual([kitOp, peerOp], ['signing.open', 'peer.open']);
+  // Not measured (an older package without the signing entry): n/a, never MET.
+  const rows = evaluateTargets(browserEnv({ speed: { 'signing.stamp': undefined } }));
+  assert.equal(rows.find((r) => r.target === 'stamp, signing entry: kit / peer').met, null);
+});
+
 test('just over a limit is NOT MET, each target on its own', () => {
   const cases = [
     [{ sizes: { init: set(TARGETS.initGzip + 1) } }, 'a signing-only page\'s `init()` loads (`embedded-wallet-kit/signing`, gzip -9)'],
@@ -48,7 +64,11 @@ test('just over a limit is NOT MET, each target on its own', () => {
     [{ speed: { 'kit.keygen': at(0.91) } }, 'keygen: kit / peer'],
     [{ speed: { 'kit.open': at(0.41) } }, 'bundle open: kit / peer'],
     [{ speed: { 'kit.stamp': at(0.201) } }, 'stamp: kit / peer'],
-    [{ speed: { 'peer.signRetry': at(0.29) } }, 'signRetry: kit / peer'],
+    [{ speed: { 'kit.signRetry': at(0.301) } }, 'signRetry: kit / peer'],
+    [{ speed: { 'signing.keygen': at(0.91) } }, 'keygen, signing entry: kit / peer'],
+    [{ speed: { 'signing.open': at(0.41) } }, 'bundle open, signing entry: kit / peer'],
+    [{ speed: { 'signing.stamp': at(0.201) } }, 'stamp, signing entry: kit / peer'],
+    [{ speed: { 'signing.signRetry': at(0.301) } }, 'signRetry, signing entry: kit / peer'],
     [{ speed: { 'kit.storedStamp': at(0.11) } }, 'stamp, WebCrypto-backed signer (`SessionStore`): kit / peer'],
     [{ cold: { firstKeygen: at(2.01) } }, 'the first keygen after `init()` resolves (median)'],
     [{ cold: { firstOpen: at(2.5) } }, 'the first open after `init()` resolves (median)'],
@@ -76,12 +96,15 @@ test('Node: every operation no slower than the peer (ratio ≤ 1.0), and nothing
   const speed = {
     'kit.keygen': at(1), 'peer.keygen': at(1), 'kit.open': at(0.5), 'peer.open': at(1),
     'kit.stamp': at(0.3), 'peer.stamp': at(0.2), 'kit.signRetry': at(0.2), 'peer.signRetry': at(0.3),
+    'signing.keygen': at(1.01), 'signing.open': at(0.9), 'signing.stamp': at(0.2), 'signing.signRetry': at(0.1),
   };
   const rows = evaluateTargets({ id: 'node', title: 'Node', browser: false, speed });
   assert.deepEqual(verdicts(rows), {
     'keygen: kit / peer': true, 'bundle open: kit / peer': true, 'stamp: kit / peer': false, 'signRetry: kit / peer': true,
+    'keygen, signing entry: kit / peer': false, 'bundle open, signing entry: kit / peer': true,
+    'stamp, signing entry: kit / peer': true, 'signRetry, signing entry: kit / peer': true,
   });
-  assert.match(summaryLine({ title: 'Node' }, rows), /3 of 4 MET; NOT MET: stamp: kit \/ peer/);
+  assert.match(summaryLine({ title: 'Node' }, rows), /6 of 8 MET; NOT MET: stamp: kit \/ peer; keygen, signing entry: kit \/ peer/);
 });
 
 test('results.md: a targets table per engine with value, limit and verdict; an engine that failed says so', () => {
@@ -94,7 +117,8 @@ test('results.md: a targets table per engine with value, limit and verdict; an e
   assert.match(md, /## Chromium 1\n/);
   assert.match(md, /\| stamp: kit \/ peer \| 1\.50 \| ≤ 1\.00 \| \*\*NOT MET\*\* \|/);
   assert.match(md, /\| keygen: kit \/ peer \| 0\.90 \| ≤ 0\.90 \| \*\*MET\*\* \|/);
-  assert.match(md, /- Chromium 1: 9 of 10 MET; NOT MET: stamp: kit \/ peer/);
+  assert.match(md, /\| stamp, signing entry: kit \/ peer \| 1\.00 \| ≤ 1\.00 \| \*\*MET\*\* \|/);
+  assert.match(md, /- Chromium 1: 13 of 14 MET; NOT MET: stamp: kit \/ peer/);
   assert.match(md, /- WebKitGTK: \*\*did not run\*\* \(no display\)/);
   assert.match(md, /## WebKitGTK\n\nDid not run: no display/);
   assert.match(chartSvg(envs, 'caption'), /^<svg[^]*Chromium 1[^]*<\/svg>$/);
@@ -104,6 +128,35 @@ test('the speed table shows calls per sample where they were batched', () => {
   const table = speedTable(browserEnv().speed);
   assert.match(table, /\| stamp \| 200 µs \/ 300 µs \| 200 µs \/ 300 µs \| 50 µs \/ 75 µs ×4 \(subtle\.sign\) \| \*\*1\.00\*\* \|/);
   assert.doesNotMatch(table, /SessionStore.*n\/a/);
+  // The signing entry's row follows the main entry's, against the same peer and floor.
+  assert.match(table, /\| keygen \| [^\n]*\n\| ↳ keygen, signing entry \(`embedded-wallet-kit\/signing`\) \| 900 µs \/ 1,350 µs \| 1,000 µs \/ 1,500 µs \| [^|]* \| \*\*0\.90\*\* \|/);
+  for (const op of ['bundle open', 'stamp', 'signRetry']) assert.match(table, new RegExp(`\\| ↳ ${op}, signing entry \\(`));
+});
+
+test('the suite measures both entries with the same loops, each kit op next to its signing-entry and peer ops', async () => {
+  const kit = await import('../../pkg/node.js');
+  const signing = await import('../../pkg/signing-node.js');
+  const peer = await import('../../bench/peer-entry.mjs');
+  const harness = createHarness({ kit, signing, peer, warmup: 2, iters: 20 });
+  assert.deepEqual([...ORDER].sort(), [...harness.ops].sort(), 'ORDER runs every operation once');
+  for (const op of ['keygen', 'open', 'stamp', 'signRetry']) {
+    assert.equal(ORDER[ORDER.indexOf(`kit.${op}`) + 1], `signing.${op}`, op);
+    assert.ok(ORDER.indexOf(`peer.${op}`) > ORDER.indexOf(`signing.${op}`), `${op}: the peer after both entries`);
+  }
+  const keys = harness.prepareKitKeys();
+  assert.deepEqual(Object.keys(keys).sort(), ['kit.open', 'kit.signRetry', 'kit.stamp', 'kit.storedStamp',
+    'signing.open', 'signing.signRetry', 'signing.stamp'].sort());
+  assert.equal(keys['signing.open'].length, 22);
+  const input = (op) => ({ bundles: keys[op].map((pub) => sealBundle(randomScalar(), pub)) });
+  const keygen = await harness.run('signing.keygen');
+  assert.equal(keygen.n, 20);
+  // Session.open refuses a ClientKey of the other entry: these opens show the keys are the signing entry's.
+  assert.equal((await harness.run('signing.open', input('signing.open'))).n, 20);
+  for (const op of ['signing.stamp', 'signing.signRetry']) {
+    const r = await harness.run(op, input(op));
+    assert.equal(r.n, 20, op);
+    assert.equal(checkStamp(r.sample.stamp, r.sample.payload, r.sample.publicKeyHex).ok, true, `${op}: its stamp verifies`);
+  }
 });
 
 test('batchSize: one call per sample on a fine clock, enough calls for 20 ticks on a coarse one, ≥ 10 samples', () => {
