@@ -37,8 +37,9 @@ export const MODULES = {
 export const glue = (module) => `${MODULES[module]}.js`;
 export const wasm = (module) => `${MODULES[module]}_bg.wasm`;
 // Measured when the entries split (72,483 and 149,574 B, both modules with std), rounded
-// up to the next KB.
-export const BUDGETS = { signing: 52 * 1024, wallet: 140 * 1024 }; // 53,248 and 143,360 bytes
+// up to the next KB; the signing page's since lowered with what it measured (51,958 B once
+// core::fmt was out of the modules).
+export const BUDGETS = { signing: 51 * 1024, wallet: 140 * 1024 }; // 52,224 and 143,360 bytes
 
 function walk(dir) {
   const out = [];
