@@ -601,6 +601,14 @@ mod tests {
         let err = Session::open(&response(&short), &mut key).unwrap_err();
         assert_eq!(err.code(), ErrorCode::InvalidBundle);
         assert!(err.message().contains("80 bytes"), "{err}");
+        // Byte-for-byte the message format! built before the kit dropped core::fmt.
+        assert_eq!(
+            err.message(),
+            format!(
+                "encryptedSessionSigningKey payload is {} bytes; a session key bundle is {SESSION_BUNDLE_LEN}",
+                80
+            )
+        );
         // 32 bytes that are not a scalar (zero, and the group order).
         for bad in [
             [0u8; 32],

@@ -100,6 +100,160 @@ mod tests {
         }
     }
 
+    /// The messages that carry numbers, each against the `format!` template it was built
+    /// with before (the templates copied from it, the same arguments): byte-for-byte equal.
+    #[test]
+    fn messages_with_numbers_read_as_format_wrote_them() {
+        use crate::bundle::{Bundle, MAX_BUNDLE_CHARS};
+        use crate::passkey::{validate_nickname, RegistrationInput, MAX_TIMEOUT_MS};
+        let message = |r: crate::Result<()>| r.unwrap_err().message().to_owned();
+
+        let long = "1".repeat(MAX_BUNDLE_CHARS + 1);
+        assert_eq!(
+            message(Bundle::decode(&long).map(drop)),
+            format!(
+                "encryptedSessionSigningKey is {} characters; no real bundle is longer than {MAX_BUNDLE_CHARS}",
+                long.len()
+            )
+        );
+        let index = 4;
+        assert_eq!(
+            message(Bundle::decode("11110").map(drop)),
+            format!("encryptedSessionSigningKey is not base58: invalid character at index {index}")
+        );
+        assert_eq!(
+            message(Bundle::from_payload(&[2; 10]).map(drop)),
+            format!(
+                "bundle payload is {} bytes; expected at least {} (33-byte key and 16-byte tag)",
+                10,
+                33 + 16
+            )
+        );
+        for prefix in [0x00u8, 0x04, 0x0a, 0xab, 0xff] {
+            let mut payload = [2u8; 49];
+            payload[0] = prefix;
+            assert_eq!(
+                message(Bundle::from_payload(&payload).map(drop)),
+                format!("bundle encapsulated key has prefix 0x{prefix:02x}; expected a compressed point (0x02 or 0x03)")
+            );
+        }
+        for n in [0usize, 2, 64] {
+            assert_eq!(
+                message(crate::public_key::parse_public_key_hex(&"00".repeat(n), "k").map(drop)),
+                format!("k is {n} bytes; expected 33 (compressed) or 65 (uncompressed)")
+            );
+        }
+        for count in [0usize, 101, 1000] {
+            assert_eq!(
+                message(validate_nickname(&"n".repeat(count))),
+                format!("nickname is {count} characters; it must be 1 to 100")
+            );
+        }
+        let registration = || RegistrationInput {
+            challenge: Some("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8".into()),
+            rp_id: Some("localhost".into()),
+            rp_name: Some("Wallet".into()),
+            user_id: Some("InternalAccount:1".into()),
+            user_name: Some("alice@example.com".into()),
+            ..Default::default()
+        };
+        let input = RegistrationInput {
+            timeout_ms: Some(0.0),
+            ..registration()
+        };
+        assert_eq!(
+            message(input.validate().map(drop)),
+            format!("timeoutMs must be a number of milliseconds from 1 to {MAX_TIMEOUT_MS}")
+        );
+        let input = RegistrationInput {
+            user_id: Some("u".repeat(65)),
+            ..registration()
+        };
+        assert_eq!(
+            message(input.validate().map(drop)),
+            format!("user.id is {} bytes in UTF-8; WebAuthn allows 1 to 64", 65)
+        );
+        let input = RegistrationInput {
+            exclude_credential_ids: vec!["AAAA".into(), "AAAA".into(), "!!".into()],
+            ..registration()
+        };
+        // Two templates before: the field's name, then the message naming it.
+        let i = 2;
+        let name = format!("excludeCredentialIds[{i}]");
+        assert_eq!(
+            message(input.validate().map(drop)),
+            format!("{name} is not a base64url credential id")
+        );
+
+        let mut ids = crate::SignedRequestIds::default();
+        for i in 0..crate::MAX_SIGNED_REQUEST_IDS {
+            ids.record(&crate::flows::uuid_v4_from((i as u128).to_be_bytes()), 0)
+                .unwrap();
+        }
+        assert_eq!(
+            message(ids.record("Request:00000000-0000-4000-8000-ffffffffffff", 0)),
+            format!(
+                "this key signed {} requestIds within the last hour, more than any real use; refusing more",
+                crate::MAX_SIGNED_REQUEST_IDS
+            )
+        );
+
+        let e = crate::inspect_payload("{\"a\": tru}").unwrap_err();
+        let json = crate::json::parse("{\"a\": tru}").unwrap_err();
+        assert_eq!(
+            e.message(),
+            format!(
+                "payloadToSign is not valid JSON: {} at byte {}",
+                json.reason, json.offset
+            )
+        );
+
+        // Retry-After is in seconds; the message divides the milliseconds back.
+        for (header, secs) in [
+            ("0", 0),
+            ("3", 3),
+            ("86400", 86_400),
+            ("18446744073709551615", u64::MAX / 1_000),
+        ] {
+            let limited = crate::flows::Response {
+                status: 429,
+                retry_after: Some(header),
+                body: None,
+            };
+            assert_eq!(
+                crate::flows::response_error(&limited).message(),
+                format!("the service is rate limiting this request; retry in {secs} s")
+            );
+        }
+        for status in [0u16, 404, 500, u16::MAX] {
+            let response = crate::flows::Response {
+                status,
+                retry_after: None,
+                body: None,
+            };
+            assert_eq!(
+                crate::flows::response_error(&response).message(),
+                format!("the service answered {status}")
+            );
+        }
+    }
+
+    #[cfg(feature = "json")]
+    #[test]
+    fn json_syntax_error_positions_read_as_format_wrote_them() {
+        let text = "{\n  \"a\": [1,\n 2,, 3]}";
+        let serde = serde_json::from_str::<serde_json::Value>(text).unwrap_err();
+        let e = crate::parse_object(text, crate::ErrorCode::InvalidInput, "body").unwrap_err();
+        assert_eq!(
+            e.message(),
+            format!(
+                "body is not valid JSON (line {}, column {})",
+                serde.line(),
+                serde.column()
+            )
+        );
+    }
+
     proptest! {
         #[test]
         fn decimal_matches_format(n in any::<u64>()) {
