@@ -81,6 +81,8 @@ mod tests {
     use super::*;
     use crate::prelude::*;
     use proptest::prelude::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn decimal_edges() {
