@@ -36,9 +36,9 @@ export const MODULES = {
 };
 export const glue = (module) => `${MODULES[module]}.js`;
 export const wasm = (module) => `${MODULES[module]}_bg.wasm`;
-// What the last change measured (51,155 and 136,879 B: the JS minified), rounded up to
-// the next KB; lowered with every change that shrinks a page.
-export const BUDGETS = { signing: 50 * 1024, wallet: 134 * 1024 }; // 51,200 and 137,216 bytes
+// What the last change measured (49,978 and 127,753 B: no core::fmt, the JS minified),
+// rounded up to the next KB; lowered with every change that shrinks a page.
+export const BUDGETS = { signing: 49 * 1024, wallet: 125 * 1024 }; // 50,176 and 128,000 bytes
 
 function walk(dir) {
   const out = [];

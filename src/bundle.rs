@@ -4,6 +4,7 @@
 //! info `turnkey_hpke`, aad = enc (uncompressed, 65) ‖ recipient public key (uncompressed, 65).
 
 use crate::prelude::*;
+use crate::text::{hex_byte, hex_byte_str, Decimal};
 use aes_gcm::aead::{inout::InOutBuf, AeadInOut, KeyInit};
 use aes_gcm::Aes256Gcm;
 use p256::elliptic_curve::sec1::ToSec1Point;
@@ -50,15 +51,24 @@ impl Bundle {
             return Err(invalid("encryptedSessionSigningKey is empty".into()));
         }
         if text.len() > MAX_BUNDLE_CHARS {
-            return Err(invalid(format!(
-                "encryptedSessionSigningKey is {} characters; no real bundle is longer than {MAX_BUNDLE_CHARS}",
-                text.len()
-            )));
+            return Err(invalid(
+                [
+                    "encryptedSessionSigningKey is ",
+                    &Decimal::from(text.len()),
+                    " characters; no real bundle is longer than ",
+                    &Decimal::from(MAX_BUNDLE_CHARS),
+                ]
+                .concat(),
+            ));
         }
         let payload = base58check_decode(text).map_err(|e| match e {
-            Base58CheckError::InvalidCharacter { index } => invalid(format!(
-                "encryptedSessionSigningKey is not base58: invalid character at index {index}"
-            )),
+            Base58CheckError::InvalidCharacter { index } => invalid(
+                [
+                    "encryptedSessionSigningKey is not base58: invalid character at index ",
+                    &Decimal::from(index),
+                ]
+                .concat(),
+            ),
             Base58CheckError::TooShort => {
                 invalid("encryptedSessionSigningKey is too short to carry a checksum".into())
             }
@@ -74,18 +84,27 @@ impl Bundle {
     pub fn from_payload(payload: &[u8]) -> Result<Self> {
         let invalid = |why: String| Error::new(ErrorCode::InvalidBundle, why);
         if payload.len() < ENC_LEN + TAG_LEN {
-            return Err(invalid(format!(
-                "bundle payload is {} bytes; expected at least {} (33-byte key and 16-byte tag)",
-                payload.len(),
-                ENC_LEN + TAG_LEN
-            )));
+            return Err(invalid(
+                [
+                    "bundle payload is ",
+                    &Decimal::from(payload.len()),
+                    " bytes; expected at least ",
+                    &Decimal::from(ENC_LEN + TAG_LEN),
+                    " (33-byte key and 16-byte tag)",
+                ]
+                .concat(),
+            ));
         }
         let (enc, ciphertext) = payload.split_at(ENC_LEN);
         if !matches!(enc[0], 0x02 | 0x03) {
-            return Err(invalid(format!(
-                "bundle encapsulated key has prefix 0x{:02x}; expected a compressed point (0x02 or 0x03)",
-                enc[0]
-            )));
+            return Err(invalid(
+                [
+                    "bundle encapsulated key has prefix 0x",
+                    hex_byte_str(&hex_byte(enc[0])),
+                    "; expected a compressed point (0x02 or 0x03)",
+                ]
+                .concat(),
+            ));
         }
         let enc = PublicKey::from_sec1_bytes(enc)
             .map_err(|_| invalid("bundle encapsulated key is not a point on P-256".into()))?;

@@ -163,7 +163,10 @@ impl Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.code, self.message)
+        // What `write!(f, "{}: {}", code, message)` writes, without formatting machinery.
+        f.write_str(self.code.as_str())?;
+        f.write_str(": ")?;
+        f.write_str(&self.message)
     }
 }
 

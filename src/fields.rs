@@ -33,7 +33,7 @@ pub(crate) fn required(
 ) -> Result<String> {
     match optional(src, name, code, what)? {
         Some(value) => Ok(value),
-        None => Err(Error::new(code, format!("{what} has no {name}"))),
+        None => Err(Error::new(code, [what, " has no ", name].concat())),
     }
 }
 
@@ -49,7 +49,7 @@ pub(crate) fn optional(
         Field::Str(value) => Ok(Some(value)),
         Field::NotAString => Err(Error::new(
             code,
-            format!("{what} field {name} is not a string"),
+            [what, " field ", name, " is not a string"].concat(),
         )),
     }
 }
@@ -74,6 +74,8 @@ pub(crate) fn is_kind_uuid(text: &str, kind: &str) -> bool {
 mod json {
     use super::{Field, Fields};
     use crate::error::{Error, ErrorCode, Result};
+    use crate::prelude::*;
+    use crate::text::Decimal;
     use serde_json::{Map, Value};
 
     impl Fields for Map<String, Value> {
@@ -91,14 +93,18 @@ mod json {
     pub fn parse_object(text: &str, code: ErrorCode, what: &str) -> Result<Map<String, Value>> {
         match serde_json::from_str::<Value>(text) {
             Ok(Value::Object(map)) => Ok(map),
-            Ok(_) => Err(Error::new(code, format!("{what} is not a JSON object"))),
+            Ok(_) => Err(Error::new(code, [what, " is not a JSON object"].concat())),
             Err(e) => Err(Error::new(
                 code,
-                format!(
-                    "{what} is not valid JSON (line {}, column {})",
-                    e.line(),
-                    e.column()
-                ),
+                [
+                    what,
+                    " is not valid JSON (line ",
+                    &Decimal::from(e.line()),
+                    ", column ",
+                    &Decimal::from(e.column()),
+                    ")",
+                ]
+                .concat(),
             )),
         }
     }

@@ -7,6 +7,7 @@
 use crate::error::{Error, ErrorCode, Result};
 use crate::json::{parse, Json};
 use crate::prelude::*;
+use crate::text::Decimal;
 
 /// The readable parts of a payload. Every field is `None` (or empty) for opaque text.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -44,10 +45,15 @@ pub fn inspect_payload(payload: &str) -> Result<PayloadInspection> {
     }
     let invalid = |message: String| Error::new(ErrorCode::InvalidInput, message);
     let value = parse(payload).map_err(|e| {
-        invalid(format!(
-            "payloadToSign is not valid JSON: {} at byte {}",
-            e.reason, e.offset
-        ))
+        invalid(
+            [
+                "payloadToSign is not valid JSON: ",
+                e.reason,
+                " at byte ",
+                &Decimal::from(e.offset),
+            ]
+            .concat(),
+        )
     })?;
     let mut target_public_keys = Vec::new();
     collect_target_keys(&value, &mut target_public_keys)

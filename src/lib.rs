@@ -28,9 +28,12 @@
 
 #![cfg_attr(not(feature = "std"), no_std)]
 #![warn(missing_docs, unreachable_pub)]
+// The tests may format; the library may not (clippy.toml says why).
+#![cfg_attr(test, allow(clippy::disallowed_macros))]
 
-// Without `std` (the wasm modules) the core needs only an allocator: `String`, `Vec` and
-// `format!` come from `alloc` (through `prelude`), everything else from `core`.
+// Without `std` (the wasm modules) the core needs only an allocator: `String` and `Vec`
+// (and, in the tests, `format!`) come from `alloc` (through `prelude`), everything else
+// from `core`.
 extern crate alloc;
 // The tests use std's collections, threads and files in either configuration.
 #[cfg(all(test, not(feature = "std")))]
@@ -58,6 +61,8 @@ mod public_key;
 mod request_ids;
 mod session;
 pub mod stamp;
+#[doc(hidden)]
+pub mod text;
 mod timestamp;
 mod webcrypto;
 

@@ -34,7 +34,7 @@ impl PendingSignature {
         if !is_kind_uuid(&request_id, "Request") {
             return Err(Error::new(
                 code,
-                format!("{WHAT} requestId is not of the form Request:<uuid>"),
+                [WHAT, " requestId is not of the form Request:<uuid>"].concat(),
             ));
         }
         let expires_at = required(body, "expiresAt", code, WHAT)?;

@@ -1,6 +1,7 @@
 //! P-256 public keys as the API writes them: SEC1 hex, compressed or uncompressed.
 
 use crate::prelude::*;
+use crate::text::Decimal;
 use p256::elliptic_curve::sec1::ToSec1Point;
 use p256::PublicKey;
 
@@ -20,15 +21,20 @@ pub fn compressed_hex(key: &PublicKey) -> String {
 /// Parses a SEC1 public key from hex (compressed or uncompressed, either case), checking
 /// that it is a point on P-256 other than the identity. `field` names it in errors.
 pub fn parse_public_key_hex(text: &str, field: &str) -> Result<PublicKey> {
-    let invalid = |why: &str| Error::new(ErrorCode::InvalidPublicKey, format!("{field} {why}"));
+    let invalid = |why: &str| Error::new(ErrorCode::InvalidPublicKey, [field, " ", why].concat());
     let bytes = hex_decode(text).ok_or_else(|| invalid("is not hex"))?;
     match (bytes.len(), bytes.first()) {
         (65, Some(0x04)) | (33, Some(0x02 | 0x03)) => {}
         (65 | 33, _) => return Err(invalid("has a wrong SEC1 prefix byte")),
         (n, _) => {
-            return Err(invalid(&format!(
-                "is {n} bytes; expected 33 (compressed) or 65 (uncompressed)"
-            )))
+            return Err(invalid(
+                &[
+                    "is ",
+                    &Decimal::from(n),
+                    " bytes; expected 33 (compressed) or 65 (uncompressed)",
+                ]
+                .concat(),
+            ))
         }
     }
     PublicKey::from_sec1_bytes(&bytes).map_err(|_| invalid("is not a point on P-256"))

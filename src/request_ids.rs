@@ -6,6 +6,7 @@
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::prelude::*;
+use crate::text::Decimal;
 use crate::timestamp::UnixMillis;
 
 /// Most requestIds one session keeps as signed. A session lives minutes and signs a
@@ -26,7 +27,7 @@ pub const SIGNED_REQUEST_ID_HORIZON_MS: UnixMillis = 3_600_000;
 /// 202 reader accepts hex digits in either case, RFC 9562 §4).
 pub fn canonical_request_id(request_id: &str) -> String {
     let uuid = request_id.strip_prefix("Request:").unwrap_or(request_id);
-    format!("Request:{}", uuid.to_ascii_lowercase())
+    ["Request:", &uuid.to_ascii_lowercase()].concat()
 }
 
 /// The requestIds one key signed (canonical form, see [`canonical_request_id`]), with
@@ -56,9 +57,12 @@ impl SignedRequestIds {
             if self.0.len() >= MAX_SIGNED_REQUEST_IDS {
                 return Err(Error::new(
                     ErrorCode::RateLimited,
-                    format!(
-                        "this key signed {MAX_SIGNED_REQUEST_IDS} requestIds within the last hour, more than any real use; refusing more"
-                    ),
+                    [
+                        "this key signed ",
+                        &Decimal::from(MAX_SIGNED_REQUEST_IDS),
+                        " requestIds within the last hour, more than any real use; refusing more",
+                    ]
+                    .concat(),
                 ));
             }
         }

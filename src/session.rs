@@ -3,6 +3,7 @@
 //! past the 202's expiry) and quotes, and refuses everything after its own expiry.
 
 use crate::prelude::*;
+use crate::text::Decimal;
 use p256::ecdsa::SigningKey;
 use p256::elliptic_curve::sec1::ToSec1Point;
 use p256::PublicKey;
@@ -47,20 +48,26 @@ impl SessionInfo {
         if !is_kind_uuid(&id, "Session") {
             return Err(Error::new(
                 code,
-                format!(
-                    "{WHAT} id is not of the form Session:<uuid> (is this a session response?)"
-                ),
+                [
+                    WHAT,
+                    " id is not of the form Session:<uuid> (is this a session response?)",
+                ]
+                .concat(),
             ));
         }
         let account_id = required(response, "accountId", code, WHAT)?;
         if account_id.is_empty() {
-            return Err(Error::new(code, format!("{WHAT} accountId is empty")));
+            return Err(Error::new(code, [WHAT, " accountId is empty"].concat()));
         }
         let kind = required(response, "type", code, WHAT)?;
         if kind.is_empty() || !kind.bytes().all(|c| c.is_ascii_uppercase() || c == b'_') {
             return Err(Error::new(
                 code,
-                format!("{WHAT} type is not a credential type such as EMAIL_OTP, OAUTH or PASSKEY"),
+                [
+                    WHAT,
+                    " type is not a credential type such as EMAIL_OTP, OAUTH or PASSKEY",
+                ]
+                .concat(),
             ));
         }
         let expires_at = required(response, "expiresAt", code, WHAT)?;
@@ -169,10 +176,13 @@ impl Session {
         if bundle.payload_len() != SESSION_BUNDLE_LEN {
             return Err(Error::new(
                 ErrorCode::InvalidBundle,
-                format!(
-                    "encryptedSessionSigningKey payload is {} bytes; a session key bundle is {SESSION_BUNDLE_LEN}",
-                    bundle.payload_len()
-                ),
+                [
+                    "encryptedSessionSigningKey payload is ",
+                    &Decimal::from(bundle.payload_len()),
+                    " bytes; a session key bundle is ",
+                    &Decimal::from(SESSION_BUNDLE_LEN),
+                ]
+                .concat(),
             ));
         }
         Ok(bundle)
@@ -591,6 +601,14 @@ mod tests {
         let err = Session::open(&response(&short), &mut key).unwrap_err();
         assert_eq!(err.code(), ErrorCode::InvalidBundle);
         assert!(err.message().contains("80 bytes"), "{err}");
+        // Byte-for-byte the message format! built before the kit dropped core::fmt.
+        assert_eq!(
+            err.message(),
+            format!(
+                "encryptedSessionSigningKey payload is {} bytes; a session key bundle is {SESSION_BUNDLE_LEN}",
+                80
+            )
+        );
         // 32 bytes that are not a scalar (zero, and the group order).
         for bad in [
             [0u8; 32],

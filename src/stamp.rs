@@ -77,7 +77,7 @@ mod verify {
 
     /// Decodes a stamp header (tolerating `=` padding) into its three fields.
     pub fn decode_stamp(header: &str) -> Result<DecodedStamp> {
-        let bad = |why: &str| Error::new(ErrorCode::InvalidInput, format!("stamp {why}"));
+        let bad = |why: &str| Error::new(ErrorCode::InvalidInput, ["stamp ", why].concat());
         let json = base64url_decode(header).ok_or_else(|| bad("is not base64url"))?;
         let value: serde_json::Value =
             serde_json::from_slice(&json).map_err(|_| bad("is not JSON"))?;
@@ -86,7 +86,7 @@ mod verify {
                 .get(name)
                 .and_then(|v| v.as_str())
                 .map(str::to_owned)
-                .ok_or_else(|| bad(&format!("has no string field {name}")))
+                .ok_or_else(|| bad(&["has no string field ", name].concat()))
         };
         Ok(DecodedStamp {
             public_key: field("publicKey")?,

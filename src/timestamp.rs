@@ -4,6 +4,7 @@
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::prelude::*;
+use crate::text::Decimal;
 
 /// Milliseconds since the Unix epoch, UTC.
 pub type UnixMillis = i64;
@@ -43,7 +44,11 @@ pub fn parse_rfc3339(text: &str, field: &str) -> Result<UnixMillis> {
     parse(text.as_bytes()).ok_or_else(|| {
         Error::new(
             ErrorCode::InvalidTimestamp,
-            format!("{field} is not an RFC 3339 date-time (e.g. 2025-10-13T12:00:00Z)"),
+            [
+                field,
+                " is not an RFC 3339 date-time (e.g. 2025-10-13T12:00:00Z)",
+            ]
+            .concat(),
         )
     })
 }
@@ -177,7 +182,8 @@ pub fn format_rfc3339(ms: UnixMillis) -> String {
         (in_day / 1000 % 60, 2, '.'),
         (in_day % 1000, 3, 'Z'),
     ] {
-        let digits = value.to_string();
+        // Every value is non-negative here (the clamp above), so unsigned_abs is the value.
+        let digits = Decimal::new(value.unsigned_abs());
         for _ in digits.len()..width {
             out.push('0');
         }

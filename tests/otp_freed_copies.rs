@@ -5,6 +5,8 @@
 //! `disable-realloc-in-place`) always moves on growth, as `GlobalAlloc::realloc`'s default
 //! here does. Native only: its own global allocator, in its own test binary.
 #![cfg(all(not(target_arch = "wasm32"), feature = "json"))]
+// Tests may format (clippy.toml bans it in the library code only).
+#![allow(clippy::disallowed_macros)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};

@@ -78,20 +78,25 @@ impl VerifiedEnvelope {
         let code = ErrorCode::InvalidBundle;
         let version = required(envelope, "version", code, what)?;
         if version != "v1.0.0" {
-            return Err(Error::new(code, format!("{what} version is not v1.0.0")));
+            return Err(Error::new(code, [what, " version is not v1.0.0"].concat()));
         }
         let data = hex_decode(&required(envelope, "data", code, what)?)
             .filter(|d| !d.is_empty())
-            .ok_or_else(|| Error::new(code, format!("{what} data is not hex")))?;
+            .ok_or_else(|| Error::new(code, [what, " data is not hex"].concat()))?;
         if *pin != SignerPin::Sandbox {
             let signer_hex = required(envelope, "enclaveQuorumPublic", code, what)?;
-            let signer = parse_public_key_hex(&signer_hex, &format!("{what} enclaveQuorumPublic"))?;
+            let signer =
+                parse_public_key_hex(&signer_hex, &[what, " enclaveQuorumPublic"].concat())?;
             if let SignerPin::Key(pinned) = pin {
                 let pinned = parse_public_key_hex(pinned, "pinned signer key")?;
                 if signer != pinned {
                     return Err(Error::new(
                         ErrorCode::DecryptionFailed,
-                        format!("{what} is signed by an enclave key other than the pinned one"),
+                        [
+                            what,
+                            " is signed by an enclave key other than the pinned one",
+                        ]
+                        .concat(),
                     ));
                 }
             }
@@ -100,7 +105,7 @@ impl VerifiedEnvelope {
                 .ok_or_else(|| {
                     Error::new(
                         code,
-                        format!("{what} dataSignature is not a DER hex signature"),
+                        [what, " dataSignature is not a DER hex signature"].concat(),
                     )
                 })?;
             VerifyingKey::from(&signer)
@@ -108,7 +113,7 @@ impl VerifiedEnvelope {
                 .map_err(|_| {
                     Error::new(
                         ErrorCode::DecryptionFailed,
-                        format!("{what} signature does not verify"),
+                        [what, " signature does not verify"].concat(),
                     )
                 })?;
         }

@@ -66,13 +66,19 @@ pub fn encrypt_otp(target_data: &dyn Fields, otp: &str, tek: &ClientKey) -> Resu
     for part in &parts {
         part.write(&mut plaintext);
     }
-    debug_assert_eq!(plaintext.capacity(), capacity, "the plaintext buffer grew");
+    debug_assert!(
+        plaintext.capacity() == capacity,
+        "the plaintext buffer grew"
+    );
     let (enc, ciphertext) = seal_raw(&target, plaintext.as_bytes())?;
-    Ok(format!(
-        "{{\"encappedPublic\":\"{}\",\"ciphertext\":\"{}\"}}",
-        hex_encode(enc.to_sec1_point(false).as_bytes()),
-        hex_encode(&ciphertext)
-    ))
+    Ok([
+        r#"{"encappedPublic":""#,
+        &hex_encode(enc.to_sec1_point(false).as_bytes()),
+        r#"","ciphertext":""#,
+        &hex_encode(&ciphertext),
+        r#""}"#,
+    ]
+    .concat())
 }
 
 /// A piece of the OTP plaintext: JSON text as is, or a string to write as a JSON string.

@@ -6,6 +6,7 @@ use crate::error::{Error, ErrorCode, Result, ServiceDetails};
 use crate::fields::{Field, Fields};
 use crate::message::PendingSignature;
 use crate::prelude::*;
+use crate::text::{hex_byte, hex_byte_str, Decimal};
 
 /// One HTTP request for the transport to send, path relative to the API base URL.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -103,7 +104,13 @@ pub fn response_error(response: &Response<'_>) -> Error {
         .or_else(|| details.service_code.clone());
     let refused = |code| {
         let reason = said.as_deref().unwrap_or("no reason given");
-        let message = format!("the service answered {}: {reason}", response.status);
+        let message = [
+            "the service answered ",
+            &Decimal::from(response.status),
+            ": ",
+            reason,
+        ]
+        .concat();
         (code, message)
     };
     let (code, message) = match response.status {
@@ -112,18 +119,20 @@ pub fn response_error(response: &Response<'_>) -> Error {
         429 => (
             ErrorCode::RateLimited,
             match details.retry_after_ms {
-                Some(ms) => format!(
-                    "the service is rate limiting this request; retry in {} s",
-                    ms / 1_000
-                ),
+                Some(ms) => [
+                    "the service is rate limiting this request; retry in ",
+                    &Decimal::new(ms / 1_000),
+                    " s",
+                ]
+                .concat(),
                 None => "the service is rate limiting this request".to_owned(),
             },
         ),
         status => (
             ErrorCode::ServiceError,
             match said {
-                Some(s) => format!("the service answered {status}: {s}"),
-                None => format!("the service answered {status}"),
+                Some(s) => ["the service answered ", &Decimal::from(status), ": ", &s].concat(),
+                None => ["the service answered ", &Decimal::from(status)].concat(),
             },
         ),
     };
@@ -168,15 +177,16 @@ pub fn uuid_v4() -> Result<String> {
 pub fn uuid_v4_from(mut b: [u8; 16]) -> String {
     b[6] = (b[6] & 0x0f) | 0x40;
     b[8] = (b[8] & 0x3f) | 0x80;
-    let h = crate::encoding::hex_encode(&b);
-    format!(
-        "{}-{}-{}-{}-{}",
-        &h[..8],
-        &h[8..12],
-        &h[12..16],
-        &h[16..20],
-        &h[20..]
-    )
+    // 8-4-4-4-12 hex digits: a dash before bytes 4, 6, 8 and 10. Byte by byte rather than
+    // by slicing a hex string, whose char-boundary checks link core's slice_error_fail.
+    let mut out = String::with_capacity(36);
+    for (i, byte) in b.iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            out.push('-');
+        }
+        out.push_str(hex_byte_str(&hex_byte(*byte)));
+    }
+    out
 }
 
 #[cfg(test)]
@@ -284,6 +294,24 @@ pub(crate) mod tests {
         let e = expect_result(&bare).unwrap_err();
         assert_eq!(e.code(), ErrorCode::Forbidden);
         assert_eq!(e.message(), "the service answered 403: no reason given");
+    }
+
+    #[test]
+    fn uuid_v4_from_keeps_byte_order_and_sets_version_and_variant() {
+        let bytes: [u8; 16] = core::array::from_fn(|i| i as u8);
+        assert_eq!(uuid_v4_from(bytes), "00010203-0405-4607-8809-0a0b0c0d0e0f");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn uuid_v4_from_matches_the_formatted_hex(bytes in proptest::prelude::any::<[u8; 16]>()) {
+            let mut b = bytes;
+            b[6] = (b[6] & 0x0f) | 0x40;
+            b[8] = (b[8] & 0x3f) | 0x80;
+            let h: String = b.iter().map(|x| format!("{x:02x}")).collect();
+            let expected = format!("{}-{}-{}-{}-{}", &h[..8], &h[8..12], &h[12..16], &h[16..20], &h[20..]);
+            proptest::prop_assert_eq!(uuid_v4_from(bytes), expected);
+        }
     }
 
     #[test]

@@ -86,7 +86,11 @@ impl OtpLogin {
         }
         let body = json_object(&[("type", kind), ("encryptedOtpBundle", encrypted_otp_bundle)]);
         Ok(Self {
-            request: Request::new("POST", format!("/auth/credentials/{id}/verify"), Some(body)),
+            request: Request::new(
+                "POST",
+                ["/auth/credentials/", &id, "/verify"].concat(),
+                Some(body),
+            ),
             credential_id: id,
             signed: false,
         })

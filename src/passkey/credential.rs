@@ -5,6 +5,7 @@
 use crate::encoding::base64url_encode;
 use crate::error::{Error, ErrorCode, Result};
 use crate::prelude::*;
+use crate::text::Decimal;
 
 /// A registration result: `{credentialId, clientDataJson, attestationObject, transports}`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,7 +78,12 @@ pub fn validate_nickname(nickname: &str) -> Result<()> {
     if !(1..=100).contains(&count) {
         return Err(Error::new(
             ErrorCode::InvalidInput,
-            format!("nickname is {count} characters; it must be 1 to 100"),
+            [
+                "nickname is ",
+                &Decimal::from(count),
+                " characters; it must be 1 to 100",
+            ]
+            .concat(),
         ));
     }
     if nickname.chars().any(char::is_control) {

@@ -4,6 +4,7 @@
 use crate::encoding::{base64url_decode, base64url_encode};
 use crate::error::{Error, ErrorCode, Result};
 use crate::prelude::*;
+use crate::text::Decimal;
 
 /// Default ceremony timeout, as most relying parties use.
 pub const DEFAULT_TIMEOUT_MS: u32 = 60_000;
@@ -149,8 +150,8 @@ pub const PUB_KEY_CRED_ALGS: [i32; 2] = [-7, -257];
 fn required(value: Option<&String>, name: &str) -> Result<String> {
     match value {
         Some(v) if !v.is_empty() => Ok(v.clone()),
-        Some(_) => Err(invalid(format!("{name} is empty"))),
-        None => Err(invalid(format!("{name} is required"))),
+        Some(_) => Err(invalid([name, " is empty"].concat())),
+        None => Err(invalid([name, " is required"].concat())),
     }
 }
 
@@ -158,9 +159,13 @@ fn timeout(value: Option<f64>) -> Result<u32> {
     match value {
         None => Ok(DEFAULT_TIMEOUT_MS),
         Some(ms) if ms.is_finite() && ms >= 1.0 && ms <= f64::from(MAX_TIMEOUT_MS) => Ok(ms as u32),
-        Some(_) => Err(invalid(format!(
-            "timeoutMs must be a number of milliseconds from 1 to {MAX_TIMEOUT_MS}"
-        ))),
+        Some(_) => Err(invalid(
+            [
+                "timeoutMs must be a number of milliseconds from 1 to ",
+                &Decimal::from(MAX_TIMEOUT_MS),
+            ]
+            .concat(),
+        )),
     }
 }
 
@@ -176,16 +181,22 @@ fn rp_id(value: Option<&String>, name: &str) -> Result<String> {
     if ok {
         Ok(id)
     } else {
-        Err(invalid(format!(
-            "{name} must be a domain such as wallet.example.com (no scheme, port or path)"
-        )))
+        Err(invalid(
+            [
+                name,
+                " must be a domain such as wallet.example.com (no scheme, port or path)",
+            ]
+            .concat(),
+        ))
     }
 }
 
 fn credential_id(text: &str, name: &str) -> Result<Vec<u8>> {
     match base64url_decode(text) {
         Some(bytes) if !bytes.is_empty() && bytes.len() <= 1023 => Ok(bytes),
-        _ => Err(invalid(format!("{name} is not a base64url credential id"))),
+        _ => Err(invalid(
+            [name, " is not a base64url credential id"].concat(),
+        )),
     }
 }
 
@@ -214,10 +225,14 @@ impl RegistrationInput {
         let challenge_bytes = registration_challenge_bytes(&challenge)?;
         let user_id = required(self.user_id.as_ref(), "user.id")?;
         if user_id.len() > 64 {
-            return Err(invalid(format!(
-                "user.id is {} bytes in UTF-8; WebAuthn allows 1 to 64",
-                user_id.len()
-            )));
+            return Err(invalid(
+                [
+                    "user.id is ",
+                    &Decimal::from(user_id.len()),
+                    " bytes in UTF-8; WebAuthn allows 1 to 64",
+                ]
+                .concat(),
+            ));
         }
         let user_name = required(self.user_name.as_ref(), "user.name")?;
         let user_display_name = match &self.user_display_name {
@@ -228,7 +243,12 @@ impl RegistrationInput {
             .exclude_credential_ids
             .iter()
             .enumerate()
-            .map(|(i, id)| credential_id(id, &format!("excludeCredentialIds[{i}]")))
+            .map(|(i, id)| {
+                credential_id(
+                    id,
+                    &["excludeCredentialIds[", &Decimal::from(i), "]"].concat(),
+                )
+            })
             .collect::<Result<Vec<_>>>()?;
         Ok(Registration {
             challenge,

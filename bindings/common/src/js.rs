@@ -137,7 +137,7 @@ fn run_below<T>(body: impl FnOnce() -> T) -> T {
 pub fn exact_string(value: &JsValue, what: &str, code: ErrorCode) -> Result<String, JsValue> {
     let text: &JsString = value
         .dyn_ref()
-        .ok_or_else(|| to_js(Error::new(code, format!("{what} must be a string"))))?;
+        .ok_or_else(|| to_js(Error::new(code, [what, " must be a string"].concat())))?;
     // is_valid_utf16 (one call into JS per UTF-16 unit) only where isWellFormed is missing
     // (Safari < 16.4, Firefox < 119) or did not answer with a boolean.
     let well_formed = match is_well_formed(text).map(|answer| answer.as_bool()) {
@@ -147,7 +147,11 @@ pub fn exact_string(value: &JsValue, what: &str, code: ErrorCode) -> Result<Stri
     if !well_formed {
         return Err(to_js(Error::new(
             code,
-            format!("{what} contains a lone UTF-16 surrogate and has no exact UTF-8 form"),
+            [
+                what,
+                " contains a lone UTF-16 surrogate and has no exact UTF-8 form",
+            ]
+            .concat(),
         )));
     }
     Ok(String::from(text))
@@ -170,7 +174,7 @@ impl Fields for JsFields {
 pub fn object_or_json(value: &JsValue, code: ErrorCode, what: &str) -> Result<JsFields, JsValue> {
     let value = match value.as_string() {
         Some(text) => JSON::parse(&text)
-            .map_err(|_| to_js(Error::new(code, format!("{what} is not valid JSON"))))?,
+            .map_err(|_| to_js(Error::new(code, [what, " is not valid JSON"].concat())))?,
         None => value.clone(),
     };
     if value.is_object() && !is_array(&value) {
@@ -178,7 +182,7 @@ pub fn object_or_json(value: &JsValue, code: ErrorCode, what: &str) -> Result<Js
     } else {
         Err(to_js(Error::new(
             code,
-            format!("{what} must be an object or its JSON text"),
+            [what, " must be an object or its JSON text"].concat(),
         )))
     }
 }

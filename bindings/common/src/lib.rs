@@ -12,6 +12,8 @@
 // The modules are `no_std` + `alloc`: std's panic machinery (which formats the message
 // and its location even with panic = "abort") stays out of them; see `trap-panics`.
 #![no_std]
+// The tests may format; the library may not (bindings/clippy.toml).
+#![cfg_attr(test, allow(clippy::disallowed_macros))]
 
 extern crate alloc;
 #[cfg(test)]
@@ -29,8 +31,7 @@ pub mod passkey_input;
 pub mod prelude {
     pub use alloc::borrow::ToOwned;
     pub use alloc::boxed::Box;
-    pub use alloc::format;
-    pub use alloc::string::{String, ToString};
+    pub use alloc::string::String;
     pub use alloc::vec;
     pub use alloc::vec::Vec;
 }

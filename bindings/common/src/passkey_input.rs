@@ -2,6 +2,7 @@
 //! module and the testing module. Conversions only: validation is in `embedded_wallet_kit::passkey`.
 
 use crate::prelude::*;
+use embedded_wallet_kit::text::Decimal;
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
@@ -24,7 +25,7 @@ pub fn opt_string(target: &JsValue, key: &str, name: &str) -> JsResult<Option<St
     }
     v.as_string()
         .map(Some)
-        .ok_or_else(|| invalid_input(&format!("{name} must be a string")))
+        .ok_or_else(|| invalid_input(&[name, " must be a string"].concat()))
 }
 
 pub fn opt_number(target: &JsValue, key: &str) -> JsResult<Option<f64>> {
@@ -34,7 +35,7 @@ pub fn opt_number(target: &JsValue, key: &str) -> JsResult<Option<f64>> {
     }
     v.as_f64()
         .map(Some)
-        .ok_or_else(|| invalid_input(&format!("{key} must be a number")))
+        .ok_or_else(|| invalid_input(&[key, " must be a number"].concat()))
 }
 
 pub fn options_object(options: &JsValue) -> JsResult<()> {
@@ -99,7 +100,14 @@ pub fn registration_input(options: &JsValue) -> JsResult<RegistrationInput> {
             .enumerate()
             .map(|(i, id)| {
                 id.as_string().ok_or_else(|| {
-                    invalid_input(&format!("excludeCredentialIds[{i}] must be a string"))
+                    invalid_input(
+                        &[
+                            "excludeCredentialIds[",
+                            &Decimal::from(i),
+                            "] must be a string",
+                        ]
+                        .concat(),
+                    )
                 })
             })
             .collect::<JsResult<Vec<_>>>()?

@@ -4,6 +4,8 @@
 //! `#[wasm_bindgen]` in this crate is an export of both modules.
 #![cfg(target_arch = "wasm32")]
 #![no_std]
+// The tests may format; the library may not (bindings/clippy.toml).
+#![cfg_attr(test, allow(clippy::disallowed_macros))]
 
 extern crate alloc;
 #[cfg(test)]

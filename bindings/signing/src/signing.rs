@@ -20,7 +20,7 @@ type JsResult<T> = Result<T, JsValue>;
 fn with_exact_payload(value: &JsValue, code: ErrorCode, what: &str) -> JsResult<JsFields> {
     let fields = object_or_json(value, code, what)?;
     if let Some(payload) = own(&fields.0, "payloadToSign").filter(JsValue::is_string) {
-        exact_string(&payload, &format!("{what} payloadToSign"), code)?;
+        exact_string(&payload, &[what, " payloadToSign"].concat(), code)?;
     }
     Ok(fields)
 }

@@ -1,6 +1,8 @@
 //! The wasm-bindgen layer, through the same functions JS calls. Runs in Node by default
 //! and in headless Chromium with `WASM_BINDGEN_USE_BROWSER=1` (see the Makefile).
 #![cfg(target_arch = "wasm32")]
+// Tests may format (clippy.toml bans it in the library code only).
+#![allow(clippy::disallowed_macros)]
 
 use embedded_wallet_kit::bundle::seal;
 use embedded_wallet_kit::p256::SecretKey;

@@ -1,6 +1,8 @@
 //! The software authenticator through its JS class (feature `testing`). Runs in Node and,
 //! with `WASM_BINDGEN_USE_BROWSER=1`, in Chromium.
 #![cfg(target_arch = "wasm32")]
+// Tests may format (clippy.toml bans it in the library code only).
+#![allow(clippy::disallowed_macros)]
 
 use ewk_testing::JsSoftAuthenticator;
 use js_sys::{Object, Reflect, JSON};

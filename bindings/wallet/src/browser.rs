@@ -149,7 +149,7 @@ fn required_buffer(target: &JsValue, key: &str) -> JsResult<Vec<u8>> {
     bytes_of(&get(target, key)).ok_or_else(|| {
         to_js(Error::new(
             ErrorCode::PasskeyFailed,
-            format!("the browser's credential has no {key}"),
+            ["the browser's credential has no ", key].concat(),
         ))
     })
 }

@@ -68,7 +68,9 @@ fn request_from_js(value: &JsValue) -> JsResult<Request> {
         member(value, key)
             .as_string()
             .filter(|s| !s.is_empty())
-            .ok_or_else(|| invalid_input(&format!("request.{key} must be a non-empty string")))
+            .ok_or_else(|| {
+                invalid_input(&["request.", key, " must be a non-empty string"].concat())
+            })
     };
     let method = text("method")?.to_ascii_uppercase();
     let path = text("path")?;

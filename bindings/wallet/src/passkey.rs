@@ -112,10 +112,10 @@ pub fn registration_body(
         }
         let mut fields = Vec::new();
         for key in ["credentialId", "clientDataJson", "attestationObject"] {
-            let value = opt_string(&attestation, key, &format!("attestation.{key}"))?
+            let value = opt_string(&attestation, key, &["attestation.", key].concat())?
                 .filter(|v| base64url_decode(v).is_some_and(|b| !b.is_empty()))
                 .ok_or_else(|| {
-                    invalid_input(&format!("attestation.{key} must be a base64url string"))
+                    invalid_input(&["attestation.", key, " must be a base64url string"].concat())
                 })?;
             fields.push((key, value));
         }

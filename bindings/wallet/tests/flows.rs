@@ -3,6 +3,8 @@
 //! with the split into one crate per module). Runs in Node by default and in headless
 //! browsers with `WASM_BINDGEN_USE_BROWSER=1` (see the Makefile).
 #![cfg(target_arch = "wasm32")]
+// Tests may format (clippy.toml bans it in the library code only).
+#![allow(clippy::disallowed_macros)]
 
 use ewk_signing::{JsClientKey, JsSession};
 use js_sys::{Reflect, JSON};

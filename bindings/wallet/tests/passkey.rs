@@ -6,6 +6,8 @@
 //! tests/js/passkey-ceremony.test.mjs (a scripted navigator.credentials) and
 //! tests/passkey/ (every engine, virtual authenticators, @simplewebauthn/server).
 #![cfg(target_arch = "wasm32")]
+// Tests may format (clippy.toml bans it in the library code only).
+#![allow(clippy::disallowed_macros)]
 
 use ewk_wallet::passkey;
 use js_sys::{Array, DataView, Function, Object, Reflect, Uint8Array, JSON};
