@@ -38,7 +38,7 @@ export const glue = (module) => `${MODULES[module]}.js`;
 export const wasm = (module) => `${MODULES[module]}_bg.wasm`;
 // Measured when the entries split (72,483 and 149,574 B, both modules with std), rounded
 // up to the next KB.
-export const BUDGETS = { signing: 52 * 1024, wallet: 140 * 1024 }; // 53,248 and 143,360 bytes
+export const BUDGETS = { signing: 52 * 1024, wallet: 116 * 1024 }; // 53,248 and 118,784 bytes
 
 function walk(dir) {
   const out = [];
