@@ -54,8 +54,9 @@ mkdir -p "${OUT}"
 # wasm-opt -Oz with --one-caller-inline-max-function-size 0 (no inlining of functions
 # because they have one caller), for speed in Chromium: V8 inlines hot wasm calls itself,
 # on a budget it scales by the module's share of functions under 50 bytes (a caller may
-# grow 2x, to at most ~600 bytes, at a share of 25% or less; 5x and ~6,000 bytes at 50% or
-# more): toolchain inlining that leaves few small functions makes V8 inline less. The full module
+# grow to 2x its size but to no more than ~600 bytes or 1.1x at a share of 25% or less; 5x
+# and ~6,000 bytes at 50% or more): toolchain inlining that leaves few small functions
+# makes V8 inline less. The full module
 # built with LTO and plain -Oz has 27% of them, so V8 inlined 2 of the 16 calls to
 # `__multi3` (the 64x64->128-bit multiply, 98 bytes) in crypto-bigint's field
 # multiplication, and every operation was about 25% slower (--js-flags=--trace-wasm-inlining;
