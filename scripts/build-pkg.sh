@@ -62,7 +62,8 @@ mkdir -p "${OUT}"
 # multiplication, and every operation was about 25% slower (--js-flags=--trace-wasm-inlining;
 # with --wasm-inlining-budget raised, or with --no-wasm-inlining, the builds ran alike).
 # Without one-caller inlining it has 37.5% and is faster than it was without LTO, and
-# smaller: see README.md's Size section.
+# smaller: see README.md's Size section (tests/js/v8-small-functions.test.mjs checks the
+# share).
 build_module() {
   local name=$1
   local crate=$2
