@@ -9,7 +9,7 @@
 #      `embedded-wallet-kit/signing` entry's init()) -> embedded_wallet_kit_signing*
 #   3. testing (bindings/testing: SoftAuthenticator; the `embedded-wallet-kit/testing`
 #      entry, for tests only) -> embedded_wallet_kit_testing*
-# Each: release wasm build of its crate -> wasm-bindgen --target web -> wasm-opt -Oz
+# Each: release wasm build of its crate (LTO) -> wasm-bindgen --target web -> wasm-opt -Oz
 # (npm binaryen 132, by explicit path). Then JS entries, types, README, LICENSE,
 # package.json. Each crate writes its own target/ artifact (ewk_wallet.wasm, ...).
 set -euo pipefail
@@ -38,37 +38,40 @@ fi
 rm -rf "${OUT}"
 mkdir -p "${OUT}"
 
-# build_module <out-name> <crate> lto|no-lto (one cargo invocation per
+# build_module <out-name> <crate> (one cargo invocation per
 # crate, so that no crate's features reach another's module; the core is built without its
 # default `json` feature: the modules parse with the engine's JSON.parse). wasm-bindgen's
 # declarations are finished and compared with the copy `make lint-js` reads
 # (scripts/glue-types.mjs), and ship (js/index.d.ts, js/testing.d.ts and js/signing.d.ts
 # re-export them).
 #
-# Every module is no_std with the trapping panic handler (ewk-common/trap-panics), and
-# its final crate is compiled with -C llvm-args=-inline-threshold=0.
-# `lto`: a cdylib alone, so that LTO runs over the whole module (the rlib the tests link
-# stays out of it); the threshold keeps the LTO step from inlining across crates, so each
-# crate keeps what its own opt-level inlined (measured: LTO's Os inliner made keygen,
-# open, stamp and signRetry about 30% slower in Chromium).
-# `no-lto`: built as cdylib and rlib at once, which keeps each dependency's code as its
-# own opt-level made it, without the whole-module pass: for the full module, whose
-# operations came out about 25% slower with LTO even so (Chromium, per-operation
-# medians; the signing-only module's unchanged). The threshold counts there too: without
-# it the full module's keygen took 235 µs against 190 (README.md's Size section).
+# Every module is no_std with the trapping panic handler (ewk-common/trap-panics), built as
+# a cdylib alone, so that LTO runs over the whole module (the rlib the tests link stays out
+# of it), with -C llvm-args=-inline-threshold=0 on the final crate: the LTO step inlines
+# no more than each crate's own opt-level did (without it the full module is 2.2 KB gzip
+# larger and no faster).
+#
+# wasm-opt -Oz with --one-caller-inline-max-function-size 0 (no inlining of functions
+# because they have one caller), for speed in Chromium: V8 inlines hot wasm calls itself,
+# on a budget it scales by the module's share of functions under 50 bytes (a caller may
+# grow to 2x its size but to no more than ~600 bytes or 1.1x at a share of 25% or less; 5x
+# and ~6,000 bytes at 50% or more): toolchain inlining that leaves few small functions
+# makes V8 inline less. The full module
+# built with LTO and plain -Oz has 27% of them, so V8 inlined 2 of the 16 calls to
+# `__multi3` (the 64x64->128-bit multiply, 98 bytes) in crypto-bigint's field
+# multiplication, and every operation was about 25% slower (--js-flags=--trace-wasm-inlining;
+# with --wasm-inlining-budget raised, or with --no-wasm-inlining, the builds ran alike).
+# Without one-caller inlining it has 37.5% and is faster than it was without LTO, and
+# smaller: see README.md's Size section (tests/js/v8-small-functions.test.mjs checks the
+# share).
 build_module() {
   local name=$1
   local crate=$2
-  local lto=$3
   local wasm_in="target/wasm32-unknown-unknown/release/${crate//-/_}.wasm"
-  local crate_types=(--crate-type cdylib)
   local features=ewk-common/trap-panics
   local codegen=(-C llvm-args=-inline-threshold=0)
-  if [ "${lto}" = no-lto ]; then
-    crate_types=(--crate-type cdylib --crate-type rlib)
-  fi
-  say "cargo rustc --lib ${crate_types[*]} --release --target wasm32-unknown-unknown -p ${crate} --features ${features} -- ${codegen[*]}"
-  cargo rustc --lib "${crate_types[@]}" --release --target wasm32-unknown-unknown -p "${crate}" --features "${features}" -- "${codegen[@]}"
+  say "cargo rustc --lib --crate-type cdylib --release --target wasm32-unknown-unknown -p ${crate} --features ${features} -- ${codegen[*]}"
+  cargo rustc --lib --crate-type cdylib --release --target wasm32-unknown-unknown -p "${crate}" --features "${features}" -- "${codegen[@]}"
 
   say "wasm-bindgen --target web --out-name ${name} ${wasm_in}"
   wasm-bindgen --target web --remove-name-section --remove-producers-section \
@@ -76,18 +79,18 @@ build_module() {
   # Keep only what we ship: wasm-bindgen (or a wasm-pack habit) may add these.
   rm -f "${OUT}/package.json" "${OUT}/README.md" "${OUT}/.gitignore" "${OUT}/${name}_bg.wasm.d.ts"
 
-  say "wasm-opt -Oz ${name}_bg.wasm ($("${WASM_OPT}" --version))"
-  "${WASM_OPT}" -Oz "${OUT}/${name}_bg.wasm" -o "${OUT}/${name}_bg.wasm.opt"
+  say "wasm-opt -Oz --one-caller-inline-max-function-size 0 ${name}_bg.wasm ($("${WASM_OPT}" --version))"
+  "${WASM_OPT}" -Oz --one-caller-inline-max-function-size 0 "${OUT}/${name}_bg.wasm" -o "${OUT}/${name}_bg.wasm.opt"
   mv "${OUT}/${name}_bg.wasm.opt" "${OUT}/${name}_bg.wasm"
   node scripts/glue-types.mjs "${OUT}/${name}.d.ts" "tests/types/glue/${name}.d.ts"
 }
 
-build_module "${NAME}" ewk-wallet no-lto
-build_module "${SIGNING_NAME}" ewk-signing lto
+build_module "${NAME}" ewk-wallet
+build_module "${SIGNING_NAME}" ewk-signing
 # Both hold keys: handles that cannot be forged or detached; WebCrypto and Date.now from
 # js/platform.js (see the script).
 node scripts/harden-glue.mjs "${OUT}/${NAME}.js" "${OUT}/${SIGNING_NAME}.js"
-build_module "${TESTING_NAME}" ewk-testing lto
+build_module "${TESTING_NAME}" ewk-testing
 
 # All three glues import KitError from the snippet wasm-bindgen copied out of
 # js/kit-error.js (imported once, in bindings/common, through its js/kit-error.js link);

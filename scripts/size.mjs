@@ -36,9 +36,9 @@ export const MODULES = {
 };
 export const glue = (module) => `${MODULES[module]}.js`;
 export const wasm = (module) => `${MODULES[module]}_bg.wasm`;
-// What the last change measured (49,978 and 127,753 B: no core::fmt, the JS minified),
-// rounded up to the next KB; lowered with every change that shrinks a page.
-export const BUDGETS = { signing: 49 * 1024, wallet: 125 * 1024 }; // 50,176 and 128,000 bytes
+// What the last change measured (49,419 and 109,955 B: LTO everywhere, no core::fmt, the JS
+// minified), rounded up to the next KB; lowered with every change that shrinks a page.
+export const BUDGETS = { signing: 49 * 1024, wallet: 108 * 1024 }; // 50,176 and 110,592 bytes
 
 function walk(dir) {
   const out = [];
