@@ -1,8 +1,8 @@
 // The framework-free state behind `embedded-wallet-kit/react` (js/react.js): one
-// WalletClient after one init(), the current session (kept alive by a SessionKeeper when
-// opted in) and its lifecycle, as an external store for useSyncExternalStore. It imports
-// nothing (the kit's init, WalletClient and SessionKeeper are passed in), so it is tested
-// in Node without React (tests/js/react-store.test.mjs).
+// WalletClient after one init(), the current session (a Session or a StoredSession; kept
+// alive by a SessionKeeper when opted in) and its lifecycle, as an external store for
+// useSyncExternalStore. It imports nothing (the kit's init, WalletClient and SessionKeeper
+// are passed in), so it is tested in Node without React (tests/js/react.test.mjs).
 //
 // StrictMode runs effects twice (setup, cleanup, setup) on the same store: `attach()`
 // defers its teardown to a macrotask that a re-attach cancels, and `login()` is single
@@ -14,10 +14,19 @@
 
 const KEEPER_EVENTS = ['expiring', 'refreshed', 'expired', 'revoked', 'error'];
 
-function freeQuietly(session) {
+/** A StoredSession (SessionStore): it has delete() and no free(). */
+const isStored = (session) => typeof session?.free !== 'function' && typeof session?.delete === 'function';
+
+/**
+ * Lets go of a session no longer installed: an in-memory Session is freed (its key
+ * zeroized). A StoredSession is left as it is: it is kept for later page loads and shared
+ * by the origin's tabs, so only a logout (revokeSession) deletes it from its store.
+ */
+function release(session) {
+  if (typeof session?.free !== 'function') return;
   // A session the keeper already freed (expired, revoked) throws nothing useful here.
   try {
-    session?.free();
+    session.free();
   } catch {
     // already freed
   }
@@ -98,7 +107,7 @@ export class WalletStore {
 
   /**
    * The provider's effect: starts init() and returns the cleanup. The cleanup only
-   * schedules the teardown (stop the keeper, free the session): StrictMode's immediate
+   * schedules the teardown (stop the keeper, release the session): StrictMode's immediate
    * re-attach cancels it.
    */
   attach = () => {
@@ -123,7 +132,7 @@ export class WalletStore {
   };
 
   /**
-   * Runs a login flow, `flow(client)` → a Session, and installs its session. While one
+   * Runs a login flow, `flow(client)` → a Session or StoredSession, and installs it. While one
    * runs, further calls join it (same promise): a double-mounted effect runs one ceremony.
    */
   login = (flow) => {
@@ -148,15 +157,16 @@ export class WalletStore {
   }
 
   /**
-   * Installs `session` (null: none): stops the previous keeper, frees the previous session
-   * (not revoked at the service: see logout), and starts a keeper when opted in. Resolves
-   * once the keeper runs.
+   * Installs `session` (null: none): stops the previous keeper, releases the previous
+   * session (an in-memory one is freed, a stored one stays in its store; neither is revoked
+   * at the service: see logout), and starts a keeper when opted in. Resolves once the
+   * keeper runs.
    */
   setSession = async (session) => {
     const generation = ++this.#generation;
     const previous = this.session;
     this.#stopKeeper();
-    if (previous && previous !== session) freeQuietly(previous);
+    if (previous && previous !== session) release(previous);
     this.#set({ session: session ?? null, sessionState: session ? 'live' : 'none', keeper: null });
     const keeperOption = this.#options.keeper;
     if (!session || !keeperOption) return;
@@ -177,7 +187,8 @@ export class WalletStore {
       if (type === 'expiring') this.#set({ sessionState: 'refreshing' });
       else if (type === 'refreshed') this.#set({ session: detail.session, sessionState: 'live' });
       else if (type === 'expired' || type === 'revoked') {
-        // The keeper stopped and freed the session: nothing more to hear from it.
+        // The keeper stopped (an in-memory session it freed; a stored one expired in every
+        // tab, or was deleted from its store): nothing more to hear from it.
         this.#unsubscribeKeeper?.();
         this.#unsubscribeKeeper = null;
         this.#set({ session: null, sessionState: type === 'expired' ? 'expired' : 'none', keeper: null });
@@ -198,7 +209,9 @@ export class WalletStore {
 
   /**
    * Revokes the current session at the service (through the keeper when one runs) and
-   * frees it; resolves when there is none.
+   * frees it, or deletes it from its store (a StoredSession: a logout in every tab).
+   * Resolves when there is none, or when a StoredSession was already deleted from its
+   * store (a logout in another tab: the revoke is SESSION_CLOSED, nothing is sent).
    */
   logout = async () => {
     const keeper = this.#snapshot.keeper;
@@ -209,6 +222,8 @@ export class WalletStore {
     try {
       if (keeper) await keeper.revoke();
       else await (await this.start()).revokeSession(session);
+    } catch (err) {
+      if (!(isStored(session) && err?.code === 'SESSION_CLOSED')) throw err;
     } finally {
       if (this.#snapshot.keeper === keeper) {
         this.#unsubscribeKeeper?.();
@@ -218,12 +233,12 @@ export class WalletStore {
     }
   };
 
-  /** Stops the keeper and frees the session (the provider unmounted). */
+  /** Stops the keeper and releases the session (the provider unmounted): see setSession. */
   dispose = () => {
     this.#generation++;
     const session = this.session;
     this.#stopKeeper();
-    freeQuietly(session);
+    release(session);
     this.#set({ session: null, sessionState: 'none', keeper: null });
   };
 }

@@ -1,14 +1,18 @@
 // embedded-wallet-kit/react in Node: the framework-free WalletStore the hooks read
 // (pkg/react-store.js) with a fake kit (init, WalletClient, SessionKeeper), StrictMode's
-// setup/cleanup/setup on one store, single-flight login, the keeper's lifecycle; the
-// provider and hooks rendered on the server (react-dom/server: no effect, no init); and
-// that the core entries never reach React (their import graph, statically and as loaded).
+// setup/cleanup/setup on one store, single-flight login, the keeper's lifecycle; with the
+// real kit, StoredSessions (never freed or deleted implicitly, logout deleting them, a
+// keeper adopting another tab's refresh); the provider and hooks rendered on the server
+// (react-dom/server: no effect, no init); and that the core entries never reach React
+// (their import graph, statically and as loaded).
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { recordModuleLoads } from '../support/module-loads.mjs';
+import { sessionResponse, randomScalar, sealBundle, checkStamp, iso } from '../support/fixtures.mjs';
+import { memoryIndexedDB } from '../support/memory-indexeddb.mjs';
 
 const loads = recordModuleLoads();
 const { WalletStore } = await import('../../pkg/react-store.js');
@@ -72,6 +76,18 @@ function fakeKit({ initFails = false } = {}) {
 }
 
 const macrotask = () => sleep(5);
+/** Retries `check` for up to `ms` of real time (the store's IndexedDB steps and WebCrypto take a few ticks). */
+async function eventually(check, ms = 3000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      return await check();
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await sleep(50);
+    }
+  }
+}
 
 // First, before anything here imports React, so that a reach would be a new load.
 describe('the core entries never reach React', () => {
@@ -254,6 +270,244 @@ describe('WalletStore (what the hooks subscribe to)', () => {
     await store2.logout();
     assert.deepEqual(plain.calls.revoked, ['Session:2']);
     assert.equal(store2.session, null);
+  });
+});
+
+// The real kit (pkg/node.js, imported here, after the import-graph checks above) with
+// StoredSessions from a SessionStore on an in-memory IndexedDB (tests/support). Each
+// "tab" is its own SessionStore handle on one database (Node's BroadcastChannel between
+// them) with its own WalletStore; the service is a fake transport answering refreshes and
+// revokes (202, then the signed retry).
+describe('WalletStore with a StoredSession (the real kit, a SessionStore on an in-memory IndexedDB)', () => {
+  const MINUTE = 60_000;
+  const json = (status, body) => ({ status, headers: {}, body: body === undefined ? '' : JSON.stringify(body) });
+  // No timers, locks or wake-ups of the page: Node has no document, window or Web Locks.
+  const KEEPER = { document: null, window: null, locks: null };
+
+  async function realKit() {
+    const kit = await import('../../pkg/node.js');
+    await kit.init();
+    return kit;
+  }
+
+  /** Refreshes (a 202 naming the new key, then the session sealed to it) and revokes (202, then 204). */
+  function fakeService() {
+    const pendings = new Map();
+    const revoked = [];
+    const refreshed = [];
+    const transport = async (request) => {
+      const retry = request.headers['Request-Id'];
+      if (retry !== undefined) {
+        const leg = pendings.get(retry);
+        const stamp = request.headers['Service-Wallet-Signature'];
+        if (leg.kind === 'revoke') {
+          revoked.push({ path: request.path, stamp, payload: leg.payload });
+          return json(204);
+        }
+        refreshed.push({ path: request.path, stamp, payload: leg.payload });
+        return json(201, sessionResponse({ bundle: sealBundle(randomScalar(), leg.target), expiresAt: iso(10 * MINUTE) }));
+      }
+      const requestId = `Request:${crypto.randomUUID()}`;
+      if (request.method === 'POST' && request.path.endsWith('/refresh')) {
+        const target = JSON.parse(request.body).clientPublicKey;
+        const payload = JSON.stringify({ parameters: { targetPublicKey: target }, nonce: requestId });
+        pendings.set(requestId, { kind: 'refresh', target, payload });
+        return json(202, { payloadToSign: payload, requestId, expiresAt: iso(MINUTE) });
+      }
+      assert.equal(request.method, 'DELETE', `${request.method} ${request.path}`);
+      const payload = JSON.stringify({ revoke: request.path, nonce: requestId });
+      pendings.set(requestId, { kind: 'revoke', payload });
+      return json(202, { payloadToSign: payload, requestId, expiresAt: iso(MINUTE) });
+    };
+    return { transport, revoked, refreshed };
+  }
+
+  /** An in-memory Session from a login, sealed by the service's peer to a fresh ClientKey. */
+  function plainSession({ Session, ClientKey }, msLeft = 10 * MINUTE) {
+    const key = ClientKey.generate();
+    return Session.open(sessionResponse({ bundle: sealBundle(randomScalar(), key.publicKeyHex), expiresAt: iso(msLeft) }), key);
+  }
+
+  /** A login flow that keeps its session in `sessions` (the SessionStore) and frees the in-memory one. */
+  const storedLogin = (kit, sessions, msLeft) => async () => {
+    const session = plainSession(kit, msLeft);
+    try {
+      return await sessions.save(session);
+    } finally {
+      session.free();
+    }
+  };
+
+  async function stillStored(sessions, stored) {
+    const loaded = await sessions.load(stored.id);
+    assert.ok(loaded, `${stored.id} is no longer in the store`);
+    assert.ok(checkStamp(await loaded.stamp('after'), 'after', stored.publicKeyHex).ok, 'the loaded session signs');
+    assert.ok(checkStamp(await stored.stamp('same'), 'same', stored.publicKeyHex).ok, 'the installed object signs');
+  }
+
+  const closed = (e) => e?.code === 'SESSION_CLOSED';
+
+  /** A SessionStore handle ("a tab") on `indexedDB`, closed after the test `t` whatever its outcome. */
+  async function openTab(t, kit, indexedDB, name) {
+    const sessions = await kit.SessionStore.open({ indexedDB, name });
+    t.after(() => sessions.close());
+    return sessions;
+  }
+
+  /** A WalletStore disposed after the test `t` (its keeper stopped). */
+  function walletStore(t, kit, options) {
+    const store = new WalletStore(options, kit);
+    t.after(() => store.dispose());
+    return store;
+  }
+
+  for (const keeper of [false, true]) {
+    test(`${keeper ? 'with' : 'without'} a keeper: login() with a flow returning a StoredSession, then unmount: it stays in the store and signs`, async (t) => {
+      const kit = await realKit();
+      const sessions = await openTab(t, kit, memoryIndexedDB(), `react-${crypto.randomUUID()}`);
+      const service = fakeService();
+      const store = walletStore(t, kit, { transport: service.transport, keeper: keeper && KEEPER });
+      const detach = store.attach();
+      const stored = await store.login(storedLogin(kit, sessions));
+      assert.equal(typeof stored.free, 'undefined', 'a StoredSession (no free())');
+      assert.equal(store.session, stored);
+      assert.equal(store.getSnapshot().sessionState, 'live');
+      assert.ok(store.session.expiresAt instanceof Date && store.session.expiresAt.getTime() > Date.now(), 'useSession reads expiresAt');
+      const runningKeeper = store.getSnapshot().keeper;
+      assert.equal(runningKeeper?.session ?? null, keeper ? stored : null);
+      detach(); // the provider unmounts
+      await macrotask();
+      assert.equal(store.getSnapshot().session, null);
+      assert.equal(store.getSnapshot().sessionState, 'none');
+      if (keeper) assert.equal(runningKeeper.stopped, true);
+      await stillStored(sessions, stored);
+      assert.deepEqual(service.revoked, [], 'nothing revoked at the service');
+    });
+  }
+
+  test('setSession(other) and setSession(null) leave a StoredSession in the store; a plain Session replaced is freed', async (t) => {
+    const kit = await realKit();
+    const sessions = await openTab(t, kit, memoryIndexedDB(), `react-${crypto.randomUUID()}`);
+    const service = fakeService();
+    const store = walletStore(t, kit, { transport: service.transport, keeper: KEEPER });
+    const a = await storedLogin(kit, sessions)();
+    await store.setSession(a);
+    const keeperOfA = store.getSnapshot().keeper;
+    const plain = plainSession(kit);
+    await store.setSession(plain);
+    assert.equal(keeperOfA.stopped, true);
+    await stillStored(sessions, a);
+    const b = await storedLogin(kit, sessions)();
+    await store.setSession(b);
+    assert.throws(() => plain.stamp('freed?'), closed, 'the plain Session replaced was not freed');
+    await store.setSession(null);
+    await stillStored(sessions, b);
+    await stillStored(sessions, a);
+    assert.deepEqual((await sessions.list()).map((s) => s.id).sort(), [a.id, b.id].sort());
+    assert.deepEqual(service.revoked, []);
+  });
+
+  for (const keeper of [false, true]) {
+    test(`${keeper ? 'with' : 'without'} a keeper: logout revokes a StoredSession at the service and deletes it from the store`, async (t) => {
+      const kit = await realKit();
+      const sessions = await openTab(t, kit, memoryIndexedDB(), `react-${crypto.randomUUID()}`);
+      const service = fakeService();
+      const store = walletStore(t, kit, { transport: service.transport, keeper: keeper && KEEPER });
+      const events = [];
+      store.onKeeperEvent((type) => events.push(type));
+      const stored = await store.login(storedLogin(kit, sessions));
+      await store.logout();
+      assert.equal(service.revoked.length, 1, 'one revoke');
+      assert.equal(service.revoked[0].path, `/auth/sessions/${stored.id}`);
+      assert.ok(checkStamp(service.revoked[0].stamp, service.revoked[0].payload, stored.publicKeyHex).ok, 'signed by the session revoked');
+      assert.equal(await sessions.load(stored.id), null, 'still in the store');
+      await assert.rejects(stored.stamp('after logout'), closed);
+      assert.equal(store.session, null);
+      assert.equal(store.getSnapshot().sessionState, 'none');
+      assert.deepEqual(events, keeper ? ['revoked'] : []);
+    });
+  }
+
+  test('logout after another tab logged out (the StoredSession already deleted): resolves, nothing sent, state none', async (t) => {
+    const kit = await realKit();
+    const indexedDB = memoryIndexedDB({ serializeWrites: true });
+    const name = `react-${crypto.randomUUID()}`;
+    const here = await openTab(t, kit, indexedDB, name);
+    const there = await openTab(t, kit, indexedDB, name);
+    const service = fakeService();
+    const store = walletStore(t, kit, { transport: service.transport });
+    const stored = await store.login(storedLogin(kit, here));
+    // The other tab's logout: revoked at the service and deleted from the shared store.
+    await new kit.WalletClient({ transport: service.transport }).revokeSession(await there.load(stored.id));
+    assert.equal(service.revoked.length, 1);
+    await store.logout();
+    assert.equal(service.revoked.length, 1, 'revoked again');
+    assert.equal(store.session, null);
+    assert.equal(store.getSnapshot().sessionState, 'none');
+  });
+
+  test('a keeper: another tab\'s logout ends the session here (revoked, fromStore); logout then resolves', async (t) => {
+    const kit = await realKit();
+    const indexedDB = memoryIndexedDB({ serializeWrites: true });
+    const name = `react-${crypto.randomUUID()}`;
+    const here = await openTab(t, kit, indexedDB, name);
+    const there = await openTab(t, kit, indexedDB, name);
+    const service = fakeService();
+    const store = walletStore(t, kit, { transport: service.transport, keeper: KEEPER });
+    const events = [];
+    store.onKeeperEvent((type, detail) => events.push([type, detail.fromStore]));
+    const stored = await store.login(storedLogin(kit, here));
+    await there.delete(stored.id);
+    await eventually(() => assert.deepEqual(events, [['revoked', true]]));
+    assert.equal(store.session, null);
+    assert.equal(store.getSnapshot().sessionState, 'none');
+    assert.equal(store.getSnapshot().keeper, null);
+    await store.logout();
+  });
+
+  test('two tabs keeping one StoredSession: one refreshes, the other adopts (elsewhere); both views show the new session', async (t) => {
+    const kit = await realKit();
+    const indexedDB = memoryIndexedDB({ serializeWrites: true });
+    const name = `react-${crypto.randomUUID()}`;
+    const service = fakeService();
+    const tabs = [];
+    for (let i = 0; i < 2; i++) {
+      const sessions = await openTab(t, kit, indexedDB, name);
+      // Due a second from now: the refresh starts 2 s before a 3 s expiry.
+      const store = walletStore(t, kit, { transport: service.transport, keeper: { ...KEEPER, leadMs: 2000, maxWaitMs: 200 } });
+      const events = [];
+      store.onKeeperEvent((type, detail) => events.push({ type, id: detail.session.id, elsewhere: detail.elsewhere }));
+      tabs.push({ sessions, store, events, detach: store.attach() });
+    }
+    const [a, b] = tabs;
+    const first = await a.store.login(storedLogin(kit, a.sessions, 3000));
+    await b.store.login(() => b.sessions.load(first.id));
+    await eventually(() => {
+      for (const tab of tabs) assert.ok(tab.events.some((e) => e.type === 'refreshed'), JSON.stringify(tab.events));
+    }, 10_000);
+    assert.equal(service.refreshed.length, 1, 'one refresh for both tabs');
+    const refreshed = tabs.map((tab) => tab.events.find((e) => e.type === 'refreshed'));
+    assert.deepEqual(refreshed.map((e) => e.elsewhere ?? false).sort(), [false, true], JSON.stringify(refreshed));
+    const next = refreshed[0].id;
+    assert.notEqual(next, first.id);
+    for (const tab of tabs) {
+      assert.ok(tab.events.every((e) => e.type !== 'error' && e.type !== 'expired'), JSON.stringify(tab.events));
+      const { session, sessionState } = tab.store.getSnapshot();
+      assert.equal(session.id, next, 'the snapshot shows the new session');
+      assert.equal(tab.store.session.id, next);
+      assert.equal(sessionState, 'live');
+      assert.ok(session.expiresAt.getTime() > Date.now() + 5 * MINUTE, 'useSession reads the new expiresAt');
+      assert.ok(checkStamp(await tab.store.session.stamp('new'), 'new', session.publicKeyHex).ok);
+    }
+    // One tab unmounts: the other keeps the session (still in the store, still kept).
+    a.detach();
+    await macrotask();
+    await stillStored(b.sessions, b.store.session);
+    assert.equal(b.store.getSnapshot().keeper.stopped, false);
+    const last = b.store.session;
+    b.detach();
+    await macrotask();
+    await stillStored(b.sessions, last);
   });
 });
 

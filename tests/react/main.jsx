@@ -5,14 +5,34 @@
 // would), pays a quote signed with the current session on a click, shows the keeper's
 // countdown and events, and logs out. run.mjs drives it and reads window.reactE2E: every
 // request the transport sent, the keeper events, and how often the login effect ran.
+// With ?stored=1 the login flow keeps the session in a SessionStore and installs the
+// StoredSession (window.reactE2EStoredIds() lists the store's sessions).
 import { StrictMode, Suspense, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
+import { SessionStore } from 'embedded-wallet-kit';
 import { WalletProvider, useWallet, useWalletReady, useSession, useKeeperEvents } from 'embedded-wallet-kit/react';
 
 const e2e = { sent: [], events: [], loginEffectRuns: 0, payments: [], errors: [] };
 window.reactE2E = e2e;
 const params = new URLSearchParams(location.search);
 const leadMs = Number(params.get('leadMs') ?? 4000);
+const stored = params.get('stored') === '1';
+const STORE_NAME = 'react-e2e';
+
+/** The page's one SessionStore, opened at first use (after init(): the login flow's client exists). */
+let storeOpening;
+const openStore = () => (storeOpening ??= SessionStore.open({ name: STORE_NAME }));
+
+/** Keeps `session` in the SessionStore; the in-memory one is freed (only the stored one is used). */
+async function keep(session) {
+  try {
+    return await (await openStore()).save(session);
+  } finally {
+    session.free();
+  }
+}
+
+window.reactE2EStoredIds = async () => (await (await openStore()).list()).map((s) => s.id);
 
 async function transport({ method, path, headers, body }) {
   e2e.sent.push({ method, path, signed: Boolean(headers?.['Service-Wallet-Signature']) });
@@ -43,7 +63,8 @@ function Login() {
       e2e.account = account;
       const credential = await client.createEmailOtp(account.accountId);
       const outbox = await call('/emulator', 'GET', `/outbox?accountId=${encodeURIComponent(account.accountId)}`);
-      return client.verifyEmailOtp(credential.id, outbox.at(-1).otp);
+      const session = await client.verifyEmailOtp(credential.id, outbox.at(-1).otp);
+      return stored ? keep(session) : session;
     }).catch((err) => e2e.errors.push(`login: ${err?.code ?? err?.name}: ${err?.message}`));
   }, [login]);
   return null;
@@ -56,7 +77,7 @@ function Wallet() {
   useKeeperEvents((type, detail) => {
     e2e.events.push({ type, session: detail.session?.id, retryInMs: detail.retryInMs, error: detail.error?.code });
   });
-  e2e.view = { status, state, sessionId: session?.id ?? null, msLeft };
+  e2e.view = { status, state, sessionId: session?.id ?? null, msLeft, stored: session ? typeof session.free !== 'function' : null };
 
   async function pay() {
     try {

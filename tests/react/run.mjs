@@ -7,7 +7,9 @@
 // an effect, pays a quote signed with the session, sees its SessionKeeper refresh it, pays
 // again with the refreshed session, and logs out. Counted at the app's transport: one
 // verify although the login effect ran twice, one refresh per `refreshed` event (one
-// keeper). Prints "N passed, N failed"; exits non-zero on failure.
+// keeper). In Chromium the same again with a StoredSession (?stored=1: the login flow saves
+// the session in a SessionStore): the keeper replaces it in the store, logout deletes it.
+// Prints "N passed, N failed"; exits non-zero on failure.
 //
 // Usage: node tests/react/run.mjs [--engine chromium|firefox|webkit|all] [path/to/embedded-wallet-kit-x.y.z.tgz]
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -26,7 +28,8 @@ const LEAD_MS = 4000;
 
 const { check: checkIn, assert, fail, finish } = createChecks();
 let engine;
-const check = (name, fn) => checkIn(engine ? `[${engine}] ${name}` : name, fn);
+let variant = '';
+const check = (name, fn) => checkIn(engine ? `[${engine}${variant}] ${name}` : name, fn);
 const engines = enginesFromArgs();
 const t0 = Date.now();
 const tarball = findTarball();
@@ -68,7 +71,8 @@ let pageErrors = [];
 const verifies = (sent) => sent.filter((r) => r.method === 'POST' && /^\/auth\/credentials\/[^/]+\/verify$/.test(r.path));
 const refreshes = (sent) => sent.filter((r) => r.method === 'POST' && /^\/auth\/sessions\/[^/]+\/refresh$/.test(r.path) && !r.signed);
 
-async function suite() {
+async function suite({ stored = false } = {}) {
+  variant = stored ? ', StoredSession' : '';
   pageErrors = [];
   let page;
   if (engine === 'chromium') {
@@ -82,11 +86,12 @@ async function suite() {
   }
   const read = () => page.evaluate(() => JSON.parse(JSON.stringify(window.reactE2E)));
   const click = (id) => page.evaluate((id) => document.getElementById(id).click(), id);
+  const storedIds = () => page.evaluate(() => window.reactE2EStoredIds());
   const loginStarted = Date.now();
-  await page.goto(`${origin}/?leadMs=${LEAD_MS}`);
+  await page.goto(`${origin}/?leadMs=${LEAD_MS}${stored ? '&stored=1' : ''}`);
   await page.waitForFunction(() => window.reactE2E?.view?.state === 'live' || window.reactE2E?.errors?.length > 0, null, { timeout: 30_000 });
   let s = await read();
-  console.log(`# [${engine}] logged in after ${((Date.now() - loginStarted) / 1000).toFixed(1)} s`);
+  console.log(`# [${engine}${variant}] logged in after ${((Date.now() - loginStarted) / 1000).toFixed(1)} s`);
   await check('logs in with EMAIL_OTP under StrictMode: the session is live', () => {
     assert(s.errors.length === 0, s.errors.join('\n'));
     assert(/^Session:/.test(s.view.sessionId ?? ''), JSON.stringify(s.view));
@@ -99,6 +104,13 @@ async function suite() {
     assert(accounts.length === 1, `credential creations: ${accounts.length}`);
   });
   const firstSession = s.view.sessionId;
+  if (stored) {
+    await check('the installed session is the StoredSession the flow saved (no free()), in the store', async () => {
+      assert(s.view.stored === true, JSON.stringify(s.view));
+      const ids = await storedIds();
+      assert(ids.length === 1 && ids[0] === firstSession, `stored ${ids.join(', ')}; view ${firstSession}`);
+    });
+  }
   const msLeft1 = s.view.msLeft;
   await new Promise((r) => setTimeout(r, 700));
   s = await read();
@@ -144,6 +156,13 @@ async function suite() {
     assert(s.payments[1].signedWith !== firstSession && s.payments[1].signedWith === s.view.sessionId, JSON.stringify(s.payments));
     assert(/^Transaction:/.test(s.payments[1].transaction ?? ''), JSON.stringify(s.payments[1]));
   });
+  if (stored) {
+    await check('the keeper replaced the StoredSession in the store: the refreshed one only', async () => {
+      assert(s.view.stored === true, JSON.stringify(s.view));
+      const ids = await storedIds();
+      assert(ids.length === 1 && ids[0] === s.view.sessionId, `stored ${ids.join(', ')}; view ${s.view.sessionId}`);
+    });
+  }
 
   await click('logout');
   await page.waitForFunction(() => window.reactE2E.view.state === 'none' || window.reactE2E.errors.length > 0, null, { timeout: 20_000 });
@@ -155,6 +174,12 @@ async function suite() {
     assert(s.events.at(-1).type === 'revoked', `events: ${s.events.map((e) => e.type).join(', ')}`);
     assert(s.view.sessionId === null && s.view.msLeft === null, JSON.stringify(s.view));
   });
+  if (stored) {
+    await check('logout deleted the StoredSession from the store', async () => {
+      const ids = await storedIds();
+      assert(ids.length === 0, `still stored: ${ids.join(', ')}`);
+    });
+  }
   await check('no page errors', async () => {
     await page.evaluate(() => true);
     assert(pageErrors.length === 0, pageErrors.join('\n'));
@@ -169,8 +194,9 @@ try {
     try {
       browser = await launchEngine(engine, { chromium });
       await suite();
+      if (engine === 'chromium') await suite({ stored: true });
     } catch (err) {
-      fail(`[${engine}] react e2e driver: ${err?.stack ?? err}`);
+      fail(`[${engine}${variant}] react e2e driver: ${err?.stack ?? err}`);
     } finally {
       await browser?.close();
       browser = undefined;

@@ -1,10 +1,12 @@
 // A React consumer of embedded-wallet-kit/react, compiled with tsc --strict against the
 // packed declarations by scripts/pack-smoke.mjs (jsx: react-jsx, both module resolutions).
 import { StrictMode, Suspense, useEffect, type ReactNode } from 'react';
-import type { Session, SessionKeeper, Transport, WalletClient } from 'embedded-wallet-kit';
+import type {
+  Session, SessionKeeper, SessionKeeperEvents, SessionStore, StoredSession, Transport, WalletClient,
+} from 'embedded-wallet-kit';
 import {
   WalletProvider, useKeeperEvents, useSession, useWallet, useWalletReady,
-  type SessionState, type SessionView, type WalletState,
+  type AnySession, type LoginFlow, type SessionState, type SessionView, type WalletState,
 } from 'embedded-wallet-kit/react';
 
 const transport: Transport = async ({ method, path, headers, body }) => {
@@ -22,13 +24,53 @@ function Login({ credentialId, otp }: { credentialId: string; otp: string }): Re
   return <p>{client.keys}</p>;
 }
 
+// A StoredSession (SessionStore) is taken wherever a Session is: login's result has the flow's type.
+function StoredLogin({ sessions, credentialId, otp }: { sessions: SessionStore; credentialId: string; otp: string }): ReactNode {
+  const { login, setSession }: WalletState = useWallet();
+  useEffect(() => {
+    const flow: LoginFlow<StoredSession> = async (c) => {
+      const session = await c.verifyEmailOtp(credentialId, otp);
+      try {
+        return await sessions.save(session);
+      } finally {
+        session.free();
+      }
+    };
+    const running: Promise<StoredSession> = login(flow);
+    // @ts-expect-error -- a StoredSession flow does not resolve to an in-memory Session
+    const notPlain: Promise<Session> = login(flow);
+    const either: Promise<Session | StoredSession> = login(async (c) => (otp ? c.verifyEmailOtp(credentialId, otp) : flow(c)));
+    const reload = async (): Promise<void> => {
+      const [kept] = await sessions.list();
+      if (kept) await setSession(kept);
+    };
+    void [running, notPlain, either, reload()];
+  }, [login, setSession, sessions, credentialId, otp]);
+  const view = useSession();
+  const session: Session | StoredSession | null = view.session;
+  // @ts-expect-error -- the view's session may be a StoredSession (no free())
+  view.session?.free();
+  const keeper: SessionKeeper<Session | StoredSession> | null = view.keeper;
+  useKeeperEvents((type, detail) => {
+    if (type === 'refreshed') {
+      const refreshed = detail as SessionKeeperEvents<Session | StoredSession>['refreshed'];
+      const elsewhere: true | undefined = refreshed.elsewhere;
+      void [refreshed.session.id, elsewhere];
+    }
+  });
+  void [session, keeper];
+  // @ts-expect-error -- setSession takes a session or null, not its id
+  void setSession('Session:1');
+  return null;
+}
+
 function Status(): ReactNode {
   const { status, ready, error, client, setSession, logout } = useWallet();
   const view: SessionView = useSession({ tickMs: 500 });
   const state: SessionState = view.state;
   const msLeft: number | null = view.msLeft;
   const expiresAt: Date | null = view.expiresAt;
-  const keeper: SessionKeeper | null = view.keeper;
+  const keeper: SessionKeeper<AnySession> | null = view.keeper;
   useKeeperEvents((type, detail) => {
     if (type === 'expiring') console.log((detail as { msLeft: number }).msLeft);
   });
@@ -50,6 +92,7 @@ export function App(): ReactNode {
       <WalletProvider transport={transport} keeper={{ leadMs: 30_000 }} initOptions={{ passkeys: true }}>
         <Suspense fallback={<p>loading</p>}>
           <Login credentialId="AuthMethod:1" otp="123456" />
+          <StoredLogin sessions={{} as SessionStore} credentialId="AuthMethod:1" otp="123456" />
         </Suspense>
         <Status />
       </WalletProvider>
