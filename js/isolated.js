@@ -197,7 +197,9 @@ function liveKey(r) {
   return r.handle;
 }
 
-class ClientKey {
+// Exported (for no importer) so that the minified package keeps the name page script sees
+// (constructor.name, devtools): scripts/minify.mjs renames what a module keeps to itself.
+export class ClientKey {
   constructor(token, fields) {
     if (token !== TOKEN) throw new KitError('INVALID_INPUT', 'ClientKey has no public constructor: use ClientKey.generate()');
     track(this, fields);
@@ -262,7 +264,9 @@ function newSession(gen, v) {
   return new Session(TOKEN, { __proto__: null, gen, handle: v.handle, id: v.id, accountId: v.accountId, type: v.type, expiresAtMs: v.expiresAtMs, publicKeyHex: v.publicKeyHex, sandboxed: v.sandboxed, closed: false });
 }
 
-class Session {
+// Exported (for no importer) so that the minified package keeps the name page script sees
+// (constructor.name, devtools): scripts/minify.mjs renames what a module keeps to itself.
+export class Session {
   constructor(token, fields) {
     if (token !== TOKEN) {
       throw new KitError('INVALID_INPUT', 'Session has no public constructor: use Session.open, Session.sandbox or Session.fromClientKey');

@@ -111,10 +111,12 @@ export function start(client, session, options = {}) {
 /**
  * The keeper SessionKeeper.start() returns: the entries export its base
  * (js/session-keeper.js); this subclass has the members index.d.ts declares.
+ * Exported (for no importer) so that the minified package keeps the name page script
+ * sees (constructor.name, devtools): scripts/minify.mjs renames what a module keeps to itself.
  *
  * @implements {DeclaredSessionKeeper}
  */
-class Keeper extends SessionKeeper {
+export class Keeper extends SessionKeeper {
   #client;
   #session;
   #leadMs;

@@ -245,10 +245,12 @@ async function keyOf(session) {
 
 /**
  * A stored session: its guards in wasm, its key (if any) a non-extractable CryptoKey.
+ * Exported (for no importer) so that the minified package keeps the name page script
+ * sees (constructor.name, devtools): scripts/minify.mjs renames what a module keeps to itself.
  *
  * @implements {DeclaredStoredSession}
  */
-class StoredSession {
+export class StoredSession {
   #db;
   #deletions;
   #clears;
@@ -382,10 +384,12 @@ export async function open(options = {}) {
 /**
  * Sessions (and OAUTH client keys) in one IndexedDB database; see the README. The entries
  * export its base (js/session-store.js); this subclass has the methods index.d.ts declares.
+ * Exported (for no importer) so that the minified package keeps the name page script
+ * sees (constructor.name, devtools): scripts/minify.mjs renames what a module keeps to itself.
  *
  * @implements {DeclaredSessionStore}
  */
-class Store extends SessionStore {
+export class Store extends SessionStore {
   #db;
   #deletions;
   #name;

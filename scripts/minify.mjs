@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // Minifies the package's JavaScript in place (run by scripts/build-pkg.sh on every .js it
 // ships): about a quarter less gzip for a page that loads pkg/ as it is, no bundler
-// (scripts/size.mjs). esbuild's transform without an output format keeps the exported
-// names (exported classes keep their `name`) and renames only what a module keeps to
-// itself; the target is the ECMAScript edition the package promises
+// (scripts/size.mjs). esbuild's transform without an output format keeps the names of what
+// a module exports by declaration (`export class X`, `export function f`) and renames the
+// rest, so a class whose instances page script holds is exported by declaration
+// (tests/js/minified-names.test.mjs checks them); the target is the ECMAScript edition the package promises
 // (pkg-template/README.md), so nothing newer is introduced. Every
-// `new URL('…', import.meta.url)` (the .wasm and Worker URLs bundlers look for) must come
-// out as it went in: the build fails otherwise.
+// `new URL('…', import.meta.url)` (the .wasm and Worker URLs bundlers look for, and whether a
+// `new Worker(` takes it) must come out as it went in: the build fails otherwise.
 //
 // With --map, each FILE also gets FILE.map holding its unminified source (comments
 // included), so devtools and bundlers show the code as written; without it (the glue
@@ -21,7 +22,9 @@ const args = process.argv.slice(2);
 const withMap = args[0] === '--map';
 const files = withMap ? args.slice(1) : args;
 
-const assetUrls = (code) => [...new Set([...code.matchAll(/new URL\(\s*(['"])([^'"]+)\1\s*,\s*import\.meta\.url\s*\)/g)].map((m) => m[2]))].sort();
+// The distinct URLs, each marked with whether a `new Worker(` takes it (bundlers look for
+// `new Worker(new URL('…', import.meta.url))` literally).
+const assetUrls = (code) => [...new Set([...code.matchAll(/(new Worker\(\s*)?new URL\(\s*(['"])([^'"]+)\2\s*,\s*import\.meta\.url\s*\)/g)].map((m) => `${m[1] ? 'Worker ' : ''}${m[3]}`))].sort();
 
 /** esbuild's minified form of `source`; renaming locals is optional (see below). */
 const minify = (source, name, minifyIdentifiers) => transformSync(source, {
