@@ -52,3 +52,23 @@ test('the npm README states the measured totals of a passkey wallet page and a s
   within(Number(signing[1]) * 1024, sizes.signing, 'signing-only page (npm README)');
   within(Number(wallet[1]) * 1024, sizes.wallet, 'passkey wallet page (npm README)');
 });
+
+test('the npm README\'s "about N KB" of the store\'s and keeper\'s code and of the testing module are what pkg/ measures (within 5%)', () => {
+  const text = read('pkg-template/README.md').replace(/\s+/g, ' ');
+  const about = (re, what) => {
+    const m = re.exec(text);
+    assert.ok(m, `the npm README states ${what} in KB gzip`);
+    return Number(m[1]) * 1024;
+  };
+  const gzip = (files) => total(files.map((f) => measure(pkgDir, f))).gzip;
+  const testing = sizeTables(pkgDir).find(([title]) => title.startsWith('testing module'))[1];
+  const checks = [
+    [about(/Its code \(about ([\d.]+) KB gzip\) is loaded by/, 'SessionStore\'s code'), gzip(['session-store-impl.js']), 'SessionStore\'s code'],
+    [about(/loads a small module next to the entry \(about ([\d.]+) KB gzip\)/, 'SessionKeeper\'s module'), gzip(['session-keeper-impl.js']), 'SessionKeeper\'s module'],
+    [about(/a separate entry and WebAssembly module, about ([\d.]+) KB gzip/, 'the testing module'), gzip(testing), 'the testing module'],
+  ];
+  for (const [stated, actual, what] of checks) {
+    const off = Math.abs(stated - actual) / actual;
+    assert.ok(off <= 0.05, `${what}: the npm README says about ${(stated / 1024).toFixed(1)} KB, pkg/ measures ${actual} B (${(off * 100).toFixed(0)}% off)`);
+  }
+});
