@@ -18,7 +18,7 @@ const entryRatios = (entry) => ENTRY_OPS.map(([name, suffix, limit]) =>
 /**
  * Issue 16's targets; "the targets apply per engine" (issue 17), Node has its own rule.
  * The ratio targets hold for both entries: the main one (kit.*) and
- * `embedded-wallet-kit/signing` (signing.*, another module, built with LTO).
+ * `embedded-wallet-kit/signing` (signing.*, the signing-only module).
  */
 export const TARGETS = {
   initGzip: 50 * 1024, // what a signing-only page loads: init() of embedded-wallet-kit/signing
@@ -207,7 +207,7 @@ ${f.envs.map(section).join('\n')}
   (\`subtle.sign\`, randomized), the guards and the stamp encoding in wasm. Browsers only (IndexedDB).
 - signRetry: \`session.signRetry(pending202)\` · peer: the same checks (shape, expiry, one signature per requestId) + \`stamp\`.
 - signing entry: the same keygen, open, stamp and signRetry (the same loops) through \`embedded-wallet-kit/signing\`
-  (pkg/signing.js; Node: pkg/signing-node.js), the signing-only module, built with LTO, on ClientKeys of its own.
+  (pkg/signing.js; Node: pkg/signing-node.js), the signing-only module, on ClientKeys of its own.
 - WebCrypto floor: native P-256, awaited per call; for open the ECDH step alone, for stamp the bare signature.
 
 ## Size

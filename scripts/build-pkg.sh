@@ -61,7 +61,7 @@ mkdir -p "${OUT}"
 # `__multi3` (the 64x64->128-bit multiply, 98 bytes) in crypto-bigint's field
 # multiplication, and every operation was about 25% slower (--js-flags=--trace-wasm-inlining;
 # with --wasm-inlining-budget raised, or with --no-wasm-inlining, the builds ran alike).
-# Without one-caller inlining it has 37.5% and is faster than it was without LTO, and
+# Without one-caller inlining it has 37.4% and is faster than it was without LTO, and
 # smaller: see README.md's Size section (tests/js/v8-small-functions.test.mjs checks the
 # share).
 build_module() {
