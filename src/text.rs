@@ -151,14 +151,7 @@ mod tests {
                 format!("nickname is {count} characters; it must be 1 to 100")
             );
         }
-        let registration = || RegistrationInput {
-            challenge: Some("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8".into()),
-            rp_id: Some("localhost".into()),
-            rp_name: Some("Wallet".into()),
-            user_id: Some("InternalAccount:1".into()),
-            user_name: Some("alice@example.com".into()),
-            ..Default::default()
-        };
+        let registration = crate::passkey::options::tests::registration;
         let input = RegistrationInput {
             timeout_ms: Some(0.0),
             ..registration()

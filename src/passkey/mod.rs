@@ -5,7 +5,7 @@
 
 mod credential;
 mod errors;
-mod options;
+pub(crate) mod options;
 #[cfg(any(test, feature = "testing"))]
 mod soft_authenticator;
 

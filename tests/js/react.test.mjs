@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { recordModuleLoads } from '../support/module-loads.mjs';
 import { sessionResponse, randomScalar, sealBundle, checkStamp, iso } from '../support/fixtures.mjs';
 import { memoryIndexedDB } from '../support/memory-indexeddb.mjs';
+import { eventually } from '../support/eventually.mjs';
 
 const loads = recordModuleLoads();
 const { WalletStore } = await import('../../pkg/react-store.js');
@@ -76,18 +77,6 @@ function fakeKit({ initFails = false } = {}) {
 }
 
 const macrotask = () => sleep(5);
-/** Retries `check` for up to `ms` of real time (the store's IndexedDB steps and WebCrypto take a few ticks). */
-async function eventually(check, ms = 3000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await sleep(50);
-    }
-  }
-}
 
 // First, before anything here imports React, so that a reach would be a new load.
 describe('the core entries never reach React', () => {
@@ -355,6 +344,13 @@ describe('WalletStore with a StoredSession (the real kit, a SessionStore on an i
   }
 
   /** A WalletStore disposed after the test `t` (its keeper stopped). */
+  /** Two tabs' stores of one origin: one IndexedDB, one store name. */
+  async function twoTabs(t, kit) {
+    const indexedDB = memoryIndexedDB({ serializeWrites: true });
+    const name = `react-${crypto.randomUUID()}`;
+    return [await openTab(t, kit, indexedDB, name), await openTab(t, kit, indexedDB, name)];
+  }
+
   function walletStore(t, kit, options) {
     const store = new WalletStore(options, kit);
     t.after(() => store.dispose());
@@ -430,10 +426,7 @@ describe('WalletStore with a StoredSession (the real kit, a SessionStore on an i
 
   test('logout after another tab logged out (the StoredSession already deleted): resolves, nothing sent, state none', async (t) => {
     const kit = await realKit();
-    const indexedDB = memoryIndexedDB({ serializeWrites: true });
-    const name = `react-${crypto.randomUUID()}`;
-    const here = await openTab(t, kit, indexedDB, name);
-    const there = await openTab(t, kit, indexedDB, name);
+    const [here, there] = await twoTabs(t, kit);
     const service = fakeService();
     const store = walletStore(t, kit, { transport: service.transport });
     const stored = await store.login(storedLogin(kit, here));
@@ -448,10 +441,7 @@ describe('WalletStore with a StoredSession (the real kit, a SessionStore on an i
 
   test('a keeper: another tab\'s logout ends the session here (revoked, fromStore); logout then resolves', async (t) => {
     const kit = await realKit();
-    const indexedDB = memoryIndexedDB({ serializeWrites: true });
-    const name = `react-${crypto.randomUUID()}`;
-    const here = await openTab(t, kit, indexedDB, name);
-    const there = await openTab(t, kit, indexedDB, name);
+    const [here, there] = await twoTabs(t, kit);
     const service = fakeService();
     const store = walletStore(t, kit, { transport: service.transport, keeper: KEEPER });
     const events = [];

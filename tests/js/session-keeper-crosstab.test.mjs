@@ -18,6 +18,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { init, ClientKey, KitError, WalletClient, SessionKeeper, SessionStore } from '../../pkg/node.js';
 import { sessionResponse, randomScalar, sealBundle, checkStamp, pending202 } from '../support/fixtures.mjs';
 import { memoryIndexedDB } from '../support/memory-indexeddb.mjs';
+import { eventually } from '../support/eventually.mjs';
 
 await init();
 
@@ -29,18 +30,6 @@ const isoAt = (ms) => new Date(ms).toISOString();
 const kitError = (code) => (e) => e instanceof KitError && e.code === code;
 /** Lets the store's IndexedDB steps (each a few timer ticks), WebCrypto and the channel run. */
 const settle = () => sleep(100);
-/** Retries `check` for up to `ms` of real time (a loaded machine runs the steps above slower). */
-async function eventually(check, ms = 3000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await sleep(50);
-    }
-  }
-}
 
 /** A fake wall clock whose timers fire as `advance` moves it (those due at one instant together). */
 function fakeClock(start = Date.now()) {
