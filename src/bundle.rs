@@ -4,14 +4,14 @@
 //! info `turnkey_hpke`, aad = enc (uncompressed, 65) ‖ recipient public key (uncompressed, 65).
 
 use crate::prelude::*;
-use crate::text::{hex_byte, hex_byte_str, Decimal};
+use crate::text::Decimal;
 use aes_gcm::aead::{inout::InOutBuf, AeadInOut, KeyInit};
 use aes_gcm::Aes256Gcm;
 use p256::elliptic_curve::sec1::ToSec1Point;
 use p256::{PublicKey, SecretKey};
 use zeroize::Zeroizing;
 
-use crate::encoding::{base58check_decode, base58check_encode, Base58CheckError};
+use crate::encoding::{base58check_decode, base58check_encode, hex_encode, Base58CheckError};
 use crate::error::{Error, ErrorCode, Result};
 
 /// RFC 9180 suite ids: the KEM's (DHKEM(P-256, HKDF-SHA256) = 0x0010), and the whole
@@ -100,7 +100,7 @@ impl Bundle {
             return Err(invalid(
                 [
                     "bundle encapsulated key has prefix 0x",
-                    hex_byte_str(&hex_byte(enc[0])),
+                    &hex_encode(&enc[..1]),
                     "; expected a compressed point (0x02 or 0x03)",
                 ]
                 .concat(),

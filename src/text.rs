@@ -64,18 +64,6 @@ impl From<u32> for Decimal {
     }
 }
 
-/// `b` as two lowercase hex digits (what `{:02x}` prints).
-pub fn hex_byte(b: u8) -> [u8; 2] {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    [DIGITS[usize::from(b >> 4)], DIGITS[usize::from(b & 0x0f)]]
-}
-
-/// [`hex_byte`] as text, for concatenating into messages.
-pub fn hex_byte_str(b: &[u8; 2]) -> &str {
-    // Only hex digits are ever written, so this never takes the fallback.
-    core::str::from_utf8(b).unwrap_or_default()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,13 +81,6 @@ mod tests {
         assert_eq!(&*Decimal::from(usize::MAX), usize::MAX.to_string());
         assert_eq!(&*Decimal::from(u16::MAX), "65535");
         assert_eq!(&*Decimal::from(u32::MAX), "4294967295");
-    }
-
-    #[test]
-    fn hex_byte_every_byte_matches_format() {
-        for b in 0..=u8::MAX {
-            assert_eq!(hex_byte_str(&hex_byte(b)), format!("{b:02x}"));
-        }
     }
 
     /// The messages that carry numbers, each against the `format!` template it was built

@@ -2,11 +2,12 @@
 //! back. The kit never sends anything itself: the transport (the integrator backend,
 //! which adds the API credentials) does, so the API secret never enters the browser.
 
+use crate::encoding::hex_encode;
 use crate::error::{Error, ErrorCode, Result, ServiceDetails};
 use crate::fields::{Field, Fields};
 use crate::message::PendingSignature;
 use crate::prelude::*;
-use crate::text::{hex_byte, hex_byte_str, Decimal};
+use crate::text::Decimal;
 
 /// One HTTP request for the transport to send, path relative to the API base URL.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -177,16 +178,16 @@ pub fn uuid_v4() -> Result<String> {
 pub fn uuid_v4_from(mut b: [u8; 16]) -> String {
     b[6] = (b[6] & 0x0f) | 0x40;
     b[8] = (b[8] & 0x3f) | 0x80;
-    // 8-4-4-4-12 hex digits: a dash before bytes 4, 6, 8 and 10. Byte by byte rather than
-    // by slicing a hex string, whose char-boundary checks link core's slice_error_fail.
-    let mut out = String::with_capacity(36);
-    for (i, byte) in b.iter().enumerate() {
-        if matches!(i, 4 | 6 | 8 | 10) {
-            out.push('-');
-        }
-        out.push_str(hex_byte_str(&hex_byte(*byte)));
-    }
-    out
+    // 8-4-4-4-12 hex digits. The byte array is split, not a hex string: slicing a str
+    // checks char boundaries, which links core's slice_error_fail.
+    [
+        hex_encode(&b[..4]),
+        hex_encode(&b[4..6]),
+        hex_encode(&b[6..8]),
+        hex_encode(&b[8..10]),
+        hex_encode(&b[10..]),
+    ]
+    .join("-")
 }
 
 #[cfg(test)]
