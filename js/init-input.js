@@ -15,7 +15,7 @@ const MAIN_ONLY = ['passkeys', 'isolate'];
 export function isOptions(input) {
   if (input === null || typeof input !== 'object') return false;
   const proto = Object.getPrototypeOf(input);
-  return proto === Object.prototype || proto === null || 'module_or_path' in input || 'passkeys' in input || 'isolate' in input;
+  return proto === Object.prototype || proto === null || 'module_or_path' in input || MAIN_ONLY.some((option) => option in input);
 }
 
 /**
