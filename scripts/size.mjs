@@ -36,9 +36,10 @@ export const MODULES = {
 };
 export const glue = (module) => `${MODULES[module]}.js`;
 export const wasm = (module) => `${MODULES[module]}_bg.wasm`;
-// What the last change measured (49,419 and 109,955 B: LTO everywhere, no core::fmt, the JS
-// minified), rounded up to the next KB; lowered with every change that shrinks a page.
-export const BUDGETS = { signing: 49 * 1024, wallet: 108 * 1024 }; // 50,176 and 110,592 bytes
+// What the last change measured (50,253 and 110,976 B: LTO everywhere, no core::fmt, the JS
+// minified, the kit's own ECDH), rounded up to the next KB; lowered with every change that
+// shrinks a page.
+export const BUDGETS = { signing: 50 * 1024, wallet: 109 * 1024 }; // 51,200 and 111,616 bytes
 
 function walk(dir) {
   const out = [];

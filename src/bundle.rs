@@ -234,15 +234,8 @@ fn open_with_aad(
 ) -> Result<Zeroizing<Vec<u8>>> {
     // DH(skR, pkE): the x-coordinate, zeroized when dropped. Never the identity: the
     // curve has prime order and both factors are valid and non-zero.
-    let dh = p256::ecdh::diffie_hellman(recipient.to_nonzero_scalar(), enc.as_affine());
-    open_with_dh_aad(
-        dh.raw_secret_bytes(),
-        recipient_public,
-        enc,
-        ciphertext,
-        info,
-        aad,
-    )
+    let dh = crate::ecdh::diffie_hellman(&recipient.to_nonzero_scalar(), enc.as_affine());
+    open_with_dh_aad(&dh[..], recipient_public, enc, ciphertext, info, aad)
 }
 
 /// HPKE base-mode open (DHKEM(P-256, HKDF-SHA256), HKDF-SHA256, AES-256-GCM) from the
@@ -373,11 +366,11 @@ fn seal_with(
 ) -> Result<(PublicKey, Vec<u8>)> {
     use aes_gcm::{AeadInOut, Aes256Gcm, KeyInit};
     let enc = eph.public_key();
-    let dh = p256::ecdh::diffie_hellman(eph.to_nonzero_scalar(), recipient.as_affine());
+    let dh = crate::ecdh::diffie_hellman(&eph.to_nonzero_scalar(), recipient.as_affine());
     let enc_bytes = enc.to_sec1_point(false);
     let recipient_bytes = recipient.to_sec1_point(false);
     let kem_context = [enc_bytes.as_bytes(), recipient_bytes.as_bytes()].concat();
-    let (key, nonce) = key_schedule(dh.raw_secret_bytes(), &kem_context, info);
+    let (key, nonce) = key_schedule(&dh[..], &kem_context, info);
     // The aad is enc ‖ recipient (both uncompressed), the same bytes as the KEM context.
     let aad = aad.unwrap_or(&kem_context);
     let mut ciphertext = plaintext.to_vec();

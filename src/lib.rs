@@ -45,6 +45,8 @@ extern crate std;
 pub mod bundle;
 mod client_key;
 #[cfg_attr(not(fuzzing), allow(unreachable_pub))]
+mod ecdh;
+#[cfg_attr(not(fuzzing), allow(unreachable_pub))]
 mod ecdsa_der;
 pub mod enclave;
 pub mod encoding;
@@ -116,6 +118,7 @@ pub use timestamp::{format_rfc3339, parse_rfc3339, UnixMillis};
 #[cfg(fuzzing)]
 pub mod fuzzing {
     pub use crate::bundle::fuzzing::{open, seal};
+    pub use crate::ecdh::diffie_hellman;
     pub use crate::json::{parse, Json, MAX_DEPTH};
 
     /// The strict DER codec of ECDSA signatures.

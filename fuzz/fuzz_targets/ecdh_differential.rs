@@ -1,0 +1,45 @@
+#![no_main]
+//! The kit's P-256 ECDH (src/ecdh.rs: Jacobian doublings, complete projective additions)
+//! against p256's on libFuzzer-chosen scalars and points. The point is a multiple of the
+//! generator, so every byte string gives a valid one; scalars near 0 and near the group
+//! order (where the loop's additions meet the identity or equal points) are reached by
+//! `offset`, counted from either end.
+use embedded_wallet_kit::fuzzing::diffie_hellman;
+use embedded_wallet_kit::p256::elliptic_curve::ops::Reduce;
+use embedded_wallet_kit::p256::{NonZeroScalar, ProjectivePoint, Scalar, U256};
+use libfuzzer_sys::arbitrary::{self, Arbitrary};
+use libfuzzer_sys::fuzz_target;
+
+#[derive(Arbitrary, Debug)]
+enum Secret {
+    Bytes([u8; 32]),
+    Small(u16),
+    BelowOrder(u16),
+}
+
+#[derive(Arbitrary, Debug)]
+struct Input {
+    secret: Secret,
+    point: [u8; 32],
+}
+
+fn reduce(bytes: &[u8; 32]) -> Scalar {
+    <Scalar as Reduce<U256>>::reduce(&U256::from_be_slice(bytes))
+}
+
+fuzz_target!(|input: Input| {
+    let secret = match input.secret {
+        Secret::Bytes(bytes) => reduce(&bytes),
+        Secret::Small(k) => Scalar::from(u64::from(k)),
+        Secret::BelowOrder(k) => -Scalar::from(u64::from(k)),
+    };
+    let (Some(secret), Some(point)) = (
+        Option::<NonZeroScalar>::from(NonZeroScalar::new(secret)),
+        Option::<NonZeroScalar>::from(NonZeroScalar::new(reduce(&input.point))),
+    ) else {
+        return;
+    };
+    let public = (ProjectivePoint::GENERATOR * point.as_ref()).to_affine();
+    let theirs = embedded_wallet_kit::p256::ecdh::diffie_hellman(secret, &public);
+    assert_eq!(&diffie_hellman(&secret, &public)[..], &theirs.raw_secret_bytes()[..]);
+});
