@@ -36,8 +36,10 @@ export const MODULES = {
 };
 export const glue = (module) => `${MODULES[module]}.js`;
 export const wasm = (module) => `${MODULES[module]}_bg.wasm`;
-// What the last change measured (49,419 and 109,955 B: LTO everywhere, no core::fmt, the JS
-// minified), rounded up to the next KB; lowered with every change that shrinks a page.
+// What was measured (49,419 and 109,955 B: LTO everywhere, no core::fmt, the JS minified),
+// rounded up to the next KB; lowered with every change that shrinks a page by more than the
+// headroom (the isolated signer's code leaving init() took the wallet page to 109,720 B,
+// still within 108 KB).
 export const BUDGETS = { signing: 49 * 1024, wallet: 108 * 1024 }; // 50,176 and 110,592 bytes
 
 function walk(dir) {
