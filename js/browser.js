@@ -30,7 +30,7 @@ import { isOptions, wasmSource } from './init-input.js';
 import { guardClass, guardFunction, isReady, markReady } from './guard.js';
 import { passkey, loadPasskeys, moduleLoaded, provideModuleLoader } from './passkey.js';
 import { WalletClient, loadWalletClient } from './wallet-client.js';
-import { initIsolated, wantsIsolation } from './isolated-boot.js';
+import { initIsolated, wantsIsolation } from './isolated-platform.js';
 
 export { KitError, passkey };
 export { WalletClient };
@@ -164,8 +164,8 @@ function stalePasskeysOption() {
 export function init(input) {
   const passkeys = isOptions(input) ? input.passkeys : undefined;
   if (passkeys !== null && typeof passkeys === 'object') return Promise.reject(stalePasskeysOption());
-  // The isolated signer (js/isolated-boot.js, js/isolated.js): signing runs in a Worker;
-  // the page instantiates the module for passkeys only.
+  // The isolated signer (js/isolated-platform.js, which loads its code on the first such
+  // call): signing runs in a Worker; the page instantiates the module for passkeys only.
   if (wantsIsolation(input)) return initIsolated(input, loadPasskeys);
   const signing = loadSigning(input);
   if (passkeys === undefined || passkeys === null || passkeys === false) return signing;

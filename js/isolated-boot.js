@@ -1,107 +1,10 @@
-// The isolated signer's bootstrap, loaded with the kit (the rest, js/isolated.js, loads on
-// the first `init({ isolate: 'worker' })`).
-//
-// Script that runs after the kit loaded could redirect or watch the signer's channel by
-// replacing `Worker`, `URL`, `MessageChannel` or their prototypes' methods before `init()`
-// is called; so the platform functions the channel uses are captured here, when the kit
-// loads, and the Worker is started from here. Script that runs BEFORE the kit can replace
-// them first: no in-page design protects against that (see the README's threat model).
-import { KitError } from './kit-error.js';
+// Starts the isolated signer's Worker: loaded with js/isolated.js on the first
+// `init({ isolate: 'worker' })` (js/isolated-platform.js), never by a page that does not
+// isolate. It may load after page script replaced `Worker`, `URL` or `MessageChannel`, so
+// it calls only what js/isolated-platform.js captured when the kit loaded.
+import { platform } from './isolated-platform.js';
 
-const g = globalThis;
-/** @type {(fn: any, receiver: unknown, args: ArrayLike<unknown>) => any} a captured function may be missing; callers check */
-const apply = Reflect.apply;
-const describe = Object.getOwnPropertyDescriptor;
-const create = Object.create;
-const freeze = Object.freeze;
-const define = Reflect.defineProperty;
-const NativePromise = g.Promise;
-const { then: promiseThen, catch: promiseCatch, finally: promiseFinally } = NativePromise.prototype;
-
-/**
- * The promises the isolated signer hands out. Later script can replace
- * `Promise.prototype.then`/`constructor` or `Promise[Symbol.species]`, which an `await` or a
- * `.then()` on an ordinary promise would call with the value (a stamp, the mnemonic); this
- * subclass's methods and species are fixed at load, so awaiting one reaches none of them.
- */
-class KitPromise extends NativePromise {
-  static get [Symbol.species]() {
-    return KitPromise;
-  }
-}
-for (const [name, value] of /** @type {[string, unknown][]} */ ([['then', promiseThen], ['catch', promiseCatch], ['finally', promiseFinally], ['constructor', KitPromise]])) {
-  define(KitPromise.prototype, name, { value });
-}
-freeze(KitPromise.prototype);
-freeze(KitPromise);
-
-/**
- * Calls `onFulfilled`/`onRejected` when the promise `p` settles, without looking up
- * anything later script can replace (its `then`, its `constructor`'s species).
- */
-function settle(p, onFulfilled, onRejected) {
-  if (!(p instanceof KitPromise)) define(p, 'constructor', { value: KitPromise, configurable: true });
-  apply(promiseThen, p, [onFulfilled, onRejected]);
-}
-
-/**
- * The prototype of what the isolated signer resolves with: an ordinary object whose `then`
- * is found here, undefined, so resolving with it never asks Object.prototype (where later
- * script could have put a `then` that sees it).
- */
-const Result = freeze(create(Object.prototype, { then: { value: undefined } }));
-const NativeURL = g.URL;
-const Worker = g.Worker;
-const MessageChannel = g.MessageChannel;
-const hrefOf = /** @type {PropertyDescriptor} */ (describe(NativeURL.prototype, 'href')).get;
-const getter = (proto, name) => (proto ? describe(proto, name)?.get : undefined);
-const setter = (proto, name) => (proto ? describe(proto, name)?.set : undefined);
-const PortProto = g.MessagePort?.prototype;
-const WorkerProto = Worker?.prototype;
-
-/** The captured functions, called as `apply(fn, receiver, args)`. */
-export const platform = freeze({
-  apply,
-  create,
-  freeze,
-  setPrototypeOf: Object.setPrototypeOf,
-  KitPromise,
-  settle,
-  Result,
-  isArray: Array.isArray,
-  entries: Object.entries,
-  describe,
-  get: Reflect.get,
-  stringify: JSON.stringify,
-  isFinite: Number.isFinite,
-  trunc: Math.trunc,
-  FinalizationRegistry: g.FinalizationRegistry,
-  register: g.FinalizationRegistry?.prototype.register,
-  fetch: g.fetch,
-  Request: g.Request,
-  Response: g.Response,
-  arrayBuffer: g.Response?.prototype.arrayBuffer,
-  hrefOf,
-  NativeURL,
-  Date: g.Date,
-  dateTime: g.Date.prototype.getTime,
-  dateNow: g.Date.now,
-  WeakMap: g.WeakMap,
-  weakGet: g.WeakMap.prototype.get,
-  weakSet: g.WeakMap.prototype.set,
-  portPost: PortProto?.postMessage,
-  portClose: PortProto?.close,
-  setPortOnMessage: setter(PortProto, 'onmessage'),
-  workerPost: WorkerProto?.postMessage,
-  workerTerminate: WorkerProto?.terminate,
-  setWorkerOnError: setter(WorkerProto, 'onerror'),
-  eventData: getter(g.MessageEvent?.prototype, 'data'),
-  ErrorEvent: g.ErrorEvent,
-  errorMessage: getter(g.ErrorEvent?.prototype, 'message'),
-  available: typeof Worker === 'function' && typeof MessageChannel === 'function',
-});
-const port1 = getter(MessageChannel?.prototype, 'port1');
-const port2 = getter(MessageChannel?.prototype, 'port2');
+const { apply, create, hrefOf, NativeURL, Worker, MessageChannel, port1, port2 } = platform;
 
 /**
  * The `URL` that the Worker line below sees (it must read literally
@@ -131,41 +34,4 @@ export function startSignerWorker() {
   const channel = new MessageChannel();
   const worker = new Worker(new URL('./signer-worker.js', import.meta.url), { type: 'module' });
   return [worker, apply(port1, channel, []), apply(port2, channel, [])];
-}
-
-/** Whether `init(input)` asks for the isolated signer. */
-export function wantsIsolation(input) {
-  if (input === null || typeof input !== 'object' || !('isolate' in input)) return false;
-  const isolate = input.isolate;
-  return isolate !== undefined && isolate !== null && isolate !== false;
-}
-
-/** @type {Promise<{ initIsolated: Function }> | undefined} */
-let loading;
-
-/**
- * `init({ isolate: 'worker', ... })`: loads js/isolated.js once and lets it start the
- * Worker; resolves to the isolated API (see there).
- */
-export function initIsolated(options, loadPasskeys) {
-  if (loading === undefined) {
-    loading = new KitPromise((resolve, reject) => {
-      settle(import('./isolated.js'), resolve, (err) => {
-        loading = undefined;
-        reject(new KitError('NOT_INITIALIZED', `embedded-wallet-kit could not load its isolated signer: ${err && err.message ? err.message : String(err)}`, err));
-      });
-    });
-  }
-  const loaded = loading;
-  return new KitPromise((resolve, reject) => settle(
-      loaded,
-      (m) => {
-        try {
-          resolve(m.initIsolated(options, loadPasskeys));
-        } catch (err) {
-          reject(err);
-        }
-      },
-      reject,
-    ));
 }

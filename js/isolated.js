@@ -1,18 +1,19 @@
 // The isolated signer, page side: `init({ isolate: 'worker' })` (loaded by
-// js/isolated-boot.js on its first call).
+// js/isolated-platform.js on its first call).
 //
 // The kit's signing runs in a dedicated Worker (signer-worker.js) that generates and
 // holds every ClientKey and Session; the page gets proxies that name them by opaque
 // handles and ask the Worker, over a private MessageChannel, for public keys and
 // signatures. No key byte ever reaches the page's realm, so page script (even script
 // loaded after the kit) that finds the kit's wasm memory finds no key in it. The platform
-// functions the channel uses were captured when the kit loaded (isolated-boot.js), and so
+// functions the channel uses were captured when the kit loaded (isolated-platform.js), and so
 // is everything this file calls per message (this file itself may load after such script):
 // no reply passes through a global, a prototype method or a thenable lookup that later
 // script could replace (replies are null-prototype; values resolve as `Result`s or strings,
 // in `KitPromise`s).
 import { KitError } from './kit-error.js';
-import { platform, startSignerWorker } from './isolated-boot.js';
+import { platform } from './isolated-platform.js';
+import { startSignerWorker } from './isolated-boot.js';
 
 const {
   apply, create, freeze, setPrototypeOf, KitPromise, settle, Result, isArray, entries, describe, get, stringify,

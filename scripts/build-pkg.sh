@@ -121,7 +121,7 @@ export { KitError } from '${SNIPPET_REL}';
 JS
 
 say "copying entries, types and package files"
-ENTRIES=(browser.js node.js signing.js signing-node.js platform.js guard.js warm-up.js init-input.js passkey.js wallet-client.js wallet-client-impl.js session-store.js session-store-impl.js session-keeper.js session-keeper-impl.js isolated-boot.js isolated.js signer-worker.js testing.js testing-node.js react.js react-store.js)
+ENTRIES=(browser.js node.js signing.js signing-node.js platform.js guard.js warm-up.js init-input.js passkey.js wallet-client.js wallet-client-impl.js session-store.js session-store-impl.js session-keeper.js session-keeper-impl.js isolated-platform.js isolated-boot.js isolated.js signer-worker.js testing.js testing-node.js react.js react-store.js)
 cp "${ENTRIES[@]/#/js/}" "${OUT}/"
 # Everything ships minified (see the script): the entries and the KitError snippet with a
 # source map to the code as written (the documentation is in the .d.ts files and the

@@ -15,7 +15,7 @@
 //      (session-keeper-impl.js). Budget: measured at the split, rounded up to the next KB
 //      (issue 16's target: 100 KB).
 //   3. for information only, no budget: the main entry's `init()` alone; the isolated
-//      signer (isolated.js and signer-worker.js, and the full module again, in the
+//      signer (isolated.js, isolated-boot.js and signer-worker.js, and the full module again, in the
 //      Worker); the `embedded-wallet-kit/testing` entry (the software authenticator, for
 //      tests), which apps never load.
 //
@@ -36,9 +36,9 @@ export const MODULES = {
 };
 export const glue = (module) => `${MODULES[module]}.js`;
 export const wasm = (module) => `${MODULES[module]}_bg.wasm`;
-// What the last change measured (50,253 and 110,976 B: LTO everywhere, no core::fmt, the JS
-// minified, the kit's own ECDH), rounded up to the next KB; lowered with every change that
-// shrinks a page.
+// What was measured (50,253 and 110,700 B: LTO everywhere, no core::fmt, the JS minified,
+// the kit's own ECDH, the isolated signer's code out of init()), rounded up to the next KB;
+// lowered with every change that shrinks a page by more than the headroom.
 export const BUDGETS = { signing: 50 * 1024, wallet: 109 * 1024 }; // 51,200 and 111,616 bytes
 
 function walk(dir) {
@@ -113,7 +113,7 @@ export const mainInitFiles = (pkgDir) => [
   'wallet-client.js',
   'session-store.js',
   'session-keeper.js',
-  'isolated-boot.js',
+  'isolated-platform.js',
   glue('full'),
   ...snippets(pkgDir),
   wasm('full'),
@@ -142,6 +142,7 @@ export function sizeTables(pkgDir, budgets = BUDGETS) {
     ['main entry init() (informational, in no budget): embedded-wallet-kit\'s init() alone', mainInitFiles(pkgDir)],
     ['isolated signer (informational, in no budget): loaded by init({ isolate: \'worker\' }) on top of the main entry; its Worker loads the full module again', [
       'isolated.js',
+      'isolated-boot.js',
       'signer-worker.js',
       glue('full'),
       wasm('full'),

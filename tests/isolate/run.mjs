@@ -490,8 +490,8 @@ async function suite() {
     const seen = server.requests.length;
     const page = await open('?mode=same');
     const loaded = server.requests.slice(seen).map((r) => r.path);
-    assert(loaded.includes('/pkg/isolated-boot.js') && !loaded.includes('/pkg/isolated.js') && !loaded.includes('/pkg/signer-worker.js'),
-      `init() loads only the isolated signer's bootstrap: ${json(loaded)}`);
+    assert(loaded.includes('/pkg/isolated-platform.js') && !['isolated-boot.js', 'isolated.js', 'signer-worker.js'].some((f) => loaded.includes(`/pkg/${f}`)),
+      `init() loads only what the isolated signer captures when the kit loads, none of its code: ${json(loaded)}`);
     const secret = randomScalar();
     await openReal(page, 'same', secret);
     const found = expectOk(await attempt(page, (s) => window.probe(s), [hex(secret), hex(randomScalar())]), 'probe');

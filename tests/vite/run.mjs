@@ -6,7 +6,7 @@
 // Node seals a session key to the page's ClientKey with @turnkey/crypto; the page opens
 // it and stamps; Node verifies the stamp with @noble/curves. Also checks that the passkey
 // module and WalletClient's implementation are separate chunks loaded by
-// init({ passkeys: true }), not by init(). Then the isolated signer,
+// init({ passkeys: true }), not by init(), nor is the isolated signer's code. Then the isolated signer,
 // init({ isolate: 'worker' }), in the same build (Vite's default worker config): the signer
 // Worker and its .wasm are emitted as assets, the Worker's stamps verify in Node, and the
 // page's own realm never fetches or instantiates the signing .wasm; the same isolated page
@@ -187,11 +187,11 @@ try {
 }
 const pkgWasm = readFileSync(join(here, 'node_modules', 'embedded-wallet-kit', 'embedded_wallet_kit_bg.wasm'));
 const workerAsset = assets.find((a) => /^signer-worker-.*\.js$/.test(a));
-await check('vite build emitted the signer Worker as its own asset, started by URL from the page chunk', () => {
+await check('vite build emitted the signer Worker as its own asset, started by URL from the isolated signer\'s own chunk (not the page\'s)', () => {
   assert(workerAsset !== undefined, `no signer-worker-*.js in ${assets.join(', ')}`);
   const startsIt = assets.filter((a) => a.endsWith('.js') && a !== workerAsset)
     .filter((a) => readFileSync(join(outDir, 'assets', a), 'utf8').includes(`/assets/${workerAsset}`));
-  assert(startsIt.length === 1, `chunks naming /assets/${workerAsset}: ${startsIt.join(', ') || 'none'}`);
+  assert(startsIt.length === 1 && /^isolated-.*\.js$/.test(startsIt[0]), `chunks naming /assets/${workerAsset}: ${startsIt.join(', ') || 'none'}`);
 });
 await check('the Worker bundle loads an emitted .wasm that is the package\'s full module', () => {
   const code = readFileSync(join(outDir, 'assets', workerAsset), 'utf8');
@@ -241,6 +241,10 @@ async function suite() {
   await check("init() alone did not fetch WalletClient's implementation chunk", () => {
     const implFiles = requests().filter((r) => r.path.includes('wallet-client-impl'));
     assert(implFiles.length === 0, `fetched: ${implFiles.map((r) => r.path).join(', ')}`);
+  });
+  await check("init() did not fetch the isolated signer's chunk or Worker", () => {
+    const isolated = requests().filter((r) => /\/assets\/(isolated|signer-worker)-/.test(r.path));
+    assert(isolated.length === 0, `fetched: ${isolated.map((r) => r.path).join(', ')}`);
   });
   await check('ClientKey.generate in the page', () => assert(/^04[0-9a-f]{128}$/.test(state.publicKeyHex ?? ''), state.publicKeyHex));
 

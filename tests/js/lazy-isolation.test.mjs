@@ -1,0 +1,93 @@
+// A page that does not ask for the isolated signer loads none of its code: the browser
+// entry's static import graph (what a browser fetches for `import 'embedded-wallet-kit'`)
+// holds no isolated-boot.js, isolated.js or signer-worker.js, only what must be captured
+// when the kit loads (isolated-platform.js); `init({ isolate: 'worker' })` reaches the rest
+// through a dynamic import. The graph is read by esbuild (its metafile tells static
+// imports from `import()`), from pkg/ as built. scripts/size.mjs's hand-written lists of
+// what `init()` loads are checked against the same graphs. If the isolated signer's code
+// cannot be fetched, init rejects NOT_INITIALIZED naming it, and same-thread init() works.
+// Needs `make build` first.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { buildSync } from 'esbuild';
+import { mainInitFiles, sizeTables } from '../../scripts/size.mjs';
+
+const pkgDir = fileURLToPath(new URL('../../pkg', import.meta.url));
+
+/** The files (relative to pkg/) `entry` imports statically, itself included, and its dynamic imports' targets. */
+function importGraph(entry) {
+  const { metafile } = buildSync({
+    entryPoints: [join(pkgDir, entry)],
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    write: false,
+    outdir: join(pkgDir, 'unused-out'),
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const cwd = process.cwd();
+  const byPath = new Map(Object.entries(metafile.inputs).map(([p, input]) => [relative(pkgDir, join(cwd, p)), input]));
+  const seen = new Set();
+  const dynamic = new Set();
+  const visit = (file) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const input = byPath.get(file);
+    assert.ok(input, `esbuild read ${file}`);
+    for (const edge of input.imports) {
+      const target = relative(pkgDir, join(cwd, edge.path));
+      if (edge.kind === 'import-statement') visit(target);
+      else if (edge.kind === 'dynamic-import') dynamic.add(target);
+    }
+  };
+  visit(entry);
+  return { statics: seen, dynamic };
+}
+
+const ISOLATED = ['isolated-boot.js', 'isolated.js', 'signer-worker.js'];
+
+test('the browser entry imports none of the isolated signer statically: a page that does not isolate never fetches it', () => {
+  const { statics, dynamic } = importGraph('browser.js');
+  for (const file of ISOLATED) assert.ok(!statics.has(file), `${file} is in browser.js's static import graph: ${[...statics].join(', ')}`);
+  assert.ok(dynamic.has('isolated.js'), `init({ isolate }) loads isolated.js with import(): ${[...dynamic].join(', ')}`);
+  // isolated.js brings the Worker's starter (the Worker itself loads by URL).
+  assert.ok(importGraph('isolated.js').statics.has('isolated-boot.js'), 'isolated.js imports isolated-boot.js');
+});
+
+test("scripts/size.mjs's lists of what init() loads are the entries' static import graphs (and the .wasm)", () => {
+  const js = (files) => files.filter((f) => !f.endsWith('.wasm')).sort();
+  assert.deepEqual(js(mainInitFiles(pkgDir)), [...importGraph('browser.js').statics].sort(), 'main entry init()');
+  const [[, signingFiles]] = sizeTables(pkgDir);
+  assert.deepEqual(js(signingFiles), [...importGraph('signing.js').statics].sort(), 'signing-only page');
+});
+
+test("init({ isolate: 'worker' }) rejects NOT_INITIALIZED, naming the isolated signer, when its code cannot be fetched", async () => {
+  // A copy of pkg/ missing isolated-boot.js (which isolated.js imports): the failed fetch of
+  // a page whose network dropped.
+  const dir = mkdtempSync(join(tmpdir(), 'ewk-lazy-isolation-'));
+  try {
+    cpSync(pkgDir, dir, { recursive: true });
+    rmSync(join(dir, 'isolated-boot.js'));
+    const kit = await import(pathToFileURL(join(dir, 'browser.js')).href);
+    // Twice: a failure is not kept by the kit (the host's module map may keep it: Node's does).
+    for (const call of ['first', 'second']) {
+      await assert.rejects(kit.init({ isolate: 'worker' }), (err) => {
+        assert.ok(err instanceof kit.KitError, `${call} call: a KitError, not ${err?.constructor?.name}: ${err?.message}`);
+        assert.equal(err.code, 'NOT_INITIALIZED');
+        assert.match(err.message, /^embedded-wallet-kit could not load its isolated signer: .*isolated-boot\.js/);
+        assert.ok(err.cause, 'the import error is its cause');
+        return true;
+      });
+    }
+    // The page's own init() still works: the isolated signer's code is not part of it.
+    assert.equal(await kit.init({ module_or_path: readFileSync(join(dir, 'embedded_wallet_kit_bg.wasm')) }), undefined);
+    assert.match((await kit.ClientKey.generate()).publicKeyHex, /^04[0-9a-f]{128}$/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
