@@ -4,7 +4,7 @@
 // it calls only what js/isolated-platform.js captured when the kit loaded.
 import { platform } from './isolated-platform.js';
 
-const { apply, create, hrefOf, NativeURL, Worker, MessageChannel, port1, port2 } = platform;
+const { apply, create, hrefOf, NativeURL, Worker, MessageChannel, port1, port2, toPrimitive } = platform;
 
 /**
  * The `URL` that the Worker line below sees (it must read literally
@@ -21,7 +21,7 @@ function pinnedURL(path, base) {
   const href = apply(hrefOf, new NativeURL(path, base), []);
   const pinned = create(null);
   const text = () => href;
-  pinned[Symbol.toPrimitive] = text;
+  pinned[toPrimitive] = text;
   pinned.toString = text;
   pinned.href = href;
   return pinned;

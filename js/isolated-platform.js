@@ -72,6 +72,7 @@ export const platform = freeze({
   isArray: Array.isArray,
   entries: Object.entries,
   describe,
+  toPrimitive: Symbol.toPrimitive,
   get: Reflect.get,
   stringify: JSON.stringify,
   isFinite: Number.isFinite,

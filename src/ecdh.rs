@@ -15,6 +15,7 @@
 //! arithmetic is p256's own. Checked against p256's ECDH on random and edge scalars and
 //! points (tests below) and by the fuzz target `ecdh_differential`.
 
+use p256::elliptic_curve::array::typenum::Unsigned;
 use p256::elliptic_curve::hazmat::FieldArithmetic;
 use p256::elliptic_curve::point::AffineCoordinates;
 use p256::elliptic_curve::subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
@@ -27,7 +28,7 @@ type Fe = <NistP256 as FieldArithmetic>::FieldElement;
 
 const B: Fe = <NistP256 as PrimeCurveParams>::EQUATION_B;
 
-/// (X : Y : Z) with x = X/Z, y = Y/Z; the identity is (0 : 1 : 0).
+/// (X : Y : Z) with x = X/Z, y = Y/Z; the identity is (0 : λ : 0), written (0 : 1 : 0) here.
 #[derive(Clone, Copy)]
 struct Projective {
     x: Fe,
@@ -59,19 +60,21 @@ impl Projective {
         let yz = (self.y + self.z) * (other.y + other.z) - (yy + zz);
         let xz = (self.x + self.z) * (other.x + other.z) - (xx + zz);
 
-        let bzz = xz - B * zz;
-        let bzz3 = bzz.double() + bzz;
-        let yy_minus = yy - bzz3;
-        let yy_plus = yy + bzz3;
+        // RCB steps 19-24: xz - b·zz, tripled.
+        let xz_minus_bzz = xz - B * zz;
+        let xz_minus_bzz3 = xz_minus_bzz.double() + xz_minus_bzz;
+        let yy_minus = yy - xz_minus_bzz3;
+        let yy_plus = yy + xz_minus_bzz3;
 
         let zz3 = zz.double() + zz;
-        let bxz = B * xz - (zz3 + xx);
-        let bxz3 = bxz.double() + bxz;
+        // Steps 25-31: b·xz - 3zz - xx, tripled.
+        let bxz_part = B * xz - (zz3 + xx);
+        let bxz_part3 = bxz_part.double() + bxz_part;
         let xx3_minus_zz3 = xx.double() + xx - zz3;
 
         Self {
-            x: yy_plus * xy - yz * bxz3,
-            y: yy_plus * yy_minus + xx3_minus_zz3 * bxz3,
+            x: yy_plus * xy - yz * bxz_part3,
+            y: yy_plus * yy_minus + xx3_minus_zz3 * bxz_part3,
             z: yy_minus * yz + xy * xx3_minus_zz3,
         }
     }
@@ -139,7 +142,11 @@ impl Table {
     }
 
     /// digit·P for digit in [-8, 8], without a branch or an index that depends on it.
+    /// Must stay branch-free: it mirrors primeorder's `LookupTable::select`, and review is
+    /// what guards its constant time.
     fn select(&self, digit: i8) -> Projective {
+        // Digits lie in [-8, 8], so `digit + negative` cannot overflow.
+        debug_assert!((-8..=8).contains(&digit));
         let negative = digit >> 7;
         let magnitude = ((digit + negative) ^ negative) as u8;
         let mut point = Projective::IDENTITY;
@@ -170,7 +177,7 @@ pub fn diffie_hellman(secret: &NonZeroScalar, public: &AffinePoint) -> Zeroizing
     let digits = Radix16Decomposition::<Radix16Digits<NistP256>>::new(secret.as_ref());
     let top = DIGITS - 1;
 
-    let mut sum = Projective::IDENTITY.add(&table.select(digits[top]));
+    let mut sum = table.select(digits[top]);
     for i in (0..top).rev() {
         let mut doubled = sum.to_jacobian();
         for _ in 0..4 {
@@ -184,7 +191,7 @@ pub fn diffie_hellman(secret: &NonZeroScalar, public: &AffinePoint) -> Zeroizing
 }
 
 /// Signed radix-16 digits of a P-256 scalar: 64 nibbles and a carry.
-const DIGITS: usize = 65;
+const DIGITS: usize = <Radix16Digits<NistP256> as Unsigned>::USIZE;
 
 #[cfg(test)]
 mod tests {
@@ -220,12 +227,6 @@ mod tests {
             k.to_repr(),
             p.to_sec1_point(false).as_bytes()
         );
-    }
-
-    #[test]
-    fn digit_count_matches_primeorder() {
-        use p256::elliptic_curve::array::typenum::Unsigned;
-        assert_eq!(DIGITS, Radix16Digits::<NistP256>::USIZE);
     }
 
     /// The scalars whose digits make the loop's addition meet the identity or equal
