@@ -3,7 +3,7 @@
 //! against p256's on libFuzzer-chosen scalars and points. The point is a multiple of the
 //! generator, so every byte string gives a valid one; scalars near 0 and near the group
 //! order (where the loop's additions meet the identity or equal points) are reached by
-//! `offset`, counted from either end.
+//! `Secret::Small` and `Secret::BelowOrder` (n - k).
 use embedded_wallet_kit::fuzzing::diffie_hellman;
 use embedded_wallet_kit::p256::elliptic_curve::ops::Reduce;
 use embedded_wallet_kit::p256::{NonZeroScalar, ProjectivePoint, Scalar, U256};
