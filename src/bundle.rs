@@ -13,6 +13,7 @@ use zeroize::Zeroizing;
 
 use crate::encoding::{base58check_decode, base58check_encode, hex_encode, Base58CheckError};
 use crate::error::{Error, ErrorCode, Result};
+use crate::public_key::decode_sec1;
 
 /// RFC 9180 suite ids: the KEM's (DHKEM(P-256, HKDF-SHA256) = 0x0010), and the whole
 /// suite's (KEM 0x0010, KDF HKDF-SHA256 = 0x0001, AEAD AES-256-GCM = 0x0002).
@@ -106,8 +107,8 @@ impl Bundle {
                 .concat(),
             ));
         }
-        let enc = PublicKey::from_sec1_bytes(enc)
-            .map_err(|_| invalid("bundle encapsulated key is not a point on P-256".into()))?;
+        let enc = decode_sec1(enc)
+            .ok_or_else(|| invalid("bundle encapsulated key is not a point on P-256".into()))?;
         Ok(Self {
             enc,
             ciphertext: ciphertext.to_vec(),

@@ -10,7 +10,6 @@
 use crate::prelude::*;
 use p256::ecdsa::signature::Verifier as _;
 use p256::ecdsa::VerifyingKey;
-use p256::PublicKey;
 use zeroize::Zeroizing;
 
 use crate::bundle::{open_with, Aad, HPKE_INFO};
@@ -18,7 +17,7 @@ use crate::client_key::ClientKey;
 use crate::encoding::hex_decode;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fields::{required, Fields};
-use crate::public_key::parse_public_key_hex;
+use crate::public_key::{decode_sec1, parse_public_key_hex};
 
 mod otp;
 
@@ -140,7 +139,7 @@ pub fn open_export(
     let enc_hex = required(data, "encappedPublic", code, WHAT)?;
     let enc = hex_decode(&enc_hex)
         .filter(|b| b.len() == 65 && b[0] == 0x04)
-        .and_then(|b| PublicKey::from_sec1_bytes(&b).ok())
+        .and_then(|b| decode_sec1(&b))
         .ok_or_else(|| {
             Error::new(
                 code,
