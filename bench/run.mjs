@@ -32,7 +32,7 @@ import { sealBundle, randomScalar, checkStamp } from '../tests/support/fixtures.
 import { enginesFromArgs } from '../tests/support/engines.mjs';
 import { launchChromium } from '../tests/support/chromium.mjs';
 import { serveStatic } from '../scripts/serve.mjs';
-import { glue, measure, total, wasm } from '../scripts/size.mjs';
+import { glue, measure, noEnclaveWasm, total, wasm } from '../scripts/size.mjs';
 import { createHarness, sessionResponse, stats, ORDER, PAYLOAD, TICKS_PER_SAMPLE } from './suite.mjs';
 import { bundlePeer, checkLeanBundle, esbuildVersion, leanPlugin, topInputs } from './peer-bundle.mjs';
 import { ISOLATION_HEADERS, benchPage, coldStart, openEngine, writePages } from './browser.mjs';
@@ -198,7 +198,7 @@ async function browserEnv(engine, base, server, peerBundles) {
 }
 
 // ---- main -------------------------------------------------------------------------------------
-for (const f of ['node.js', 'browser.js', 'signing.js', 'signing-node.js', wasm('signing'), wasm('full')]) {
+for (const f of ['node.js', 'browser.js', 'signing.js', 'signing-node.js', wasm('signing'), wasm('full'), noEnclaveWasm]) {
   if (!existsSync(join(pkgDir, f))) {
     console.error(`bench: ${join(pkgDir, f)} not found; run \`make build\` first`);
     process.exit(2);
