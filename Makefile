@@ -38,13 +38,13 @@ build: setup
 lint: lint-rust lint-js
 
 # Features only add, so three clippy passes cover every build: native (the binding crates
-# are empty there), wasm32 (the core and every binding crate, tests included; the tests
-# link std) and the shipped modules' wasm32 libraries (the core without std, no_std
-# bindings with the trapping panic handler).
+# are empty there), wasm32 (the core and every binding crate, with ewk-wallet's `enclave`,
+# tests included; the tests link std) and the shipped modules' wasm32 libraries (the core
+# without std, no_std bindings with the trapping panic handler).
 lint-rust: setup
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
-	cargo clippy --target wasm32-unknown-unknown $(WASM_CRATES) --all-targets -- -D warnings
+	cargo clippy --target wasm32-unknown-unknown $(WASM_CRATES) --features ewk-wallet/enclave --all-targets -- -D warnings
 	cargo clippy --target wasm32-unknown-unknown $(WASM_CRATES) --lib --no-default-features --features ewk-common/trap-panics -- -D warnings
 
 # Fast, and installs nothing: formatting, the native clippy pass, the native tests.
@@ -68,7 +68,7 @@ test-native: setup
 # from webdriver.json; WebKitGTK through WebKitWebDriver as "safaridriver" (it sends no
 # capabilities; WebKitWebDriver's default browser is MiniBrowser) on an Xvfb display.
 WASM_TEST_ENV := CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner WASM_BINDGEN_TEST_TIMEOUT=120
-WASM_TEST := cargo test --target wasm32-unknown-unknown $(WASM_CRATES)
+WASM_TEST := cargo test --target wasm32-unknown-unknown $(WASM_CRATES) --features ewk-wallet/enclave
 
 test-wasm: setup
 	$(WASM_TEST_ENV) CHROMEDRIVER=/usr/bin/chromedriver $(WASM_TEST)

@@ -2,12 +2,15 @@
 //
 // `init()` fetches and instantiates the full WebAssembly module once (ClientKey, Session,
 // passkey.*, the flow drivers behind WalletClient, the session store's bindings,
-// inspectPayload, the enclave exports); every export is usable after it resolves, and no
-// other .wasm is ever fetched by this entry. Pages that only sign can load the smaller
+// inspectPayload), in one of its two builds: without the enclave exports of newer
+// deployments (encryptOtp, openWalletExport) by default, with them for
+// `init({ enclave: true })` (one glue drives both: scripts/check-no-enclave.mjs). Every
+// export of the build loaded is usable after it resolves, and no other .wasm is ever
+// fetched by this entry. Pages that only sign can load the smaller
 // signing-only module instead, through the `embedded-wallet-kit/signing` entry (js/signing.js);
 // each page loads exactly one module. The module URL is written as a literal
 // `new URL('./embedded_wallet_kit_bg.wasm', import.meta.url)` so that Vite, webpack and
-// other bundlers copy the .wasm next to the bundle and rewrite the URL.
+// other bundlers copy the .wasm next to the bundle and rewrite the URL (both builds' URLs).
 //
 // WalletClient's implementation (js/wallet-client-impl.js), SessionStore's and
 // SessionKeeper's are JS loaded on first use; `init({ passkeys: true })` preloads
@@ -52,6 +55,8 @@ export const openWalletExport = guardFunction(rawOpenWalletExport, 'openWalletEx
 
 /** @type {Promise<void> | undefined} the module's instantiation (init(), or a passkey call first) */
 let loading;
+/** Whether `loading` was asked for the build with the enclave exports. */
+let loadingEnclave = false;
 /** @type {Promise<void> | undefined} */
 let initPromise;
 /** @type {Promise<void> | undefined} init({ passkeys: true }) */
@@ -83,12 +88,16 @@ function loadFailure(err) {
  * rest; the isolated signer's page side, which keeps its keys in a Worker, needs the
  * module for passkeys only.
  */
-function loadModule(input) {
+function loadModule(input, enclave = false) {
   if (loading === undefined) {
+    // Each URL a literal, for bundlers.
+    const ownModule = enclave
+      ? () => new URL('./embedded_wallet_kit_bg.wasm', import.meta.url)
+      : () => new URL('./embedded_wallet_kit_no_enclave_bg.wasm', import.meta.url);
     // Started in a callback, not in this call: reading `input` may throw (a getter), and
     // the failure handler must then see `attempt` assigned, to reset it for a retry.
     const attempt = Promise.resolve()
-      .then(() => __wbg_init(wasmSource(input, () => new URL('./embedded_wallet_kit_bg.wasm', import.meta.url))))
+      .then(() => __wbg_init(wasmSource(input, ownModule)))
       .then(
         () => {
           moduleLoaded();
@@ -99,17 +108,18 @@ function loadModule(input) {
         },
       );
     loading = attempt;
+    loadingEnclave = enclave;
   }
   return loading;
 }
 provideModuleLoader(loadModule);
 
-function loadSigning(input) {
+function loadSigning(input, enclave) {
   if (initPromise === undefined) {
     if (isReady()) {
       initPromise = Promise.resolve();
     } else {
-      const attempt = loadModule(input).then(
+      const attempt = loadModule(input, enclave).then(
         () => {
           markReady();
           warmUpLater(warmUp);
@@ -145,8 +155,12 @@ function stalePasskeysOption() {
  * share a second promise. `passkeys: { module_or_path }` (the former wallet module's
  * location) rejects INVALID_INPUT.
  *
+ * `init({ enclave: true })` loads the module's build with the enclave exports
+ * (`encryptOtp`, `openWalletExport`) instead of the one without; it rejects INVALID_INPUT
+ * when an earlier call without the option loaded the build without them.
+ *
  * `input`: where to load the module from: nothing (the .wasm next to this file),
- * `{ module_or_path?, passkeys?, isolate? }`, a URL or path, a Response, bytes or a
+ * `{ module_or_path?, passkeys?, isolate?, enclave? }`, a URL or path, a Response, bytes or a
  * WebAssembly.Module. Typed as index.d.ts declares it (tests/types/entries.ts checks).
  *
  * @overload
@@ -164,10 +178,18 @@ function stalePasskeysOption() {
 export function init(input) {
   const passkeys = isOptions(input) ? input.passkeys : undefined;
   if (passkeys !== null && typeof passkeys === 'object') return Promise.reject(stalePasskeysOption());
+  const enclave = isOptions(input) ? input.enclave : undefined;
+  if (enclave !== undefined && enclave !== null && typeof enclave !== 'boolean') {
+    return Promise.reject(new KitError('INVALID_INPUT', 'init: enclave takes true or false'));
+  }
   // The isolated signer (js/isolated-platform.js, which loads its code on the first such
-  // call): signing runs in a Worker; the page instantiates the module for passkeys only.
+  // call): signing runs in a Worker, which loads the build with the enclave exports; the
+  // page instantiates the module for passkeys only.
   if (wantsIsolation(input)) return initIsolated(input, loadPasskeys);
-  const signing = loadSigning(input);
+  if (enclave === true && loading !== undefined && !loadingEnclave) {
+    return Promise.reject(new KitError('INVALID_INPUT', 'init({ enclave: true }): an earlier init() or passkey call loaded the module without the enclave exports; pass enclave: true to the first call'));
+  }
+  const signing = loadSigning(input, enclave === true);
   if (passkeys === undefined || passkeys === null || passkeys === false) return signing;
   if (withPasskeys === undefined) {
     const attempt = Promise.all([signing, loadWalletClient()]).then(

@@ -87,12 +87,22 @@ export interface InitOptions {
   passkeys?: boolean;
   /** `false` (the default): sign in this thread. `'worker'` is the other overload of {@link init}. */
   isolate?: false | null;
+  /**
+   * Load the module's build with the enclave exports of newer deployments
+   * ({@link encryptOtp}, {@link openWalletExport}, and so WalletClient's encrypted OTP
+   * login), a larger download than the build without them. Without it they throw
+   * `NOT_INITIALIZED` saying so. Rejects `INVALID_INPUT` when an earlier `init()` or passkey
+   * call without this option loaded the build without them. With `module_or_path`, the
+   * module given is the one loaded, whichever build it is.
+   */
+  enclave?: boolean | null;
 }
 
 /**
  * Loads the WebAssembly module: one module with everything this entry exports (keys,
  * sessions, passkeys, the flows behind {@link WalletClient}, the session store,
- * {@link inspectPayload}, the enclave exports); no other `.wasm` is fetched afterwards.
+ * {@link inspectPayload}; the enclave exports with `{ enclave: true }`); no other `.wasm`
+ * is fetched afterwards.
  * Call it once before anything else; it is idempotent (every call returns the same
  * promise). In the browser it fetches the `.wasm` next to the entry, which bundlers such
  * as Vite and webpack emit as an asset. In Node the module is loaded synchronously at

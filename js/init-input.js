@@ -2,7 +2,7 @@
 import { KitError } from './kit-error.js';
 
 /** The main entry's options, which the signing entry does not have. */
-const MAIN_ONLY = ['passkeys', 'isolate'];
+const MAIN_ONLY = ['passkeys', 'isolate', 'enclave'];
 
 /**
  * Whether `input` is init()'s options object rather than where to load the module from (a
@@ -10,7 +10,7 @@ const MAIN_ONLY = ['passkeys', 'isolate'];
  * a plain object (`{}` too), or any object with one of the options.
  *
  * @param {unknown} input
- * @returns {input is { module_or_path?: unknown, passkeys?: unknown, isolate?: unknown }}
+ * @returns {input is { module_or_path?: unknown, passkeys?: unknown, isolate?: unknown, enclave?: unknown }}
  */
 export function isOptions(input) {
   if (input === null || typeof input !== 'object') return false;
@@ -32,7 +32,7 @@ export function wasmSource(input, ownModule) {
 }
 
 /**
- * The signing entry's answer to the main entry's options (`passkeys`, `isolate`): a
+ * The signing entry's answer to the main entry's options (`passkeys`, `isolate`, `enclave`): a
  * rejection naming the option when one is set, undefined otherwise (`false` and `null`
  * are unset).
  *

@@ -9,6 +9,14 @@
 // first: no in-page design protects against that (see the README's threat model).
 import { KitError } from './kit-error.js';
 
+// What the kit loads later is resolved while it loads (here, and in js/session-store.js,
+// js/session-keeper.js and js/wallet-client.js): an import map that script injects later
+// cannot redirect a specifier the page has already resolved (Chromium and WebKit merge such
+// maps; Firefox refuses them; tests/isolate/run.mjs checks it). The engines that merge such
+// maps have import.meta.resolve.
+import.meta.resolve?.('./isolated.js');
+import.meta.resolve?.('./isolated-boot.js');
+
 const g = globalThis;
 /** @type {(fn: any, receiver: unknown, args: ArrayLike<unknown>) => any} a captured function may be missing; callers check */
 const apply = Reflect.apply;
@@ -115,21 +123,30 @@ export function wantsIsolation(input) {
   return isolate !== undefined && isolate !== null && isolate !== false;
 }
 
-/** @type {Promise<{ initIsolated: Function }> | undefined} */
+/** @type {Promise<{ signer: typeof import('./isolated.js'), deps: object }> | undefined} */
 let loading;
 
 /**
- * `init({ isolate: 'worker', ... })`: loads js/isolated.js (and the Worker's starter,
- * js/isolated-boot.js) once and lets it start the Worker; resolves to the isolated API
- * (see there). A page that never isolates never fetches them.
+ * `init({ isolate: 'worker', ... })`: loads js/isolated.js and the Worker's starter,
+ * js/isolated-boot.js, once, hands them what they use (they import nothing themselves)
+ * and lets the first start the Worker; resolves to the isolated API (see there). A page
+ * that never isolates never fetches them.
  */
 export function initIsolated(options, loadPasskeys) {
   if (loading === undefined) {
     loading = new KitPromise((resolve, reject) => {
-      settle(import('./isolated.js'), resolve, (err) => {
+      const failed = (err) => {
         loading = undefined;
         reject(new KitError('NOT_INITIALIZED', `embedded-wallet-kit could not load its isolated signer: ${err && err.message ? err.message : String(err)}`, err));
-      });
+      };
+      // Null-prototype: resolving looks up `then`, which later script could add to a prototype.
+      // `deps` is made once and never leaves this module and isolated.js: isolated.js takes
+      // its first caller's and refuses any other (page script may import it and call first).
+      settle(import('./isolated.js'), (signer) => settle(import('./isolated-boot.js'), (boot) => resolve({
+        __proto__: null,
+        signer,
+        deps: { __proto__: null, KitError, platform, startSignerWorker: boot.signerWorkerStarter(platform) },
+      }), failed), failed);
     });
   }
   const loaded = loading;
@@ -137,7 +154,7 @@ export function initIsolated(options, loadPasskeys) {
       loaded,
       (m) => {
         try {
-          resolve(m.initIsolated(options, loadPasskeys));
+          resolve(m.signer.initIsolated(m.deps, options, loadPasskeys));
         } catch (err) {
           reject(err);
         }

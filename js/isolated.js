@@ -11,21 +11,29 @@
 // no reply passes through a global, a prototype method or a thenable lookup that later
 // script could replace (replies are null-prototype; values resolve as `Result`s or strings,
 // in `KitPromise`s).
-import { KitError } from './kit-error.js';
-import { platform } from './isolated-platform.js';
-import { startSignerWorker } from './isolated-boot.js';
+//
+// No static import: js/isolated-platform.js hands over what this file uses (install()).
+// The kit resolves this file's URL when it loads, which a later import map cannot change,
+// but a map scoped to this URL could still redirect what this file imported.
 
-const {
+/** @type {typeof import('./kit-error.js').KitError} */
+let KitError;
+/** @type {import('./isolated-platform.js')['platform']} */
+let platform;
+/** @type {ReturnType<typeof import('./isolated-boot.js').signerWorkerStarter>} */
+let startSignerWorker;
+let {
   apply, create, freeze, setPrototypeOf, KitPromise, settle, Result, isArray, entries, describe, get, stringify,
   isFinite: isFiniteNumber, trunc, FinalizationRegistry, register, fetch, Request, Response, arrayBuffer, hrefOf,
   NativeURL, Date, dateTime, dateNow, WeakMap, weakGet, weakSet, portPost, portClose, setPortOnMessage,
   workerPost, workerTerminate, setWorkerOnError, eventData, ErrorEvent, errorMessage,
-} = platform;
+} = /** @type {import('./isolated-platform.js')['platform']} */ ({});
 const g = globalThis;
 
-const TOKEN = create(null);
-/** proxy -> { gen, handle, ...public fields }: what a proxy is, invisible to page script. */
-const records = new WeakMap();
+/** @type {object} */
+let TOKEN;
+/** proxy -> { gen, handle, ...public fields }: what a proxy is, invisible to page script. @type {WeakMap<object, any>} */
+let records;
 const record = (obj) => (obj !== null && typeof obj === 'object' ? apply(weakGet, records, [obj]) : undefined);
 
 // The one live connection. Proxies remember the generation they were made on: after
@@ -34,7 +42,7 @@ let generation = 0;
 let port = null;
 let worker = null;
 let nextCall = 1;
-let pending = create(null);
+let pending;
 /** @type {Promise<object> | undefined} */
 let connecting;
 
@@ -139,11 +147,8 @@ const internal = (value) => setPrototypeOf(value, null);
 
 // Handles whose proxy was garbage-collected are released in the Worker (as wasm-bindgen
 // does for same-thread objects).
-const released = FinalizationRegistry
-  ? new FinalizationRegistry((held) => {
-      if (held.gen === generation && port !== null) send('release', 'release', [held.handle], nothing, nothing);
-    })
-  : null;
+/** @type {FinalizationRegistry<any> | null} */
+let released;
 
 function track(obj, fields) {
   apply(weakSet, records, [obj, fields]);
@@ -413,13 +418,41 @@ function terminate() {
 
 // Keys, sessions and the kit are `Result`s too: resolving with one asks no `then` of
 // Object.prototype.
-setPrototypeOf(ClientKey.prototype, Result);
-setPrototypeOf(Session.prototype, Result);
-freeze(ClientKey.prototype);
-freeze(ClientKey);
-freeze(Session.prototype);
-freeze(Session);
-const kit = freeze({ __proto__: Result, ClientKey, Session, encryptOtp, openWalletExport, inspectPayload, terminate });
+/** @type {object} the isolated API */
+let kit;
+/** The deps install() took: the only ones later calls may pass. */
+let installed;
+
+/**
+ * Takes what this file uses from the kit's eagerly loaded modules (the captured platform,
+ * KitError, the Worker's starter); the first initIsolated() calls it.
+ *
+ * @param {{ KitError: typeof import('./kit-error.js').KitError, platform: import('./isolated-platform.js')['platform'], startSignerWorker: ReturnType<typeof import('./isolated-boot.js').signerWorkerStarter> }} deps
+ */
+function install(deps) {
+  ({ KitError, platform, startSignerWorker } = deps);
+  ({
+    apply, create, freeze, setPrototypeOf, KitPromise, settle, Result, isArray, entries, describe, get, stringify,
+    isFinite: isFiniteNumber, trunc, FinalizationRegistry, register, fetch, Request, Response, arrayBuffer, hrefOf,
+    NativeURL, Date, dateTime, dateNow, WeakMap, weakGet, weakSet, portPost, portClose, setPortOnMessage,
+    workerPost, workerTerminate, setWorkerOnError, eventData, ErrorEvent, errorMessage,
+  } = platform);
+  TOKEN = create(null);
+  records = new WeakMap();
+  pending = create(null);
+  released = FinalizationRegistry
+    ? new FinalizationRegistry((held) => {
+        if (held.gen === generation && port !== null) send('release', 'release', [held.handle], nothing, nothing);
+      })
+    : null;
+  setPrototypeOf(ClientKey.prototype, Result);
+  setPrototypeOf(Session.prototype, Result);
+  freeze(ClientKey.prototype);
+  freeze(ClientKey);
+  freeze(Session.prototype);
+  freeze(Session);
+  kit = freeze({ __proto__: Result, ClientKey, Session, encryptOtp, openWalletExport, inspectPayload, terminate });
+}
 
 /**
  * What the Worker gets as `module_or_path`: something it can fetch or instantiate; passed
@@ -498,10 +531,22 @@ function start(source, resolveKit, rejectKit) {
  * same `module_or_path` as the Worker's), for the passkey API only: WebAuthn keys live in
  * the authenticator, not in wasm, and no ClientKey or Session is made in the page.
  *
+ * @param {Parameters<typeof install>[0]} deps what install() takes: the first call's; a later
+ *   call with another object rejects NOT_INITIALIZED
  * @param {{ isolate: unknown, module_or_path?: unknown, passkeys?: boolean | null }} options
  * @param {(source: unknown) => Promise<unknown>} loadPasskeys
  */
-export function initIsolated(options, loadPasskeys) {
+export function initIsolated(deps, options, loadPasskeys) {
+  if (installed === undefined) {
+    // Taken before install() runs: deps that throw partway (having been handed this file's
+    // prototypes) still leave the kit's own call failing closed.
+    installed = deps;
+    install(deps);
+  } else if (deps !== installed) {
+    // Page script imported this file and called it first, with a platform of its own: fail
+    // closed (the kit's object, made once in isolated-platform.js, is not reachable to it).
+    return new KitPromise((_, reject) => reject(new KitError('NOT_INITIALIZED', 'embedded-wallet-kit: its isolated signer was set up by other code first; reload the page')));
+  }
   if (options.isolate !== 'worker') {
     return new KitPromise((_, reject) => reject(new KitError('INVALID_INPUT', `init: isolate must be 'worker' or false, not ${stringify(String(options.isolate))}`)));
   }

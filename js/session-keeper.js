@@ -3,6 +3,9 @@
 // init(), and every page that never keeps a session, does not download it.
 import { KitError } from './kit-error.js';
 
+// Resolved now, so that an import map injected later cannot redirect it (js/isolated-platform.js).
+import.meta.resolve?.('./session-keeper-impl.js');
+
 /** Lets the implementation (and only it) construct keepers. */
 export const TOKEN = Symbol('session-keeper');
 

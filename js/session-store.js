@@ -4,6 +4,9 @@
 import { KitError } from './kit-error.js';
 import { isReady, notInitialized } from './guard.js';
 
+// Resolved now, so that an import map injected later cannot redirect it (js/isolated-platform.js).
+import.meta.resolve?.('./session-store-impl.js');
+
 /** Lets the implementation (and only it) construct stores and stored sessions. */
 export const TOKEN = Symbol('session-store');
 

@@ -10,6 +10,9 @@ import { KitError } from './kit-error.js';
 import { isHandle, isReady, notInitialized } from './guard.js';
 import { passkey as kitPasskey } from './passkey.js';
 
+// Resolved now, so that an import map injected later cannot redirect it (js/isolated-platform.js).
+import.meta.resolve?.('./wallet-client-impl.js');
+
 const invalid = (message) => new KitError('INVALID_INPUT', message);
 
 /** The session key modes (DESIGN §3): the spec's sealed bundle, or the client's own key. */

@@ -3,8 +3,11 @@
 # in bindings/ (each a cdylib over the core crate; bindings/common is shared by all). Each
 # page loads exactly one of the first two:
 #   1. full (bindings/wallet, which links bindings/signing: ClientKey, Session, passkey.*,
-#      the flow drivers behind WalletClient, the session store's bindings, inspectPayload,
-#      the enclave exports; loaded by the main entry's init()) -> embedded_wallet_kit*
+#      the flow drivers behind WalletClient, the session store's bindings, inspectPayload;
+#      loaded by the main entry's init()) -> embedded_wallet_kit*, in two builds that share
+#      one glue: with the enclave exports (its `enclave` feature; init({ enclave: true }),
+#      the Node entry, the isolated signer's Worker) -> embedded_wallet_kit_bg.wasm, and
+#      without (a plain init()) -> embedded_wallet_kit_no_enclave_bg.wasm
 #   2. signing-only (bindings/signing: ClientKey, Session, warmUp; loaded by the
 #      `embedded-wallet-kit/signing` entry's init()) -> embedded_wallet_kit_signing*
 #   3. testing (bindings/testing: SoftAuthenticator; the `embedded-wallet-kit/testing`
@@ -38,7 +41,7 @@ fi
 rm -rf "${OUT}"
 mkdir -p "${OUT}"
 
-# build_module <out-name> <crate> (one cargo invocation per
+# build_module <out-name> <crate> [features] [scratch] (one cargo invocation per
 # crate, so that no crate's features reach another's module; the core is built without its
 # default `json` feature: the modules parse with the engine's JSON.parse). wasm-bindgen's
 # declarations are finished and compared with the copy `make lint-js` reads
@@ -68,7 +71,7 @@ build_module() {
   local name=$1
   local crate=$2
   local wasm_in="target/wasm32-unknown-unknown/release/${crate//-/_}.wasm"
-  local features=ewk-common/trap-panics
+  local features=ewk-common/trap-panics${3:+,$3}
   local codegen=(-C llvm-args=-inline-threshold=0)
   say "cargo rustc --lib --crate-type cdylib --release --target wasm32-unknown-unknown -p ${crate} --features ${features} -- ${codegen[*]}"
   cargo rustc --lib --crate-type cdylib --release --target wasm32-unknown-unknown -p "${crate}" --features "${features}" -- "${codegen[@]}"
@@ -82,10 +85,21 @@ build_module() {
   say "wasm-opt -Oz --one-caller-inline-max-function-size 0 ${name}_bg.wasm ($("${WASM_OPT}" --version))"
   "${WASM_OPT}" -Oz --one-caller-inline-max-function-size 0 "${OUT}/${name}_bg.wasm" -o "${OUT}/${name}_bg.wasm.opt"
   mv "${OUT}/${name}_bg.wasm.opt" "${OUT}/${name}_bg.wasm"
-  node scripts/glue-types.mjs "${OUT}/${name}.d.ts" "tests/types/glue/${name}.d.ts"
+  # (not for a build whose glue does not ship)
+  [ "${4:-}" = scratch ] || node scripts/glue-types.mjs "${OUT}/${name}.d.ts" "tests/types/glue/${name}.d.ts"
 }
 
-build_module "${NAME}" ewk-wallet
+# The full module without the enclave exports first, into a scratch directory: only its
+# .wasm ships, driven by the glue of the build with them, which the check below allows.
+OUT_FULL=${OUT}
+OUT=$(mktemp -d)
+build_module "${NAME}" ewk-wallet "" scratch
+NO_ENCLAVE=${OUT}/${NAME}_bg.wasm
+OUT=${OUT_FULL}
+build_module "${NAME}" ewk-wallet ewk-wallet/enclave
+node scripts/check-no-enclave.mjs "${OUT}/${NAME}_bg.wasm" "${NO_ENCLAVE}"
+mv "${NO_ENCLAVE}" "${OUT}/${NAME}_no_enclave_bg.wasm"
+rm -rf "$(dirname "${NO_ENCLAVE}")"
 build_module "${SIGNING_NAME}" ewk-signing
 # Both hold keys: handles that cannot be forged or detached; WebCrypto and Date.now from
 # js/platform.js (see the script).
@@ -134,5 +148,5 @@ cp js/index.d.ts js/signing.d.ts js/testing.d.ts js/react.d.ts "${OUT}/"
 cp pkg-template/package.json pkg-template/README.md pkg-template/LICENSE "${OUT}/"
 
 say "done: $(cd "${OUT}" && find . -type f | sort | tr '\n' ' ')"
-ls -l "${OUT}/${NAME}_bg.wasm" "${OUT}/${NAME}.js" "${OUT}/${SIGNING_NAME}_bg.wasm" "${OUT}/${SIGNING_NAME}.js" \
+ls -l "${OUT}/${NAME}_bg.wasm" "${OUT}/${NAME}_no_enclave_bg.wasm" "${OUT}/${NAME}.js" "${OUT}/${SIGNING_NAME}_bg.wasm" "${OUT}/${SIGNING_NAME}.js" \
   "${OUT}/${TESTING_NAME}_bg.wasm" "${OUT}/${TESTING_NAME}.js"

@@ -42,7 +42,7 @@ check('the tarball holds exactly the package files', () => {
   const files = packed.files.map((f) => f.path).sort();
   const expected = [
     'LICENSE', 'README.md', 'browser.js', 'embedded_wallet_kit.d.ts', 'embedded_wallet_kit.js', 'embedded_wallet_kit_bg.wasm',
-    'embedded_wallet_kit_signing.d.ts', 'embedded_wallet_kit_signing.js', 'embedded_wallet_kit_signing_bg.wasm',
+    'embedded_wallet_kit_no_enclave_bg.wasm', 'embedded_wallet_kit_signing.d.ts', 'embedded_wallet_kit_signing.js', 'embedded_wallet_kit_signing_bg.wasm',
     'embedded_wallet_kit_testing.d.ts', 'embedded_wallet_kit_testing.js', 'embedded_wallet_kit_testing_bg.wasm', 'guard.js',
     'index.d.ts', 'init-input.js', 'isolated-boot.js', 'isolated-platform.js', 'isolated.js', 'kit-error.js', 'node.js', 'package.json', 'passkey.js', 'platform.js', 'react-store.js', 'react.d.ts', 'react.js',
     'session-keeper-impl.js', 'session-keeper.js', 'session-store-impl.js', 'session-store.js', 'signer-worker.js', 'signing-node.js', 'signing.d.ts', 'signing.js', 'testing-node.js', 'testing.d.ts', 'testing.js', 'wallet-client-impl.js', 'wallet-client.js', 'warm-up.js',
@@ -92,6 +92,7 @@ check('Node resolves the package to node.js and it works there', () => {
     assert.throws(() => passkey.registrationBody('InternalAccount:1', '', 'AAAA', {}),
       (e) => e instanceof KitError && e.code === 'INVALID_INPUT');
     assert.ok(import.meta.resolve('embedded-wallet-kit/embedded_wallet_kit_signing_bg.wasm').endsWith('_signing_bg.wasm'));
+    assert.ok(import.meta.resolve('embedded-wallet-kit/embedded_wallet_kit_no_enclave_bg.wasm').endsWith('_no_enclave_bg.wasm'));
     // The signing entry: its own module, instantiated at import in Node.
     const signing = await import('embedded-wallet-kit/signing');
     assert.deepEqual(Object.keys(signing).sort(), ['ClientKey', 'KitError', 'Session', 'init']);

@@ -785,7 +785,7 @@ function useKeys(keys) {
 
 async function start() {
   try {
-    await init({ passkeys: true });
+    await init({ passkeys: true, enclave: true }); // the enclave exports: the encrypted OTP login and wallet export
   } catch (err) {
     setStatus(`Could not load the kit: ${err.message}`, 'err');
     return;

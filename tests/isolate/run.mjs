@@ -499,7 +499,7 @@ async function suite() {
     await page.close();
   });
 
-  await check('isolated with passkeys: true: the page loads the full module for the passkey API only (its ClientKey stays NOT_INITIALIZED); passkeys: { module_or_path } is INVALID_INPUT', async () => {
+  await check('isolated with passkeys: true: the page loads the full module (without the enclave exports) for the passkey API only (its ClientKey stays NOT_INITIALIZED); passkeys: { module_or_path } is INVALID_INPUT', async () => {
     const seen = server.requests.length;
     const page = await open('?mode=isolated');
     const out = expectOk(await attempt(page, async () => {
@@ -512,7 +512,8 @@ async function suite() {
     }), 'passkeys');
     assert(json(out) === json({ stale: 'INVALID_INPUT', same: true, supported: 'boolean', pageKey: 'NOT_INITIALIZED', isoKey: false }), json(out));
     const wasm = server.requests.slice(seen).filter((r) => r.path.endsWith('.wasm')).map((r) => r.path);
-    assert(wasm.length >= 1 && wasm.every((p) => p === '/pkg/embedded_wallet_kit_bg.wasm'), `.wasm fetched: ${json(wasm)}`);
+    // The Worker's build (with the enclave exports), then the page's, for passkeys only.
+    assert(json([...wasm].sort()) === json(['/pkg/embedded_wallet_kit_bg.wasm', '/pkg/embedded_wallet_kit_no_enclave_bg.wasm']), `.wasm fetched: ${json(wasm)}`);
     await page.close();
   });
 
@@ -553,6 +554,91 @@ async function suite() {
       for (const form of [hex(bytes), Buffer.from(bytes).toString('base64'), Buffer.from(bytes).toString('base64url')]) {
         assert(!text.includes(form), 'a session scalar crossed the channel');
       }
+    }
+    await page.close();
+  });
+
+  await check('page script that imports the isolated signer\'s file and sets it up first with a platform of its own: the kit\'s init({ isolate }) fails closed and never uses that platform', async () => {
+    const page = await open('?mode=none');
+    const out = expectOk(await attempt(page, async () => {
+      const signer = await import(new URL('isolated.js', window.pkgBase).href);
+      const { platform } = await import(new URL('isolated-platform.js', window.pkgBase).href);
+      const { KitError } = await import(new URL('kit-error.js', window.pkgBase).href);
+      let starts = 0;
+      const startSignerWorker = () => {
+        starts += 1;
+        throw new Error('evil starter');
+      };
+      await window.attempt(() => signer.initIsolated({ __proto__: null, KitError, platform, startSignerWorker }, { isolate: 'worker' }, () => {}));
+      const byAttacker = starts;
+      const kitInit = await window.attempt(() => window.kit.init({ isolate: 'worker' }));
+      return { byAttacker, byKit: starts - byAttacker, kitOk: kitInit.ok, kitCode: kitInit.error?.code, kitMessage: kitInit.error?.message };
+    }), 'first caller');
+    assert(out.byAttacker === 1 && out.byKit === 0 && out.kitOk === false, json(out));
+    assert(out.kitCode === 'NOT_INITIALIZED' && /set up by other code first/.test(out.kitMessage), json(out));
+    await page.close();
+  });
+
+  await check('page script that sets the isolated signer up first with a platform that throws partway: the kit\'s init({ isolate }) still fails closed', async () => {
+    const page = await open('?mode=none');
+    const out = expectOk(await attempt(page, async () => {
+      const signer = await import(new URL('isolated.js', window.pkgBase).href);
+      const { platform } = await import(new URL('isolated-platform.js', window.pkgBase).href);
+      const { KitError } = await import(new URL('kit-error.js', window.pkgBase).href);
+      const handedOver = [];
+      const setPrototypeOf = (obj) => {
+        handedOver.push(obj);
+        throw new Error('evil platform');
+      };
+      const evil = { __proto__: null, KitError, platform: { ...platform, setPrototypeOf }, startSignerWorker: () => {} };
+      const byAttacker = await window.attempt(() => signer.initIsolated(evil, { isolate: 'worker' }, () => {}));
+      const kitInit = await window.attempt(() => window.kit.init({ isolate: 'worker' }));
+      return { attackerOk: byAttacker.ok, handedOver: handedOver.length, kitOk: kitInit.ok, kitCode: kitInit.error?.code, kitMessage: kitInit.error?.message };
+    }), 'first caller, throwing');
+    assert(out.attackerOk === false && out.handedOver === 1, json(out));
+    assert(out.kitOk === false && out.kitCode === 'NOT_INITIALIZED' && /set up by other code first/.test(out.kitMessage), json(out));
+    await page.close();
+  });
+
+  await check('an import map injected after the kit loaded redirects none of its lazily loaded modules (isolated signer, store, WalletClient, keeper), nor what the isolated signer\'s files would import', async () => {
+    const seen = server.requests.length;
+    const page = await open('?mode=none');
+    const out = expectOk(await attempt(page, async () => {
+      const evil = new URL('/evil-module.js', location.href).href;
+      const pkg = new URL(window.pkgBase, location.href).href;
+      const lazy = ['isolated.js', 'isolated-boot.js', 'session-store-impl.js', 'wallet-client-impl.js', 'session-keeper-impl.js'];
+      // The Worker's script and the glue it imports too (a page's import maps do not reach
+      // a Worker; the page resolved the glue when the kit loaded).
+      const exact = Object.fromEntries([...lazy, 'signer-worker.js', 'embedded_wallet_kit.js'].map((f) => [new URL(f, pkg).href, evil]));
+      // What the isolated signer's files would import, redirected for them alone (a scope
+      // keyed by their own URL, which no module had resolved anything from).
+      const theirImports = Object.fromEntries(['kit-error.js', 'isolated-platform.js', 'isolated-boot.js', 'guard.js', 'platform.js']
+        .map((f) => [new URL(f, pkg).href, evil]));
+      const ownScopes = Object.fromEntries(['isolated.js', 'isolated-boot.js'].map((f) => [new URL(f, pkg).href, theirImports]));
+      const map = document.createElement('script');
+      map.type = 'importmap';
+      // Exact URLs, the package's directory as a prefix, and scopes.
+      // A bare specifier no module resolved before: whether the engine took the map at all.
+      const control = { 'ewk-control': new URL('/control-module.js', location.href).href };
+      map.textContent = JSON.stringify({ imports: { ...exact, [pkg]: '/evil/', ...control }, scopes: { [pkg]: exact, ...ownScopes } });
+      document.head.append(map);
+      const mapTaken = await import('ewk-control').then((m) => m.mapped === true, () => false);
+      const ikit = await window.kit.init({ isolate: 'worker' });
+      const isolatedKey = (await ikit.ClientKey.generate()).publicKeyHex.length;
+      await window.kit.init();
+      const store = await window.kit.SessionStore.open();
+      const client = new window.kit.WalletClient({ sandbox: true, transport: () => ({ status: 200, body: {} }) });
+      const keeper = (await window.attempt(() => window.kit.SessionKeeper.start(client, null))).error?.code;
+      const flow = (await window.attempt(() => client.revokeSession(null))).error?.code;
+      return { mapTaken, isolatedKey, evilIsolated: ikit.evil === true, evilStore: store.evil === true, keeper, flow, evilLoaded: window.evilModuleLoaded === true };
+    }), 'lazy loads');
+    // Chromium and WebKitGTK merge a map added later; Firefox refuses it.
+    const mapTaken = engine !== 'firefox';
+    assert(json(out) === json({ mapTaken, isolatedKey: 130, evilIsolated: false, evilStore: false, keeper: 'INVALID_INPUT', flow: 'INVALID_INPUT', evilLoaded: false }), json(out));
+    const paths = server.requests.slice(seen).map((r) => r.path);
+    assert(!paths.some((p) => p.includes('evil')), `requested: ${json(paths.filter((p) => p.includes('evil')))}`);
+    for (const f of ['isolated.js', 'isolated-boot.js', 'session-store-impl.js', 'wallet-client-impl.js', 'session-keeper-impl.js']) {
+      assert(paths.includes(`/pkg/${f}`), `the kit's own ${f} was not loaded: ${json(paths)}`);
     }
     await page.close();
   });
@@ -703,7 +789,7 @@ async function suite() {
     await page.close();
   });
 
-  await check('both entries in one page: the signing entry\'s init() fetches only the signing-only .wasm and readies only its own exports; the main entry\'s init() then fetches the full one', async () => {
+  await check('both entries in one page: the signing entry\'s init() fetches only the signing-only .wasm and readies only its own exports; the main entry\'s init() then fetches the full one (without the enclave exports)', async () => {
     const seen = server.requests.length;
     const wasm = () => server.requests.slice(seen).filter((r) => r.path.endsWith('.wasm')).map((r) => r.path);
     const page = await open('?mode=none');
@@ -725,7 +811,7 @@ async function suite() {
       };
     }), 'main entry');
     assert(json(second) === json({ main: 130, signingStillReady: false, crossed: true }), json(second));
-    assert(json(wasm()) === json(['/pkg/embedded_wallet_kit_signing_bg.wasm', '/pkg/embedded_wallet_kit_bg.wasm']), `.wasm fetched: ${json(wasm())}`);
+    assert(json(wasm()) === json(['/pkg/embedded_wallet_kit_signing_bg.wasm', '/pkg/embedded_wallet_kit_no_enclave_bg.wasm']), `.wasm fetched: ${json(wasm())}`);
     await page.close();
   });
 

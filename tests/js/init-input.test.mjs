@@ -36,10 +36,10 @@ test('a module source, bare or as module_or_path, is handed over as it is, in a 
 });
 
 test('the signing entry refuses the main entry\'s options only when they are set', async () => {
-  for (const options of [undefined, null, {}, { passkeys: false }, { isolate: null }, { passkeys: undefined }, new URL('https://example.test/')]) {
+  for (const options of [undefined, null, {}, { passkeys: false }, { isolate: null }, { passkeys: undefined }, { enclave: false }, new URL('https://example.test/')]) {
     assert.equal(refuseMainOptions(options), undefined, JSON.stringify(options));
   }
-  for (const [options, name] of [[{ passkeys: true }, 'passkeys'], [{ isolate: 'worker' }, 'isolate'], [{ passkeys: {} }, 'passkeys']]) {
+  for (const [options, name] of [[{ passkeys: true }, 'passkeys'], [{ isolate: 'worker' }, 'isolate'], [{ passkeys: {} }, 'passkeys'], [{ enclave: true }, 'enclave']]) {
     await assert.rejects(refuseMainOptions(options), (err) => err instanceof KitError && err.code === 'INVALID_INPUT' && err.message.includes(name));
   }
 });

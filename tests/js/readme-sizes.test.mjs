@@ -13,11 +13,12 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const pkgDir = join(root, 'pkg');
 const read = (file) => readFileSync(join(root, file), 'utf8');
 
-/** gzip totals of the two budgeted tables, as size.mjs measures them. */
+/** gzip totals of the two budgeted tables and of the wallet page with the enclave exports, as size.mjs measures them. */
 function measured() {
-  const [[, signingFiles], [, walletFiles]] = sizeTables(pkgDir);
+  const [[, signingFiles], [, walletFiles], [withEnclaveTitle, withEnclaveFiles]] = sizeTables(pkgDir);
+  assert.match(withEnclaveTitle, /^passkey wallet page with the enclave exports/);
   const gzip = (files) => total(files.map((f) => measure(pkgDir, f))).gzip;
-  return { signing: gzip(signingFiles), wallet: gzip(walletFiles) };
+  return { signing: gzip(signingFiles), wallet: gzip(walletFiles), withEnclave: gzip(withEnclaveFiles) };
 }
 
 const within = (stated, actual, what) => {
@@ -43,14 +44,16 @@ test('the repository README size table states the measured totals and the enforc
   assert.equal(wallet.budget, BUDGETS.wallet, 'the passkey wallet page budget the README states is size.mjs\'s');
 });
 
-test('the npm README states the measured totals of a passkey wallet page and a signing-only page', () => {
+test('the npm README states the measured totals of a passkey wallet page (without and with the enclave exports) and a signing-only page', () => {
   const sizes = measured();
   const text = read('pkg-template/README.md').replace(/\s+/g, ' ');
   const wallet = /A passkey wallet page \([^)]*\) comes to ([\d.]+) KB gzip/.exec(text);
+  const withEnclave = /which `init\(\{ enclave: true \}\)` loads instead \(([\d.]+) KB gzip for the same page\)/.exec(text);
   const signing = /loads the signing-only module: ([\d.]+) KB gzip/.exec(text);
-  assert.ok(signing && wallet, 'the npm README states both sizes in KB gzip');
+  assert.ok(signing && wallet && withEnclave, 'the npm README states the three sizes in KB gzip');
   within(Number(signing[1]) * 1024, sizes.signing, 'signing-only page (npm README)');
   within(Number(wallet[1]) * 1024, sizes.wallet, 'passkey wallet page (npm README)');
+  within(Number(withEnclave[1]) * 1024, sizes.withEnclave, 'passkey wallet page with init({ enclave: true }) (npm README)');
 });
 
 test('the npm README\'s "about N KB" of the store\'s and keeper\'s code and of the testing module are what pkg/ measures (within 5%)', () => {

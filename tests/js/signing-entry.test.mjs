@@ -69,7 +69,7 @@ test('the signing entry signs: a session opened from a sealed bundle stamps, and
 test('the signing entry rejects the main entry\'s options with INVALID_INPUT', async () => {
   const { init: nodeInit } = await import(new URL('signing-node.js', pkg).href);
   for (const init of [signing.init, nodeInit]) {
-    for (const options of [{ passkeys: true }, { isolate: 'worker' }]) {
+    for (const options of [{ passkeys: true }, { isolate: 'worker' }, { enclave: true }]) {
       await assert.rejects(init(options), (err) => err instanceof signing.KitError && err.code === 'INVALID_INPUT' && /embedded-wallet-kit/.test(err.message));
     }
   }

@@ -52,7 +52,7 @@ function bodySizes(bytes) {
   throw new Error('no code section');
 }
 
-for (const name of ['embedded_wallet_kit_bg.wasm', 'embedded_wallet_kit_signing_bg.wasm']) {
+for (const name of ['embedded_wallet_kit_bg.wasm', 'embedded_wallet_kit_no_enclave_bg.wasm', 'embedded_wallet_kit_signing_bg.wasm']) {
   test(`${name}: at least ${MIN_SHARE * 100}% of its functions are under ${SMALL_BODY} bytes (V8's inlining budget)`, () => {
     const sizes = bodySizes(readFileSync(`${pkg}${name}`));
     assert.ok(sizes.length > 100, `${name}: ${sizes.length} functions (run make build)`);

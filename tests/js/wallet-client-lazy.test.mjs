@@ -1,14 +1,14 @@
 // WalletClient through the browser entry on a page that calls init() without { passkeys }:
-// init() fetches exactly one .wasm, the full module (the flow drivers and the passkey API
-// are in it), and not WalletClient's implementation (wallet-client-impl.js, JS); the first
+// init() fetches exactly one .wasm, the full module's build without the enclave exports
+// (the flow drivers and the passkey API are in it), and not WalletClient's implementation (wallet-client-impl.js, JS); the first
 // call loads that implementation and fetches no .wasm, including registerPasskey with an
 // injected driver. Node cannot fetch file: URLs, so this file (its own process under
-// node --test) serves them from disk, and records the ES modules it loads
+// node --test) serves them from disk (tests/support/file-fetch.mjs), and records the ES modules it loads
 // (tests/support/module-loads.mjs).
 import { test } from 'node:test';
+import { serveFileFetches } from '../support/file-fetch.mjs';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { sessionResponse } from '../support/fixtures.mjs';
 import { recordModuleLoads } from '../support/module-loads.mjs';
@@ -26,18 +26,11 @@ const namesFlowDriver = (file) => file !== 'embedded_wallet_kit.js' && /\bwallet
 const ACCOUNT = 'InternalAccount:7f3e9b1c-2a4d-4c8e-b6f1-9d0e2a3b4c5d';
 const REQUEST = 'Request:123e4567-e89b-12d3-a456-426614174000';
 
-const realFetch = globalThis.fetch;
-const fetched = [];
-globalThis.fetch = async (input, options) => {
-  const url = new URL(input instanceof Request ? input.url : String(input));
-  if (url.protocol !== 'file:') return realFetch(input, options);
-  fetched.push(url.pathname.split('/').pop());
-  return new Response(readFileSync(fileURLToPath(url)), { headers: { 'Content-Type': 'application/wasm' } });
-};
+const fetched = serveFileFetches();
 
 test('init() fetches one .wasm; registerPasskey with an injected driver then loads its JS and fetches no .wasm', async () => {
   await init();
-  assert.deepEqual(fetched, ['embedded_wallet_kit_bg.wasm'], 'init() fetches exactly the full module');
+  assert.deepEqual(fetched, ['embedded_wallet_kit_no_enclave_bg.wasm'], 'init() fetches exactly the full module without the enclave exports');
   const atInit = pkgLoads();
   assert.ok(atInit.includes('browser.js') && atInit.includes('wallet-client.js'), `loaded: ${atInit.join(', ')}`);
   assert.deepEqual(atInit.filter(namesFlowDriver), [], "init() alone loads WalletClient's implementation");
@@ -58,7 +51,7 @@ test('init() fetches one .wasm; registerPasskey with an injected driver then loa
   const user = { id: ACCOUNT, name: 'ann' };
   const created = await client.registerPasskey({ accountId: ACCOUNT, nickname: 'Laptop', challenge, rpId: 'localhost', rpName: 'x', user }, session);
   assert.deepEqual(created, { id: 'AuthMethod:1' });
-  assert.deepEqual(fetched, ['embedded_wallet_kit_bg.wasm'], 'the first call fetched no .wasm');
+  assert.deepEqual(fetched, ['embedded_wallet_kit_no_enclave_bg.wasm'], 'the first call fetched no .wasm');
   const afterCall = pkgLoads();
   assert.deepEqual(afterCall.filter((f) => f.startsWith('wallet-client-impl')), ['wallet-client-impl.js'], 'the first call loaded the implementation once');
   assert.ok(!afterCall.some((f) => f.endsWith('.wasm') || /^embedded_wallet_kit_\w+\.js$/.test(f)), `no second module: ${afterCall.join(', ')}`);
@@ -67,7 +60,7 @@ test('init() fetches one .wasm; registerPasskey with an injected driver then loa
   assert.equal(await kitPasskey.platformAuthenticatorAvailable(), false);
   await assert.rejects(kitPasskey.register({ challenge: 'AAAA', rpId: 'localhost', rpName: 'x', user: { id: 'u', name: 'n' } }),
     (err) => err.code === 'PASSKEY_UNSUPPORTED');
-  assert.deepEqual(fetched, ['embedded_wallet_kit_bg.wasm'], 'the passkey calls fetched no .wasm');
+  assert.deepEqual(fetched, ['embedded_wallet_kit_no_enclave_bg.wasm'], 'the passkey calls fetched no .wasm');
   assert.deepEqual(JSON.parse(sent[1].body), { accountId: ACCOUNT, nickname: 'Laptop', challenge, attestation });
   assert.equal(sent[1].headers['Service-Wallet-Signature'], 'sandbox-valid-signature');
 });

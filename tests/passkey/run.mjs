@@ -39,8 +39,9 @@ import { createChecks } from '../support/checks.mjs';
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = resolve(here, '../..');
 const pkgDir = join(root, 'pkg');
-// The full module: the main entry's init() fetches it and no other .wasm.
-const FULL_WASM = '/pkg/embedded_wallet_kit_bg.wasm';
+// The full module's build without the enclave exports: the main entry's plain init()
+// fetches it and no other .wasm.
+const FULL_WASM = '/pkg/embedded_wallet_kit_no_enclave_bg.wasm';
 const isWasm = (p) => p.endsWith('.wasm');
 
 const json = (v) => JSON.stringify(v);

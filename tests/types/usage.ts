@@ -14,6 +14,7 @@ export async function demo(response: SessionResponse, pending: PendingSignature,
   await init();
   await init(wasm);
   await init({ module_or_path: new URL('https://example.invalid/kit.wasm') });
+  await init({ enclave: true, passkeys: true });
   const key: ClientKey = ClientKey.generate();
   const pub: string = key.publicKeyHex;
   const comp: string = key.compressedPublicKeyHex;

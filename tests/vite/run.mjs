@@ -175,9 +175,10 @@ try {
     assert(assets.some((a) => a.endsWith('.wasm')), `no .wasm in ${assets.join(', ')}`);
   });
   await check('vite build printed no warnings', () => assert(buildWarnings.length === 0, buildWarnings.join('\n')));
-  await check('vite build emitted one .wasm, the full module (the page imports the main entry only)', () => {
-    const wasm = assets.filter((a) => a.endsWith('.wasm'));
-    assert(wasm.length === 1 && /^embedded_wallet_kit_bg-.*\.wasm$/.test(wasm[0]), `.wasm assets: ${wasm.join(', ')}`);
+  await check('vite build emitted the full module\'s two builds, with and without the enclave exports, and no other .wasm (the page imports the main entry only)', () => {
+    const wasm = assets.filter((a) => a.endsWith('.wasm')).sort();
+    assert(wasm.length === 2 && /^embedded_wallet_kit_bg-.*\.wasm$/.test(wasm[0]) && /^embedded_wallet_kit_no_enclave_bg-.*\.wasm$/.test(wasm[1]),
+      `.wasm assets: ${wasm.join(', ')}`);
   });
   await check("vite build emitted WalletClient's implementation as its own chunk", () => {
     assert(assets.some((a) => /^wallet-client-impl-.*\.js$/.test(a)), `no wallet-client-impl chunk in ${assets.join(', ')}`);
@@ -234,9 +235,9 @@ async function suite() {
     assert(wasm.length === 1, `wasm requests: ${JSON.stringify(wasm)}`);
     assert(wasm[0].status === 200 && wasm[0].type === 'application/wasm', JSON.stringify(wasm[0]));
   });
-  await check('init() fetched the full module', () => {
+  await check('init() fetched the full module without the enclave exports', () => {
     const wasm = requests().filter((r) => r.path.endsWith('.wasm'));
-    assert(/\/embedded_wallet_kit_bg-.*\.wasm$/.test(wasm[0]?.path ?? ''), `fetched: ${wasm.map((r) => r.path).join(', ')}`);
+    assert(/\/embedded_wallet_kit_no_enclave_bg-.*\.wasm$/.test(wasm[0]?.path ?? ''), `fetched: ${wasm.map((r) => r.path).join(', ')}`);
   });
   await check("init() alone did not fetch WalletClient's implementation chunk", () => {
     const implFiles = requests().filter((r) => r.path.includes('wallet-client-impl'));

@@ -1,61 +1,59 @@
 //! Newer deployments (DESIGN §3): `encryptOtp` and `openWalletExport` (their third part,
 //! `ClientKey.signRetry`, is ewk-signing's: a method of its class). Conversions only; the
 //! envelope checks and HPKE are in `enclave`/`otp`.
+//!
+//! Without the `enclave` feature both are exported with the same signatures but throw
+//! `NOT_INITIALIZED`: that build (a plain `init()`'s) then runs under
+//! the glue of the build with them (scripts/check-no-enclave.mjs checks it can).
 
 use ewk_common::prelude::*;
-use wasm_bindgen::prelude::*;
-use zeroize::Zeroizing;
-
-use embedded_wallet_kit::enclave::{encrypt_otp, unquote_target_bundle};
-use embedded_wallet_kit::enclave::{
-    open_export, SignerPin, VerifiedEnvelope, PRODUCTION_SIGNER_PUBLIC_KEY,
-    PRODUCTION_TLS_FETCHER_PUBLIC_KEY,
-};
-use embedded_wallet_kit::ErrorCode;
-use ewk_common::js::{exact_string, own};
-use ewk_common::js::{object_or_json, JsFields};
 use ewk_common::scrubbed;
-use ewk_common::{invalid_input, to_js};
 use ewk_signing::JsClientKey;
+use wasm_bindgen::prelude::*;
 
 type JsResult<T> = Result<T, JsValue>;
 
-/// An optional member of `options` (absent, undefined and null are all "not given").
-fn option(options: &JsValue, name: &str) -> Option<JsValue> {
-    own(options, name).filter(|v| !v.is_undefined() && !v.is_null())
-}
+#[cfg(feature = "enclave")]
+mod imp;
 
-/// `options.pin` and `options.sandbox`, read from JS; what they mean is the core's
-/// [`SignerPin::choose`].
-fn signer_pin(options: &JsValue, production: &str) -> JsResult<SignerPin> {
-    if options.is_undefined() || options.is_null() {
-        return SignerPin::choose(None, false, production).map_err(to_js);
-    }
-    if !options.is_object() {
-        return Err(invalid_input("options must be an object"));
-    }
-    let pin = match option(options, "pin") {
-        None => None,
-        Some(v) => Some(v.as_string().ok_or_else(|| {
-            invalid_input(
-                "options.pin must be \"production\", \"sandbox\" or a signer public key in hex",
-            )
-        })?),
-    };
-    let sandbox = match option(options, "sandbox") {
-        None => false,
-        Some(v) => v
-            .as_bool()
-            .ok_or_else(|| invalid_input("options.sandbox must be a boolean"))?,
-    };
-    SignerPin::choose(pin.as_deref(), sandbox, production).map_err(to_js)
-}
+/// The build without the `enclave` feature: the same exports, throwing.
+#[cfg(not(feature = "enclave"))]
+mod imp {
+    use super::JsResult;
+    use embedded_wallet_kit::{Error, ErrorCode};
+    use ewk_common::prelude::*;
+    use ewk_common::to_js;
+    use ewk_signing::JsClientKey;
+    use wasm_bindgen::JsValue;
 
-/// Verifies a signed envelope and reads its data as an object.
-fn verified_data(envelope: &JsFields, pin: &SignerPin, what: &str) -> JsResult<JsFields> {
-    let verified = VerifiedEnvelope::verify(envelope, pin, what).map_err(to_js)?;
-    let text = verified.data_text().map_err(to_js)?;
-    object_or_json(&JsValue::from_str(text), ErrorCode::InvalidBundle, what)
+    /// `NOT_INITIALIZED`, naming the export and how to load it.
+    fn without_enclave(name: &str) -> JsValue {
+        to_js(Error::new(
+            ErrorCode::NotInitialized,
+            [
+                name,
+                "() is in the module that init({ enclave: true }) loads; this page's init() loaded the one without the enclave exports",
+            ]
+            .concat(),
+        ))
+    }
+
+    pub(super) fn encrypt_otp_js(
+        _: &JsValue,
+        _: &JsValue,
+        _: &JsClientKey,
+        _: &JsValue,
+    ) -> JsResult<String> {
+        Err(without_enclave("encryptOtp"))
+    }
+
+    pub(super) fn open_wallet_export(
+        _: &JsValue,
+        _: &JsClientKey,
+        _: &JsValue,
+    ) -> JsResult<JsValue> {
+        Err(without_enclave("openWalletExport"))
+    }
 }
 
 /// The encrypted OTP login. Verifies the `otpEncryptionTargetBundle` of a `/challenge`
@@ -68,7 +66,8 @@ fn verified_data(envelope: &JsFields, pin: &SignerPin, what: &str) -> JsResult<J
 /// ({@link Session.fromClientKey}). The code never appears in error messages.
 /// Throws `INVALID_INPUT` (code, options), `INVALID_BUNDLE`, `INVALID_PUBLIC_KEY`,
 /// `DECRYPTION_FAILED` (signature does not verify, or another signer than the pin),
-/// `KEY_CONSUMED`.
+/// `KEY_CONSUMED`. In the browser it needs `init({ enclave: true })` (`NOT_INITIALIZED`
+/// otherwise).
 #[wasm_bindgen(js_name = encryptOtp)]
 pub fn encrypt_otp_js(
     #[wasm_bindgen(js_name = targetBundle, unchecked_param_type = "EnclaveEnvelope | string")]
@@ -77,21 +76,7 @@ pub fn encrypt_otp_js(
     key: &JsClientKey,
     #[wasm_bindgen(unchecked_optional_param_type = "EnclaveOptions")] options: &JsValue,
 ) -> JsResult<String> {
-    scrubbed(|| {
-        const WHAT: &str = "OTP target bundle";
-        let pin = signer_pin(options, PRODUCTION_TLS_FETCHER_PUBLIC_KEY)?;
-        let otp = Zeroizing::new(exact_string(otp_code, "otpCode", ErrorCode::InvalidInput)?);
-        key.handle().read(|k| k.check_unused())?.map_err(to_js)?;
-        let bundle = match target_bundle.as_string() {
-            Some(text) => JsValue::from_str(unquote_target_bundle(&text)),
-            None => target_bundle.clone(),
-        };
-        let envelope = object_or_json(&bundle, ErrorCode::InvalidBundle, WHAT)?;
-        let data = verified_data(&envelope, &pin, WHAT)?;
-
-        key.handle()
-            .write(|k| encrypt_otp(&data, &otp, k).map_err(to_js))
-    })
+    scrubbed(|| imp::encrypt_otp_js(target_bundle, otp_code, key, options))
 }
 
 /// Opens a wallet export (the 200 response, or its `encryptedWalletCredentials` envelope;
@@ -100,7 +85,8 @@ pub fn encrypt_otp_js(
 /// the key. The mnemonic is handed out once, as a JS string, which JavaScript cannot
 /// zeroize: keep it no longer than needed. The kit's own copy in wasm memory is zeroized.
 /// Throws `INVALID_INPUT` (options), `INVALID_BUNDLE`, `INVALID_PUBLIC_KEY`,
-/// `DECRYPTION_FAILED`, `KEY_CONSUMED`.
+/// `DECRYPTION_FAILED`, `KEY_CONSUMED`. In the browser it needs `init({ enclave: true })`
+/// (`NOT_INITIALIZED` otherwise).
 #[wasm_bindgen(js_name = openWalletExport, unchecked_return_type = "string")]
 pub fn open_wallet_export(
     #[wasm_bindgen(unchecked_param_type = "WalletExportResponse | EnclaveEnvelope | string")]
@@ -108,35 +94,13 @@ pub fn open_wallet_export(
     key: &JsClientKey,
     #[wasm_bindgen(unchecked_optional_param_type = "WalletExportOptions")] options: &JsValue,
 ) -> JsResult<JsValue> {
-    scrubbed(|| {
-        const WHAT: &str = "export bundle";
-        let pin = signer_pin(options, PRODUCTION_SIGNER_PUBLIC_KEY)?;
-        let organization_id = match option(options, "organizationId") {
-            None => None,
-            Some(v) => Some(
-                v.as_string()
-                    .ok_or_else(|| invalid_input("options.organizationId must be a string"))?,
-            ),
-        };
-        key.handle().read(|k| k.check_unused())?.map_err(to_js)?;
-        let mut envelope = object_or_json(response, ErrorCode::InvalidBundle, WHAT)?;
-        if let Some(inner) = own(&envelope.0, "encryptedWalletCredentials") {
-            envelope = object_or_json(&inner, ErrorCode::InvalidBundle, WHAT)?;
-        }
-        let data = verified_data(&envelope, &pin, WHAT)?;
-        // Copied into a JS string (which cannot be wiped); the Rust copy is zeroized on drop.
-        let opened = key.handle().write(|k| {
-            open_export(&data, k, organization_id.as_deref())
-                .map(|m| JsValue::from_str(&m))
-                .map_err(to_js)
-        });
-        opened
-    })
+    scrubbed(|| imp::open_wallet_export(response, key, options))
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "enclave"))]
 mod tests {
     use super::*;
+    use embedded_wallet_kit::enclave::PRODUCTION_TLS_FETCHER_PUBLIC_KEY;
     use embedded_wallet_kit::p256::SecretKey;
     use js_sys::Reflect;
     use wasm_bindgen_test::wasm_bindgen_test as test;

@@ -2,8 +2,11 @@
 //! wallet page needs in one module. ewk-signing's exports (`ClientKey`, `Session`,
 //! `warmUp`), linked from that crate, plus the WebAuthn driver (`passkey.*`), the flow
 //! drivers behind the JS WalletClient, the session store's bindings, `inspectPayload`
-//! and the enclave exports (OTP sealing, wallet export). The flows never sign: the shim
-//! has a Session sign what a flow hands out.
+//! and the enclave exports (OTP sealing, wallet export), which do their work only with
+//! the `enclave` feature: the package ships the module with it (what
+//! `init({ enclave: true })`, the Node entry and the isolated signer's Worker load) and
+//! without it (what a plain `init()` loads), one glue for both. The flows never sign: the
+//! shim has a Session sign what a flow hands out.
 #![cfg(target_arch = "wasm32")]
 #![no_std]
 // The tests may format; the library may not (bindings/clippy.toml).

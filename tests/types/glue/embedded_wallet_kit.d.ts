@@ -284,7 +284,8 @@ export class SignedRetryFlow {
  * ({@link Session.fromClientKey}). The code never appears in error messages.
  * Throws `INVALID_INPUT` (code, options), `INVALID_BUNDLE`, `INVALID_PUBLIC_KEY`,
  * `DECRYPTION_FAILED` (signature does not verify, or another signer than the pin),
- * `KEY_CONSUMED`.
+ * `KEY_CONSUMED`. In the browser it needs `init({ enclave: true })` (`NOT_INITIALIZED`
+ * otherwise).
  */
 export function encryptOtp(targetBundle: EnclaveEnvelope | string, otpCode: string, key: ClientKey, options?: EnclaveOptions): string;
 
@@ -303,7 +304,8 @@ export function inspectPayload(payloadToSign: string): PayloadInspection;
  * the key. The mnemonic is handed out once, as a JS string, which JavaScript cannot
  * zeroize: keep it no longer than needed. The kit's own copy in wasm memory is zeroized.
  * Throws `INVALID_INPUT` (options), `INVALID_BUNDLE`, `INVALID_PUBLIC_KEY`,
- * `DECRYPTION_FAILED`, `KEY_CONSUMED`.
+ * `DECRYPTION_FAILED`, `KEY_CONSUMED`. In the browser it needs `init({ enclave: true })`
+ * (`NOT_INITIALIZED` otherwise).
  */
 export function openWalletExport(response: WalletExportResponse | EnclaveEnvelope | string, key: ClientKey, options?: WalletExportOptions): string;
 
