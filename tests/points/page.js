@@ -1,7 +1,7 @@
 // One page of tests/points/run.mjs: the shipped package (the full entry, or the
 // signing-only one with ?entry=signing) opens what the driver sends, and reports each
 // outcome for the driver to compare with @noble/curves and @turnkey/crypto in Node.
-/* global window, URLSearchParams -- a browser page module */
+/* global window, URLSearchParams, WebAssembly -- a browser page module */
 const signing = new URLSearchParams(window.location.search).get('entry') === 'signing';
 const pt = {};
 window.pt = pt;
@@ -23,7 +23,8 @@ const response = (bundle) => {
   };
 };
 
-const outcome = (err) => `${err?.code ?? 'THROWN'}: ${err?.message ?? err}`;
+/** The kit's error code, TRAP for a trap of the wasm module (an engine fault here), else THROWN. */
+const outcome = (err) => `${err?.code ?? (err instanceof WebAssembly.RuntimeError ? 'TRAP' : 'THROWN')}: ${err?.message ?? err}`;
 
 let keys = [];
 /** `n` fresh ClientKeys (kept for `open`); their uncompressed public keys. */

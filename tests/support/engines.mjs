@@ -513,6 +513,11 @@ export async function launchWebKit() {
   const driver = start(WEBKIT_DRIVER, [`--port=${port}`], {
     env: { ...process.env, DISPLAY: xvfb.display, WEBKIT_DISABLE_COMPOSITING_MODE: '1' },
   });
+  // MiniBrowser writes this line (through the driver's stderr) when its web process dies;
+  // the command running then fails with "Could not parse script result", and the session
+  // is gone ("session deleted because of page crash or hang").
+  driver.webProcessCrashes = 0;
+  driver.stderr?.on('data', (d) => { driver.webProcessCrashes += String(d).split('WebProcess CRASHED').length - 1; });
   const base = `http://127.0.0.1:${port}`;
   try {
     await waitForDriver(base, driver, 'WebKitWebDriver');
