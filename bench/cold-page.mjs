@@ -17,7 +17,7 @@ export async function importInitKeygen() {
   await kit.init();
   const t2 = performance.now();
   // The first keygen comes once the page has been idle (a page calls it from an event, not
-  // in init()'s continuation): the kit uses that idle time to build p256's basepoint table.
+  // in init()'s continuation): the kit uses that idle time to build its basepoint table.
   await new Promise((resolve) => (globalThis.requestIdleCallback ?? setTimeout)(() => setTimeout(resolve, 0)));
   const t3 = performance.now();
   key = kit.ClientKey.generate();

@@ -1,7 +1,7 @@
 // Shared by both entries: runs the module's warmUp() in idle time after init() resolved.
 //
 // warmUp() runs one round of what the first keygen, open and stamp would otherwise run
-// cold (p256's basepoint table on the first round, then a keygen, an open and a stamp of
+// cold (the kit's basepoint table on the first round, then a keygen, an open and a stamp of
 // throwaway keys: bindings/signing/src/warm.rs). One round is not enough: an engine
 // optimises a function once it has run enough (Chromium, the first Session.open after
 // init(): about 3.1 ms after one round, 1.5 ms after six; `make bench` measures it).

@@ -39,12 +39,12 @@ export const glue = (module) => `${MODULES[module]}.js`;
 export const wasm = (module) => `${MODULES[module]}_bg.wasm`;
 /** The full module's build without the enclave exports (a plain init() of the main entry; the full glue drives it). */
 export const noEnclaveWasm = `${MODULES.full}_no_enclave_bg.wasm`;
-// What was measured (50,123 and 101,225 B: LTO everywhere, no core::fmt, the JS minified,
-// the kit's own ECDH, the isolated signer's code out of init(), the enclave exports out of
-// a plain init()'s build, the binding crates at opt-level "z", the lazily loaded files
-// resolved at load), rounded up to the next KB;
+// What was measured (50,456 and 102,074 B: LTO everywhere, no core::fmt, the JS minified,
+// the kit's own ECDH and basepoint table, the isolated signer's code out of init(), the
+// enclave exports out of a plain init()'s build, the binding crates at opt-level "z", the
+// lazily loaded files resolved at load), rounded up to the next KB;
 // lowered with every change that shrinks a page by more than the headroom.
-export const BUDGETS = { signing: 50 * 1024, wallet: 99 * 1024 }; // 51,200 and 101,376 bytes
+export const BUDGETS = { signing: 50 * 1024, wallet: 100 * 1024 }; // 51,200 and 102,400 bytes
 
 function walk(dir) {
   const out = [];

@@ -128,7 +128,7 @@ impl Bundle {
     /// HPKE-opens the bundle with the recipient's secret key. `DECRYPTION_FAILED` when it
     /// was sealed to another key or altered.
     pub fn open(&self, recipient: &SecretKey) -> Result<Zeroizing<Vec<u8>>> {
-        self.open_for(recipient, &recipient.public_key())
+        self.open_for(recipient, &crate::basepoint::public_key(recipient))
     }
 
     /// Opens with the ECDH result `dh` of the recipient's key and
@@ -366,7 +366,7 @@ fn seal_with(
     aad: Option<&[u8]>,
 ) -> Result<(PublicKey, Vec<u8>)> {
     use aes_gcm::{AeadInOut, Aes256Gcm, KeyInit};
-    let enc = eph.public_key();
+    let enc = crate::basepoint::public_key(eph);
     let dh = crate::ecdh::diffie_hellman(&eph.to_nonzero_scalar(), recipient.as_affine());
     let enc_bytes = enc.to_sec1_point(false);
     let recipient_bytes = recipient.to_sec1_point(false);

@@ -59,7 +59,7 @@ impl ClientKey {
 
     /// Wraps an existing secret key (tests, and keys restored from a store).
     pub fn from_secret(secret: SecretKey) -> Self {
-        let public = secret.public_key();
+        let public = crate::basepoint::public_key(&secret);
         Self {
             secret: Some(secret),
             public,
@@ -126,7 +126,8 @@ impl ClientKey {
     /// WebCrypto key (the npm package's session store keeps a client key so across an
     /// OAUTH redirect). `KEY_CONSUMED` once used. Secret: wiped when dropped.
     pub fn key_pkcs8(&self) -> Result<zeroize::Zeroizing<Vec<u8>>> {
-        self.secret().map(crate::webcrypto::pkcs8_der)
+        self.secret()
+            .map(|secret| crate::webcrypto::pkcs8_der(secret, &self.public))
     }
 
     /// Drops (and so zeroizes) the secret now: the key has done its one job, or is given

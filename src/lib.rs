@@ -42,6 +42,8 @@ extern crate std;
 // The public API is what this file re-exports, plus the modules declared `pub` below
 // (each a namespace of its own: `bundle::seal`, `stamp::verify_stamp`, `enclave::…`,
 // `passkey::…`, `flows::…`, `encoding::…`). Everything else is internal.
+#[cfg_attr(not(fuzzing), allow(unreachable_pub))]
+mod basepoint;
 pub mod bundle;
 mod client_key;
 #[cfg_attr(not(fuzzing), allow(unreachable_pub))]
@@ -62,6 +64,8 @@ mod prelude;
 mod public_key;
 mod request_ids;
 mod session;
+#[cfg_attr(not(fuzzing), allow(unreachable_pub))]
+mod signing_key;
 pub mod stamp;
 #[doc(hidden)]
 pub mod text;
@@ -70,28 +74,6 @@ mod webcrypto;
 
 #[cfg(test)]
 mod test_vectors;
-
-/// The critical section of p256's lazily built basepoint table without std (see the
-/// `critical-section` feature): single-threaded wasm32 (no `atomics` target feature, so no
-/// shared memory and no second thread) has nothing that could interleave, so entering and
-/// leaving are no-ops.
-#[cfg(all(
-    feature = "critical-section",
-    target_arch = "wasm32",
-    not(target_feature = "atomics")
-))]
-mod single_thread {
-    struct SingleThread;
-    critical_section::set_impl!(SingleThread);
-    // SAFETY: no other thread exists (see above), and the table's initialisation does
-    // not re-enter itself.
-    unsafe impl critical_section::Impl for SingleThread {
-        unsafe fn acquire() -> critical_section::RawRestoreState {
-            Default::default()
-        }
-        unsafe fn release(_: critical_section::RawRestoreState) {}
-    }
-}
 
 pub use p256;
 
@@ -117,9 +99,11 @@ pub use timestamp::{format_rfc3339, parse_rfc3339, UnixMillis};
 /// the API.
 #[cfg(fuzzing)]
 pub mod fuzzing {
+    pub use crate::basepoint::mul_generator;
     pub use crate::bundle::fuzzing::{open, seal};
     pub use crate::ecdh::diffie_hellman;
     pub use crate::json::{parse, Json, MAX_DEPTH};
+    pub use crate::signing_key::SigningKey;
 
     /// The strict DER codec of ECDSA signatures.
     pub mod ecdsa_der {

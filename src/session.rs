@@ -4,7 +4,6 @@
 
 use crate::prelude::*;
 use crate::text::Decimal;
-use p256::ecdsa::SigningKey;
 use p256::elliptic_curve::sec1::ToSec1Point;
 use p256::PublicKey;
 use zeroize::Zeroizing;
@@ -17,7 +16,8 @@ use crate::message::{PendingSignature, QuoteToSign, SignedRetryHeaders};
 use crate::request_ids::SignedRequestIds;
 #[cfg(test)]
 use crate::request_ids::{MAX_SIGNED_REQUEST_IDS, SIGNED_REQUEST_ID_HORIZON_MS};
-use crate::stamp::stamp;
+use crate::signing_key::SigningKey;
+use crate::stamp::stamp_with;
 #[cfg(feature = "std")]
 use crate::timestamp::system_now;
 use crate::timestamp::{parse_rfc3339, UnixMillis};
@@ -82,7 +82,7 @@ impl SessionInfo {
 }
 
 enum Signer {
-    /// A real session key (zeroized on drop by `SigningKey`).
+    /// A real session key (its secret zeroized on drop).
     Key(SigningKey),
     /// Sandbox: the magic signature, no key.
     Sandbox,
@@ -195,13 +195,13 @@ impl Session {
     ) -> Result<Self> {
         let info = SessionInfo::from_fields(response)?;
         let scalar = open(&Self::bundle(response)?)?;
-        let signing_key = SigningKey::from_slice(&scalar).map_err(|_| {
+        let secret = p256::SecretKey::from_slice(&scalar).map_err(|_| {
             Error::new(
                 ErrorCode::InvalidBundle,
                 "encryptedSessionSigningKey does not hold a valid P-256 private key",
             )
         })?;
-        Ok(Self::new(info, Signer::Key(signing_key)))
+        Ok(Self::new(info, Signer::Key(SigningKey::new(secret))))
     }
 
     /// The session key in PKCS#8, for `crypto.subtle.importKey` (the session store).
@@ -211,9 +211,7 @@ impl Session {
     /// WebCrypto key with it.)
     pub fn key_pkcs8(&self) -> Result<Zeroizing<Vec<u8>>> {
         match &self.signer {
-            Signer::Key(key) => Ok(crate::webcrypto::pkcs8_der(&p256::SecretKey::from(
-                key.as_nonzero_scalar(),
-            ))),
+            Signer::Key(key) => Ok(crate::webcrypto::pkcs8_der(key.secret(), key.public_key())),
             Signer::Closed => Err(closed()),
             Signer::Sandbox | Signer::External(_) => Err(Error::new(
                 ErrorCode::InvalidInput,
@@ -262,11 +260,9 @@ impl Session {
                 "session response carries encryptedSessionSigningKey: open it with Session.open instead",
             ));
         }
+        let public = *key.public_key();
         let secret = key.take_secret()?;
-        let mut session = Self::new(
-            info,
-            Signer::Key(SigningKey::from(secret.to_nonzero_scalar())),
-        );
+        let mut session = Self::new(info, Signer::Key(SigningKey::with_public(secret, public)));
         // The same key: what it signed as the OTP login's TEK stays signed.
         session.signed_requests = key.take_signed_requests();
         Ok(session)
@@ -296,7 +292,7 @@ impl Session {
     /// Compressed SEC1 hex of the session public key; `None` for a sandbox session.
     pub fn public_key_hex(&self) -> Option<String> {
         match &self.signer {
-            Signer::Key(k) => Some(crate::public_key::compressed_hex(&k.verifying_key().into())),
+            Signer::Key(k) => Some(crate::public_key::compressed_hex(k.public_key())),
             Signer::External(public) => Some(crate::public_key::compressed_hex(public)),
             Signer::Sandbox | Signer::Closed => None,
         }
@@ -356,7 +352,7 @@ impl Session {
     /// Signs `payload`, once a guard has let it through.
     fn sign(&self, payload: &str) -> Result<String> {
         match &self.signer {
-            Signer::Key(key) => Ok(stamp(key, payload)),
+            Signer::Key(key) => Ok(stamp_with(key, payload)),
             Signer::Sandbox => Ok(SANDBOX_SIGNATURE.to_owned()),
             Signer::External(_) => Err(Error::new(
                 ErrorCode::InvalidSession,
@@ -492,7 +488,9 @@ mod tests {
     use crate::bundle::seal;
     use crate::encoding::base58check_encode;
     use crate::fields::test_support::TestFields;
+    use crate::stamp::stamp;
     use crate::test_vectors::{hex, vectors};
+    use p256::ecdsa::SigningKey;
     use p256::SecretKey;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;

@@ -5,27 +5,30 @@
 //! over SHA-256 of the exact UTF-8 bytes of the payload.
 
 use crate::prelude::*;
-use p256::ecdsa::signature::Signer as _;
 use p256::ecdsa::{Signature, SigningKey};
 use p256::PublicKey;
 
 use crate::ecdsa_der::{self, DerSignature};
 use crate::encoding::{base64url_encode, hex_encode};
+use crate::signing_key::SigningKey as KitSigningKey;
 
 /// The `scheme` of every stamp.
 pub const STAMP_SCHEME: &str = "SIGNATURE_SCHEME_TK_API_P256";
 
 /// DER-encoded signature over SHA-256 of `payload`, byte for byte as given.
 pub fn sign_der(key: &SigningKey, payload: &str) -> DerSignature {
-    let signature: Signature = key.sign(payload.as_bytes());
-    ecdsa_der::encode(&signature)
+    ecdsa_der::encode(&KitSigningKey::from(key).sign(payload.as_bytes()))
 }
 
 /// The stamp JSON text for `payload`, before base64url.
 pub fn stamp_json(key: &SigningKey, payload: &str) -> String {
+    stamp_json_with(&KitSigningKey::from(key), payload)
+}
+
+fn stamp_json_with(key: &KitSigningKey, payload: &str) -> String {
     stamp_json_of(
-        &PublicKey::from(key.verifying_key()),
-        &sign_der(key, payload),
+        key.public_key(),
+        &ecdsa_der::encode(&key.sign(payload.as_bytes())),
     )
 }
 
@@ -45,7 +48,12 @@ fn stamp_json_of(public: &PublicKey, signature: &DerSignature) -> String {
 
 /// The `Service-Wallet-Signature` header value for `payload`.
 pub fn stamp(key: &SigningKey, payload: &str) -> String {
-    base64url_encode(stamp_json(key, payload).as_bytes())
+    stamp_with(&KitSigningKey::from(key), payload)
+}
+
+/// [`stamp`] with the kit's own signing key (sessions and the OTP login's TEK).
+pub(crate) fn stamp_with(key: &KitSigningKey, payload: &str) -> String {
+    base64url_encode(stamp_json_with(key, payload).as_bytes())
 }
 
 /// The header value for a signature made elsewhere (WebCrypto, for the session store)

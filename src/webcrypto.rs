@@ -26,14 +26,14 @@ const PKCS8_PUBLIC_KEY_TAG: [u8; 5] = [0xa1, 0x44, 0x03, 0x42, 0x00];
 /// Length of [`pkcs8_der`]'s output.
 pub(crate) const PKCS8_LEN: usize = 36 + 32 + 5 + 65;
 
-/// The PKCS#8 DER of `secret`, with its public key (some WebCrypto engines require it).
-/// Secret: the caller wipes every copy right after the import.
-pub(crate) fn pkcs8_der(secret: &SecretKey) -> Zeroizing<Vec<u8>> {
+/// The PKCS#8 DER of `secret`, with its public key `public` (some WebCrypto engines
+/// require it). Secret: the caller wipes every copy right after the import.
+pub(crate) fn pkcs8_der(secret: &SecretKey, public: &PublicKey) -> Zeroizing<Vec<u8>> {
     let mut der = Zeroizing::new(Vec::with_capacity(PKCS8_LEN));
     der.extend_from_slice(&PKCS8_PREFIX);
     der.extend_from_slice(&Zeroizing::new(secret.to_bytes()));
     der.extend_from_slice(&PKCS8_PUBLIC_KEY_TAG);
-    der.extend_from_slice(secret.public_key().to_sec1_point(false).as_bytes());
+    der.extend_from_slice(public.to_sec1_point(false).as_bytes());
     der
 }
 
@@ -64,7 +64,7 @@ mod tests {
     #[test]
     fn pkcs8_is_what_the_pkcs8_crate_reads_back() {
         let secret = SecretKey::from_slice(&[0x42; 32]).unwrap();
-        let der = pkcs8_der(&secret);
+        let der = pkcs8_der(&secret, &secret.public_key());
         assert_eq!(der.len(), PKCS8_LEN);
         let back = SecretKey::from_pkcs8_der(&der).unwrap();
         assert_eq!(back.to_bytes(), secret.to_bytes());

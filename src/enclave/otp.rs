@@ -159,10 +159,10 @@ pub fn sign_with_tek(
     }
     tek.record_signed_request(&pending.request_id, now)?;
     let secret = tek.secret()?;
-    // SigningKey zeroizes its copy of the scalar when dropped.
-    let key = p256::ecdsa::SigningKey::from(secret.to_nonzero_scalar());
+    // SigningKey zeroizes its copy of the secret when dropped.
+    let key = crate::signing_key::SigningKey::with_public(secret.clone(), *tek.public_key());
     Ok(SignedRetryHeaders {
-        signature: crate::stamp::stamp(&key, &pending.payload_to_sign),
+        signature: crate::stamp::stamp_with(&key, &pending.payload_to_sign),
         request_id: pending.request_id.clone(),
     })
 }

@@ -1,6 +1,6 @@
 // The warm-up (js/warm-up.js, bindings/signing warmUp): once init() has resolved, not
 // inside it, each entry asks requestIdleCallback to run warmUp's rounds, which pay for what
-// the first keygen, open and stamp would (p256's basepoint table, and code the engine has
+// the first keygen, open and stamp would (the kit's basepoint table, and code the engine has
 // not optimised yet; `make bench` measures the first calls, never timed here). Exercised
 // in Node with a requestIdleCallback that records what it is given, installed before the
 // entries are imported. Needs `make build`.

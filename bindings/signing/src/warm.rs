@@ -1,10 +1,11 @@
 //! `warmUp()`: runs, through the exports themselves, what the first keygen, open and stamp
-//! would otherwise run cold: p256's basepoint table (a lazily built static, about 4 ms in
-//! code the engine has not optimised yet), a key generation, the open of a session response
-//! (the response object's fields, base58check, point decompression, ECDH, HKDF, AES-GCM)
-//! and a stamp (ECDSA, DER, the stamp's JSON and base64url). js/browser.js calls it a few
-//! times in idle time after `init()` resolves, never inside it: the engine optimises a
-//! function once it has run enough, and one open is not enough.
+//! would otherwise run cold: the kit's basepoint table (src/basepoint.rs, a lazily built
+//! static, milliseconds in code the engine has not optimised yet), a key generation, the
+//! open of a session response (the response object's fields, base58check, point
+//! decompression, ECDH, HKDF, AES-GCM) and a stamp (ECDSA, DER, the stamp's JSON and
+//! base64url). js/browser.js calls it a few times in idle time after `init()` resolves,
+//! never inside it: the engine optimises a function once it has run enough, and one open
+//! is not enough.
 
 use crate::signing::{JsClientKey, JsSession};
 use embedded_wallet_kit::p256::SecretKey;

@@ -1,0 +1,51 @@
+#![no_main]
+//! The kit's k·G (src/basepoint.rs: an affine table, mixed additions) and its ECDSA
+//! signing on it (src/signing_key.rs) against p256's on libFuzzer-chosen scalars and
+//! messages: the point for every scalar, and for every non-zero one the public key and
+//! the RFC 6979 signature, which must be byte for byte p256's. Scalars near 0 and near
+//! the group order (where the sums meet the identity or equal points) are reached by
+//! `Secret::Small` and `Secret::BelowOrder` (n - k).
+use embedded_wallet_kit::fuzzing::{mul_generator, SigningKey};
+use embedded_wallet_kit::p256::ecdsa::signature::Signer as _;
+use embedded_wallet_kit::p256::ecdsa::Signature;
+use embedded_wallet_kit::p256::elliptic_curve::ops::Reduce;
+use embedded_wallet_kit::p256::{NonZeroScalar, ProjectivePoint, Scalar, SecretKey, U256};
+use libfuzzer_sys::arbitrary::{self, Arbitrary};
+use libfuzzer_sys::fuzz_target;
+
+#[derive(Arbitrary, Debug)]
+enum Secret {
+    Bytes([u8; 32]),
+    Small(u16),
+    BelowOrder(u16),
+}
+
+#[derive(Arbitrary, Debug)]
+struct Input {
+    secret: Secret,
+    message: Vec<u8>,
+}
+
+fuzz_target!(|input: Input| {
+    let k = match input.secret {
+        Secret::Bytes(bytes) => <Scalar as Reduce<U256>>::reduce(&U256::from_be_slice(&bytes)),
+        Secret::Small(k) => Scalar::from(u64::from(k)),
+        Secret::BelowOrder(k) => -Scalar::from(u64::from(k)),
+    };
+    assert_eq!(
+        mul_generator(&k).to_affine(),
+        (ProjectivePoint::GENERATOR * k).to_affine()
+    );
+    let Some(k) = Option::<NonZeroScalar>::from(NonZeroScalar::new(k)) else {
+        return;
+    };
+    let secret = SecretKey::from(k);
+    let theirs = embedded_wallet_kit::p256::ecdsa::SigningKey::from(&secret);
+    let ours = SigningKey::new(secret);
+    assert_eq!(
+        ours.public_key(),
+        &embedded_wallet_kit::p256::PublicKey::from(theirs.verifying_key())
+    );
+    let signature: Signature = theirs.sign(&input.message);
+    assert_eq!(ours.sign(&input.message), signature);
+});
