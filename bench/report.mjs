@@ -178,7 +178,8 @@ Written by \`make bench\` (\`node bench/run.mjs\`) on ${f.date} UTC, in one run 
 - Machine: ${f.machine}
 - **Load average (1 / 5 / 15 min): ${f.loadAtStart} at the start, ${f.loadAtEnd} at the end.** ${f.loadNote}
 - Node ${f.nodeVersion}. Kit: ${f.kitLabel}, built ${f.built} UTC. Peer: ${f.peerVersions}. Floor: WebCrypto (\`crypto.subtle\`).
-- Iterations: ${f.opt.warmup} warm-up + ${f.opt.iters} timed calls per operation and environment. Where the engine's
+- Iterations: ${f.opt.warmup} warm-up + ${f.opt.iters} timed calls per operation and environment, in each of ${f.opt.passes ?? 1} passes
+  over all the operations (fresh keys and bundles each); an operation's figures are those of its pass with the median median. Where the engine's
   \`performance.now()\` is coarse (the resolution is in each section), the calls are timed in batches of ×N calls per sample
   (≥ ${f.ticks} clock ticks each), and median / p95 are over the samples' per-call times. Cold start: ${f.opt.cold} fresh
   pages (Chromium: browser contexts; Firefox, WebKit: navigations in one session) / Node processes per row; in a page,
