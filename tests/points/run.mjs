@@ -43,10 +43,11 @@ const COLD_PAGES_BY_ENGINE = { chromium: 10, firefox: 10, webkit: 300 };
 const COLD_BATCH = 10;
 /**
  * WebKit (WebKitGTK 2.50) faults now and then on these fresh loads, loudly: its web process
- * crashed in one of CI's runs (300 loads of an entry), and a page's module trapped (Out of
- * bounds memory access, in Session.open) once in about 4,200 loads on a 2-core machine.
- * Such a load proves nothing either way: a new session repeats it. More faulted loads than
- * this per entry, or one load faulting twice, fail.
+ * crashed in one of CI's runs (300 loads of an entry); a page's module trapped once in
+ * about 4,200 loads on an idle 2-core machine (Out of bounds memory access, in
+ * Session.open) and once in 300 on a busy one (unreachable, in ClientKey.generate). Such a
+ * load proves nothing either way: a new session repeats it. More faulted loads than this
+ * per entry, or one load faulting twice, fail.
  */
 const MAX_FAULTED_LOADS = 3;
 /** Rounds in one page after that, and the opens and probes per round. */
