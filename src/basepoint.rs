@@ -99,7 +99,7 @@ pub fn mul_generator(k: &Scalar) -> ProjectivePoint {
 }
 
 /// The public key of `secret`.
-pub fn public_key(secret: &SecretKey) -> PublicKey {
+pub(crate) fn public_key(secret: &SecretKey) -> PublicKey {
     let point = mul_generator(secret.to_nonzero_scalar().as_ref()).to_affine();
     // Never the identity (the scalar is not zero and the group has prime order); were it
     // so, p256's own multiplication answers rather than a panic.

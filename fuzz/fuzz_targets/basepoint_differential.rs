@@ -8,17 +8,13 @@
 use embedded_wallet_kit::fuzzing::{mul_generator, SigningKey};
 use embedded_wallet_kit::p256::ecdsa::signature::Signer as _;
 use embedded_wallet_kit::p256::ecdsa::Signature;
-use embedded_wallet_kit::p256::elliptic_curve::ops::Reduce;
-use embedded_wallet_kit::p256::{NonZeroScalar, ProjectivePoint, Scalar, SecretKey, U256};
+use embedded_wallet_kit::p256::{NonZeroScalar, ProjectivePoint, SecretKey};
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
 
-#[derive(Arbitrary, Debug)]
-enum Secret {
-    Bytes([u8; 32]),
-    Small(u16),
-    BelowOrder(u16),
-}
+#[path = "common.rs"]
+mod common;
+use common::Secret;
 
 #[derive(Arbitrary, Debug)]
 struct Input {
@@ -27,11 +23,7 @@ struct Input {
 }
 
 fuzz_target!(|input: Input| {
-    let k = match input.secret {
-        Secret::Bytes(bytes) => <Scalar as Reduce<U256>>::reduce(&U256::from_be_slice(&bytes)),
-        Secret::Small(k) => Scalar::from(u64::from(k)),
-        Secret::BelowOrder(k) => -Scalar::from(u64::from(k)),
-    };
+    let k = input.secret.scalar();
     assert_eq!(
         mul_generator(&k).to_affine(),
         (ProjectivePoint::GENERATOR * k).to_affine()

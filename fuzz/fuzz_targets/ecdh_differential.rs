@@ -10,12 +10,9 @@ use embedded_wallet_kit::p256::{NonZeroScalar, ProjectivePoint, Scalar, U256};
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
 
-#[derive(Arbitrary, Debug)]
-enum Secret {
-    Bytes([u8; 32]),
-    Small(u16),
-    BelowOrder(u16),
-}
+#[path = "common.rs"]
+mod common;
+use common::Secret;
 
 #[derive(Arbitrary, Debug)]
 struct Input {
@@ -23,23 +20,20 @@ struct Input {
     point: [u8; 32],
 }
 
-fn reduce(bytes: &[u8; 32]) -> Scalar {
-    <Scalar as Reduce<U256>>::reduce(&U256::from_be_slice(bytes))
-}
-
 fuzz_target!(|input: Input| {
-    let secret = match input.secret {
-        Secret::Bytes(bytes) => reduce(&bytes),
-        Secret::Small(k) => Scalar::from(u64::from(k)),
-        Secret::BelowOrder(k) => -Scalar::from(u64::from(k)),
-    };
+    let secret = input.secret.scalar();
     let (Some(secret), Some(point)) = (
         Option::<NonZeroScalar>::from(NonZeroScalar::new(secret)),
-        Option::<NonZeroScalar>::from(NonZeroScalar::new(reduce(&input.point))),
+        Option::<NonZeroScalar>::from(NonZeroScalar::new(<Scalar as Reduce<U256>>::reduce(
+            &U256::from_be_slice(&input.point),
+        ))),
     ) else {
         return;
     };
     let public = (ProjectivePoint::GENERATOR * point.as_ref()).to_affine();
     let theirs = embedded_wallet_kit::p256::ecdh::diffie_hellman(secret, &public);
-    assert_eq!(&diffie_hellman(&secret, &public)[..], &theirs.raw_secret_bytes()[..]);
+    assert_eq!(
+        &diffie_hellman(&secret, &public)[..],
+        &theirs.raw_secret_bytes()[..]
+    );
 });
