@@ -67,6 +67,12 @@ test-native: setup
 # headless Chromium (ChromeDriver) and Firefox ESR (geckodriver), both with capabilities
 # from webdriver.json; WebKitGTK through WebKitWebDriver as "safaridriver" (it sends no
 # capabilities; WebKitWebDriver's default browser is MiniBrowser) on an Xvfb display.
+# WebKit runs these with JavaScriptCore's concurrent JIT off (JSC_useConcurrentJIT=0,
+# which reaches its web process): with it on, 2 of 11 runs of the core's 151 tests
+# failed inside pure arithmetic, once a trap (Out of bounds memory access in crypto-bigint's
+# safegcd) and once a signature that did not verify: a race with JSC's background compiler
+# (0 of 8 runs with it off) that the kit cannot prevent. These tests check the kit's
+# logic; tests/points keeps the JIT's default and measures the race.
 WASM_TEST_ENV := CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner WASM_BINDGEN_TEST_TIMEOUT=120
 WASM_TEST := cargo test --target wasm32-unknown-unknown $(WASM_CRATES) --features ewk-wallet/enclave
 
@@ -74,7 +80,7 @@ test-wasm: setup
 	$(WASM_TEST_ENV) CHROMEDRIVER=/usr/bin/chromedriver $(WASM_TEST)
 	$(WASM_TEST_ENV) WASM_BINDGEN_USE_BROWSER=1 CHROMEDRIVER=/usr/bin/chromedriver $(WASM_TEST)
 	$(WASM_TEST_ENV) WASM_BINDGEN_USE_BROWSER=1 GECKODRIVER=$(HOME)/.cargo/bin/geckodriver $(WASM_TEST)
-	$(WASM_TEST_ENV) WASM_BINDGEN_USE_BROWSER=1 SAFARIDRIVER=/usr/bin/WebKitWebDriver xvfb-run -a $(WASM_TEST)
+	$(WASM_TEST_ENV) JSC_useConcurrentJIT=0 WASM_BINDGEN_USE_BROWSER=1 SAFARIDRIVER=/usr/bin/WebKitWebDriver xvfb-run -a $(WASM_TEST)
 
 test-js: build
 	node --test --test-reporter=spec $(NODE_TESTS)
