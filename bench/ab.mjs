@@ -10,6 +10,7 @@
 //   node bench/ab.mjs --rounds 30 /tmp/pkg-before pkg
 /* global window -- in page.evaluate callbacks */
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 import { launchChromium } from '../tests/support/chromium.mjs';
@@ -28,7 +29,7 @@ if (!(rounds >= 1) || dirs.length < 1) {
 const entry = values.full ? 'browser.js' : 'signing.js';
 const KEYS = 100; // opens per round and build: each needs its own ClientKey and bundle
 const mounts = Object.fromEntries(dirs.map((d, i) => [`/b${i}/`, resolve(d)]));
-const server = await serveStatic({ ...mounts, '/': resolve('bench') });
+const server = await serveStatic({ ...mounts, '/': fileURLToPath(new URL('.', import.meta.url)) });
 const browser = await launchChromium(chromium, []);
 try {
   const pages = [];

@@ -39,7 +39,7 @@ export const glue = (module) => `${MODULES[module]}.js`;
 export const wasm = (module) => `${MODULES[module]}_bg.wasm`;
 /** The full module's build without the enclave exports (a plain init() of the main entry; the full glue drives it). */
 export const noEnclaveWasm = `${MODULES.full}_no_enclave_bg.wasm`;
-// What was measured (50,456 and 102,074 B: LTO everywhere, no core::fmt, the JS minified,
+// What was measured (50,611 and 102,246 B: LTO everywhere, no core::fmt, the JS minified,
 // the kit's own ECDH and basepoint table, the isolated signer's code out of init(), the
 // enclave exports out of a plain init()'s build, the binding crates at opt-level "z", the
 // lazily loaded files resolved at load), rounded up to the next KB;

@@ -14,6 +14,7 @@ use p256::elliptic_curve::point::AffineCoordinates;
 use p256::elliptic_curve::{Curve, PrimeField};
 use p256::{FieldBytes, NistP256, NonZeroScalar, PublicKey, Scalar, SecretKey, U256};
 use sha2::{Digest, Sha256};
+use zeroize::Zeroizing;
 
 use crate::basepoint;
 
@@ -49,23 +50,28 @@ impl SigningKey {
 
     /// Deterministic ECDSA over SHA-256 of `message`, exactly as p256's `SigningKey::sign`
     /// (ecdsa's `sign_prehashed_rfc6979`: the same nonces, the same retry on a zero r or s).
+    /// The copies of the secret and of the nonce (which gives the secret away as surely)
+    /// are zeroized when dropped, as the secret itself is.
     pub fn sign(&self, message: &[u8]) -> Signature {
         let digest = Sha256::digest(message);
-        let d = self.secret.to_nonzero_scalar();
+        let d = Zeroizing::new(self.secret.to_nonzero_scalar());
         let order = NistP256::ORDER;
         let mut nonces =
             rfc6979::KGenerator::<Sha256, U256>::new(&d.to_repr(), &digest, &[], &order);
         loop {
-            let mut k_bytes = FieldBytes::default();
+            let mut k_bytes = Zeroizing::new(FieldBytes::default());
             nonces.fill_next_k(&mut k_bytes);
-            let Some(k) = NonZeroScalar::from_repr(k_bytes).into_option() else {
+            let Some(k) = NonZeroScalar::from_repr(*k_bytes)
+                .into_option()
+                .map(Zeroizing::new)
+            else {
                 continue;
             };
             // r = x(k·G) mod n; s = k⁻¹(z + r·d) mod n; z is the digest mod n (32 bytes,
             // the order's length: no truncation).
             let r = Scalar::reduce(&basepoint::mul_generator(&k).to_affine().x());
             let z = Scalar::reduce(&digest);
-            let s = *k.invert() * (z + r * *d);
+            let s = *k.invert() * (z + r * **d);
             if let Ok(signature) = Signature::from_scalars(r, s) {
                 return signature;
             }
