@@ -3,6 +3,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::state::Plan;
+
 /// Which behaviour the emulator follows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -63,6 +65,9 @@ pub struct Config {
     /// (`server::CONTENT_SECURITY_POLICY`). Off by default: WebDriver harnesses that
     /// evaluate script through `eval` in the page are blocked by it in Firefox and WebKit.
     pub strict_csp: bool,
+    /// `--processing N`, `--processing-settle-ms MS`: signed retries answer
+    /// `200 {"status":"PROCESSING"}` N times before they run (`api::processing`).
+    pub processing: Plan,
 }
 
 impl Default for Config {
@@ -86,6 +91,7 @@ impl Default for Config {
             quiet: false,
             forbid_transact: false,
             strict_csp: false,
+            processing: Plan::default(),
         }
     }
 }
@@ -128,6 +134,12 @@ USAGE: emulator [OPTIONS]
                                switches it at run time)
   --strict-csp                 serve files with a strict Content-Security-Policy
                                (script-src 'self' 'wasm-unsafe-eval'; no inline; make demo)
+  --processing N               every signed retry (and encrypted-OTP verify) answers
+                               200 PROCESSING N times before it runs, as the
+                               live service does when busy (default 0; per operation at
+                               run time: POST /emulator/processing)
+  --processing-settle-ms MS    an operation left processing runs on its own after MS
+                               (default 10000)
   --quiet                      no request log on stderr
   -h, --help                   this text
 ";
@@ -216,6 +228,15 @@ where
                 }
                 config.origins.push(origin)
             }
+            "--processing" => {
+                let count = u32::try_from(number("--processing")?)
+                    .map_err(|_| format!("--processing is too large: {value}"))?;
+                config.processing = Plan::all(count, config.processing.settle_after)
+            }
+            "--processing-settle-ms" => {
+                config.processing.settle_after =
+                    Duration::from_millis(number("--processing-settle-ms")?)
+            }
             "--api-token" => config.api_token = value,
             "--api-secret" => config.api_secret = value,
             _ => return Err(format!("unknown option {flag} (see --help)")),
@@ -248,6 +269,9 @@ mod tests {
             "--challenge-interval-ms=0",
             "--forbid-transact",
             "--strict-csp",
+            "--processing-settle-ms=50",
+            "--processing",
+            "2",
         ])
         .unwrap()
         .unwrap();
@@ -258,6 +282,8 @@ mod tests {
         assert_eq!(c.challenge_interval, Duration::ZERO);
         assert_eq!(c.origins, ["https://wallet.example.com"]);
         assert!(c.forbid_transact);
+        assert_eq!(c.processing.counts.get("session.refresh"), Some(&2));
+        assert_eq!(c.processing.settle_after, Duration::from_millis(50));
         assert!(parse_args(["--help"]).unwrap().is_none());
         for bad in [
             &["--mode", "prod"][..],
@@ -266,6 +292,7 @@ mod tests {
             &["--nope", "1"],
             &["stray"],
             &["--session-ttl-secs", "0"],
+            &["--processing", "-1"],
         ] {
             assert!(parse_args(bad.iter().copied()).is_err(), "{bad:?}");
         }

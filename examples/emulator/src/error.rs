@@ -52,6 +52,15 @@ impl ApiError {
         }
     }
 
+    /// 401 with one of the service's specific 401 codes (`WALLET_SIGNATURE_BODY_MISMATCH`,
+    /// ...); `reason` names the failed check.
+    pub fn unauthorized_as(code: &str, reason: impl Into<String>) -> Self {
+        Self {
+            code: code.into(),
+            ..Self::unauthorized(reason)
+        }
+    }
+
     /// 404 NOT_FOUND.
     pub fn not_found(message: impl Into<String>) -> Self {
         Self::new(StatusCode::NOT_FOUND, "NOT_FOUND", message)

@@ -3,7 +3,7 @@
 
 use std::net::SocketAddr;
 use std::path::{Component, Path as FsPath, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use axum::extract::{Request, State as AxumState};
@@ -23,7 +23,7 @@ use crate::api::{self, App, Shared};
 use crate::config::Config;
 use crate::crypto::{generate_secret, generate_signing_key, Issuer};
 use crate::error::ApiError;
-use crate::state::State;
+use crate::state::{Book, State};
 
 /// The API routes, with paths exactly as in the spec.
 fn api_routes() -> Router<Shared> {
@@ -57,6 +57,10 @@ fn emulator_routes() -> Router<Shared> {
         .route("/config", get(config))
         .route("/registration-challenge", post(registration_challenge))
         .route("/permissions", get(permissions).post(set_permissions))
+        .route(
+            "/processing",
+            get(api::processing::get_plan).post(api::processing::set_plan),
+        )
         .route("/oidc/token", get(oidc_token))
         .route("/oidc/jwks", get(oidc_jwks))
         .route(
@@ -71,6 +75,10 @@ pub fn router(config: Config, port: u16) -> Router {
     let base_url = format!("http://localhost:{port}");
     let mut state = State {
         transact_forbidden: config.forbid_transact,
+        processing: Book {
+            plan: config.processing.clone(),
+            ..Book::default()
+        },
         ..State::default()
     };
     let (_, merchant_account_id) =
@@ -85,10 +93,14 @@ pub fn router(config: Config, port: u16) -> Router {
         base_url,
         config,
         state: Mutex::new(state),
+        settle_router: OnceLock::new(),
     });
+    let tracked = || api_routes().layer(middleware::from_fn_with_state(app.clone(), api::processing::track));
+    // Held in the App it serves: the emulator lives as long as the process.
+    let _ = app.settle_router.set(tracked().with_state(app.clone()));
     let mut router = Router::new()
-        .merge(api_routes().route_layer(middleware::from_fn_with_state(app.clone(), require_basic)))
-        .nest("/backend", api_routes())
+        .merge(tracked().route_layer(middleware::from_fn_with_state(app.clone(), require_basic)))
+        .nest("/backend", tracked())
         .nest("/emulator", emulator_routes())
         .route("/", get(index))
         .route("/pkg/{*path}", get(pkg_file))

@@ -2,6 +2,7 @@
 //! retries, passkey challenges, quotes, transactions, idempotent responses, the outbox.
 
 use std::collections::HashMap;
+use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::http::{Method, StatusCode};
@@ -168,6 +169,8 @@ pub struct State {
     pub outbox: Vec<OutboxEntry>,
     /// The platform's API token lacks the TRANSACT permission (quotes answer 403).
     pub transact_forbidden: bool,
+    /// Operations answering PROCESSING (`api::processing`).
+    pub processing: Book,
 }
 
 /// The one currency the emulator moves.
@@ -299,4 +302,76 @@ impl SessionRec {
         }
         v
     }
+}
+
+/// The operations that can answer PROCESSING, named as the service's webhook names them
+/// (`operationType`) where it does.
+pub const OPERATIONS: [&str; 7] = [
+    "auth_credential.create",
+    "auth_credential.delete",
+    "auth_credential.verify",
+    "session.refresh",
+    "session.revoke",
+    "account.update",
+    "wallet.export",
+];
+
+/// How many PROCESSING answers each operation gives, and when a held one settles.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Per operation (absent: 0).
+    pub counts: HashMap<&'static str, u32>,
+    /// After this long an operation still processing runs on its own.
+    pub settle_after: Duration,
+}
+
+impl Default for Plan {
+    fn default() -> Self {
+        Self {
+            counts: HashMap::new(),
+            settle_after: Duration::from_secs(10),
+        }
+    }
+}
+
+impl Plan {
+    /// Every operation answers PROCESSING `count` times.
+    pub fn all(count: u32, settle_after: Duration) -> Self {
+        Self {
+            counts: OPERATIONS.iter().map(|op| (*op, count)).collect(),
+            settle_after,
+        }
+    }
+
+    /// As `GET /emulator/processing` shows it.
+    pub fn to_json(&self) -> Value {
+        let counts: serde_json::Map<String, Value> = OPERATIONS
+            .iter()
+            .map(|op| ((*op).to_owned(), json!(self.counts.get(op).copied().unwrap_or(0))))
+            .collect();
+        json!({"operations": counts, "settleMs": self.settle_after.as_millis() as u64})
+    }
+}
+
+/// A signed request the emulator answered PROCESSING to, until it settles.
+pub struct Held {
+    pub operation: &'static str,
+    pub method: Method,
+    pub path: String,
+    pub body: Bytes,
+    pub signature: String,
+    /// PROCESSING answers still to give.
+    pub remaining: u32,
+    pub started_ms: i64,
+    /// The operation itself runs (a re-send after the last PROCESSING, or settling).
+    pub running: bool,
+    /// What it answered when it ran: given again to every identical re-send.
+    pub terminal: Option<(StatusCode, Bytes)>,
+}
+
+/// The held operations, by request id, and the plan.
+#[derive(Default)]
+pub struct Book {
+    pub plan: Plan,
+    pub held: HashMap<String, Held>,
 }

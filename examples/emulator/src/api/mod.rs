@@ -12,12 +12,15 @@
 //! | `quotes` | `POST /quotes`, `GET /quotes/{id}`, `POST /quotes/{id}/execute` |
 //! | `transactions` | `GET /transactions`, `GET /transactions/{id}` |
 //! | `control` | the `/emulator/` helpers (no auth) |
+//! | `processing` | `200 {"status":"PROCESSING"}` on signed retries, and `/emulator/processing` |
 //!
 //! Shared: `http` (request/response plumbing, field readers) and `signed_retry` (wallet
 //! signatures and the 202 → signed-retry exchange). Each module's doc says where strict
 //! mode deviates from sandbox.
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+use axum::Router;
 
 use embedded_wallet_kit::p256::ecdsa::SigningKey;
 use embedded_wallet_kit::p256::SecretKey;
@@ -35,6 +38,7 @@ mod login;
 mod oauth;
 mod otp;
 mod passkey;
+pub mod processing;
 mod quotes;
 mod sessions;
 mod signed_retry;
@@ -73,6 +77,9 @@ pub struct App {
     /// The seeded destination account for quotes.
     pub merchant_account_id: String,
     pub state: Mutex<State>,
+    /// The API routes without Basic auth, for running a held operation when it settles
+    /// (`processing`).
+    pub settle_router: OnceLock<Router>,
 }
 
 pub type Shared = Arc<App>;
@@ -100,7 +107,7 @@ impl App {
         self.config.origins.iter().any(|o| o == origin)
     }
 
-    fn ms(d: std::time::Duration) -> i64 {
+    pub(crate) fn ms(d: std::time::Duration) -> i64 {
         i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
     }
 }

@@ -11,6 +11,7 @@ use embedded_wallet_kit::{REQUEST_ID_HEADER, SANDBOX_SIGNATURE, SIGNATURE_HEADER
 use serde_json::{json, Value};
 
 use super::http::{json_response, Req};
+use super::processing::{self, BODY_MISMATCH};
 use super::sessions::ensure_live;
 use super::App;
 use crate::error::{ApiError, ApiResult};
@@ -115,7 +116,8 @@ pub(super) fn check_wallet_signature(
 }
 
 pub(super) enum Leg {
-    /// The first call: a 202 PendingSignature.
+    /// An answer to give as it is: the first call's 202 PendingSignature, or a signed
+    /// retry's `200 PROCESSING` (or, re-sent, the answer it ended with): `processing`.
     Issued(Response),
     /// A retry that passed every check. Call `consume` once the operation succeeded.
     Authorized(Authorized),
@@ -242,7 +244,10 @@ pub(super) fn signed_retry(
         ));
     }
     if pending.body != req.body {
-        return Err(ApiError::unauthorized("WALLET_SIGNATURE_BODY_MISMATCH"));
+        return Err(ApiError::unauthorized_as(
+            BODY_MISMATCH,
+            "WALLET_SIGNATURE_BODY_MISMATCH",
+        ));
     }
     let signer_key = pending.signer_key.clone();
     let signer = check_wallet_signature(
@@ -254,6 +259,9 @@ pub(super) fn signed_retry(
         signer_key.as_deref(),
         now,
     )?;
+    if let Some(answer) = processing::hold(st, spec.purpose, req, request_id, signature, now)? {
+        return Ok(Leg::Issued(answer));
+    }
     Ok(Leg::Authorized(Authorized {
         request_id: request_id.to_owned(),
         signer,

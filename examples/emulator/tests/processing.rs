@@ -1,0 +1,190 @@
+//! The live service's `200 {"status":"PROCESSING"}` on signed retries (protocol notes
+//! §12), as the emulator models it: N answers before the operation runs, re-sends checked
+//! byte for byte, the terminal answer repeated, and an operation that settles on its own.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{register_body, start_with, Emu, Resp};
+use embedded_wallet_kit::passkey::SoftAuthenticator;
+use embedded_wallet_kit::{
+    ClientKey, PendingSignature, Session, SignedRetryHeaders,
+};
+use emulator::Mode;
+use serde_json::{json, Value};
+
+fn strict() -> Emu {
+    start_with(Mode::Strict, |c| c.challenge_interval = Duration::ZERO)
+}
+
+fn plan(emu: &Emu, body: Value) -> Value {
+    let r = emu.raw("POST", "/emulator/processing", &[], &body.to_string());
+    r.expect(200);
+    r.json()
+}
+
+fn resend(emu: &Emu, method: &str, path: &str, headers: &SignedRetryHeaders, body: &str) -> Resp {
+    emu.retry_with(method, path, &headers.signature, &headers.request_id, body)
+}
+
+fn assert_processing(r: &Resp) {
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["status"], "PROCESSING", "{}", r.body);
+}
+
+/// A refresh's first leg and its signed retry's headers.
+fn refresh_headers(
+    emu: &Emu,
+    session: &mut Session,
+    body: &str,
+) -> (String, PendingSignature, SignedRetryHeaders) {
+    let path = format!("/auth/sessions/{}/refresh", session.info().id);
+    let first = emu.api("POST", &path, &[], body);
+    first.expect(202);
+    let pending = PendingSignature::from_json(&first.body).unwrap();
+    let headers = session.sign_retry(&pending).unwrap();
+    (path, pending, headers)
+}
+
+#[test]
+fn a_refresh_answers_processing_n_times_then_its_session_and_repeats_it() {
+    let emu = strict();
+    assert_eq!(
+        plan(&emu, json!({"count": 2, "operations": ["session.refresh"]}))["operations"]
+            ["session.refresh"],
+        2
+    );
+    let (account, _) = emu.new_account();
+    let (mut session, _) = emu.email_login(&account);
+    let mut key = ClientKey::generate().unwrap();
+    let body = json!({"clientPublicKey": key.public_key_hex()}).to_string();
+    let (path, _, headers) = refresh_headers(&emu, &mut session, &body);
+
+    assert_processing(&resend(&emu, "POST", &path, &headers, &body));
+    assert_processing(&resend(&emu, "POST", &path, &headers, &body));
+    let done = resend(&emu, "POST", &path, &headers, &body);
+    done.expect(201);
+    let refreshed = Session::open_json(&done.body, &mut key).expect("the new session opens");
+    assert_ne!(refreshed.info().id, session.info().id);
+    // A re-send after the terminal answer gets the same answer, not a second session.
+    let again = resend(&emu, "POST", &path, &headers, &body);
+    again.expect(201);
+    assert_eq!(again.body, done.body);
+}
+
+#[test]
+fn a_resend_that_differs_in_one_byte_is_refused() {
+    let emu = strict();
+    plan(&emu, json!({"count": 1}));
+    let (account, _) = emu.new_account();
+    let (mut session, _) = emu.email_login(&account);
+    let key = ClientKey::generate().unwrap();
+    let body = json!({"clientPublicKey": key.public_key_hex()}).to_string();
+    let (path, pending, headers) = refresh_headers(&emu, &mut session, &body);
+    assert_processing(&resend(&emu, "POST", &path, &headers, &body));
+
+    let mismatch = |r: Resp, what: &str| {
+        assert_eq!(r.status, 401, "{}", r.body);
+        assert_eq!(r.json()["code"], "WALLET_SIGNATURE_BODY_MISMATCH", "{}", r.body);
+        assert!(r.reason().contains(what), "{what}: {}", r.body);
+    };
+    // The body with one byte changed: the spaced spelling of the same JSON.
+    let spaced = body.replacen(':', ": ", 1);
+    mismatch(resend(&emu, "POST", &path, &headers, &spaced), "");
+    // A fresh stamp of the same payload (another valid signature): a re-stamp.
+    let restamped = SignedRetryHeaders {
+        signature: session.stamp(&pending.payload_to_sign).unwrap(),
+        request_id: headers.request_id.clone(),
+    };
+    mismatch(
+        resend(&emu, "POST", &path, &restamped, &body),
+        "Service-Wallet-Signature",
+    );
+    // The identical re-send still completes.
+    resend(&emu, "POST", &path, &headers, &body).expect(201);
+}
+
+#[test]
+fn a_held_operation_settles_on_its_own_and_a_lookup_shows_it() {
+    let emu = strict();
+    plan(
+        &emu,
+        json!({"count": 5, "operations": ["auth_credential.create"], "settleMs": 1000}),
+    );
+    let (account, _) = emu.new_account();
+    let (mut session, _) = emu.email_login(&account);
+    let mut authenticator = SoftAuthenticator::new(&emu.origin).unwrap();
+    let body = register_body(&mut authenticator, &account, "Laptop").to_string();
+    let first = emu.api("POST", "/auth/credentials", &[], &body);
+    first.expect(202);
+    let pending = PendingSignature::from_json(&first.body).unwrap();
+    let headers = session.sign_retry(&pending).unwrap();
+    assert_processing(&resend(&emu, "POST", "/auth/credentials", &headers, &body));
+
+    let passkeys = |emu: &Emu| {
+        let list = emu.get(&format!("/auth/credentials?accountId={account}"));
+        list.expect(200);
+        list.json()["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["type"] == "PASSKEY")
+            .count()
+    };
+    assert_eq!(passkeys(&emu), 0, "nothing added while processing");
+    std::thread::sleep(Duration::from_millis(1100));
+    assert_eq!(passkeys(&emu), 1, "settled on its own: the lookup shows it");
+    // The client that comes back with the identical re-send gets the credential.
+    let done = resend(&emu, "POST", "/auth/credentials", &headers, &body);
+    done.expect(201);
+    assert_eq!(done.json()["type"], "PASSKEY");
+    assert_eq!(passkeys(&emu), 1, "and no second one");
+}
+
+#[test]
+fn every_signed_retry_endpoint_can_answer_processing() {
+    let emu = strict();
+    plan(&emu, json!({"count": 1}));
+    let (account, _) = emu.new_account();
+    let (mut session, credential) = emu.email_login(&account);
+    // PATCH /internal-accounts/{id}, then DELETE /auth/sessions/{id}.
+    let patch = format!("/internal-accounts/{account}");
+    let body = r#"{"privacyEnabled":true}"#;
+    let first = emu.api("PATCH", &patch, &[], body);
+    first.expect(202);
+    let headers = session
+        .sign_retry(&PendingSignature::from_json(&first.body).unwrap())
+        .unwrap();
+    assert_processing(&resend(&emu, "PATCH", &patch, &headers, body));
+    resend(&emu, "PATCH", &patch, &headers, body).expect(200);
+
+    let revoke = format!("/auth/sessions/{}", session.info().id);
+    let first = emu.api("DELETE", &revoke, &[], "");
+    first.expect(202);
+    let headers = session
+        .sign_retry(&PendingSignature::from_json(&first.body).unwrap())
+        .unwrap();
+    assert_processing(&resend(&emu, "DELETE", &revoke, &headers, ""));
+    resend(&emu, "DELETE", &revoke, &headers, "").expect(204);
+    // Off again: the next signed retry runs at once.
+    plan(&emu, json!({"count": 0}));
+    let mut other = emu.email_verify_after_challenge(&account, &credential);
+    emu.signed(&mut other, "PATCH", &patch, body).expect(200);
+}
+
+#[test]
+fn the_plan_names_only_known_operations() {
+    let emu = strict();
+    let r = emu.raw(
+        "POST",
+        "/emulator/processing",
+        &[],
+        r#"{"count":1,"operations":["session.explode"]}"#,
+    );
+    r.expect(400);
+    assert!(r.json()["message"].as_str().unwrap().contains("session.explode"));
+    let shown = emu.raw("GET", "/emulator/processing", &[], "");
+    shown.expect(200);
+    assert_eq!(shown.json()["operations"]["wallet.export"], 0);
+}
