@@ -683,7 +683,11 @@ export interface EnclaveEnvelope {
 
 /** Options of {@link SessionKeeper}. Durations are milliseconds. */
 export interface SessionKeeperOptions {
-  /** Refresh this long before `expiresAt` (default 60 000). */
+  /**
+   * Refresh this long before `expiresAt` (default 60 000), but never earlier than half the
+   * session's lifetime (from when the keeper took it), nor within a second of taking it:
+   * a lead longer than short sessions live does not make every new session due at once.
+   */
   leadMs?: number;
   /**
    * The longest single timer wait (default 30 000): each wait only means "read the clock

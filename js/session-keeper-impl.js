@@ -36,6 +36,15 @@ const invalid = (message) => new KitError('INVALID_INPUT', `SessionKeeper: ${mes
 /** Codes worth another refresh attempt: the service or the network may answer next time. */
 const TRANSIENT = new Set(['SERVICE_ERROR', 'RATE_LIMITED', 'REQUEST_EXPIRED']);
 const EVENTS = ['expiring', 'refreshed', 'expired', 'revoked', 'error'];
+/**
+ * Against a refresh storm (a leadMs at or above a session's lifetime made every fresh
+ * session due at once: 51 refreshes in 0.3 s against 8 s sessions): the lead is at most
+ * half of the session's lifetime as the keeper saw it (from when it took the session to
+ * its expiresAt), and a session the keeper took less than MIN_AGE_MS ago is never
+ * refreshed, so one keeper refreshes at most once a second.
+ */
+const LEAD_SHARE_OF_LIFETIME = 0.5;
+const MIN_AGE_MS = 1_000;
 /** How often a tab waiting for another tab's refresh lease reads the store again. */
 const LEASE_POLL_MS = 250;
 
@@ -137,6 +146,8 @@ export class Keeper extends SessionKeeper {
   #retryAt = 0;
   /** Whether `expiring` was emitted for the current session. */
   #warned = false;
+  /** When the keeper took the current session (its lifetime, as the keeper sees it, starts there). */
+  #takenAt;
   #stopped = false;
   /** [target, type] pairs listened to, removed by stop(). */
   #wakeups = [];
@@ -164,6 +175,7 @@ export class Keeper extends SessionKeeper {
       now: this.#now, setTimeout: this.#setTimeout, clearTimeout: this.#clearTimeout,
       locks: this.#locks, lockWaitMs: this.#lockWaitMs, leaseMs: this.#leaseMs,
     } = settings);
+    this.#takenAt = this.#now();
     this.#stored = storedSessions.get(session);
     if (this.#stored !== undefined) this.#unwatch = this.#stored.watch((message) => this.#storeChanged(message));
     this.#listen(settings.document, ['visibilitychange']);
@@ -370,8 +382,10 @@ export class Keeper extends SessionKeeper {
       this.#expire();
       return;
     }
-    if (left > this.#leadMs) {
-      this.#schedule(left - this.#leadMs);
+    const lead = Math.min(this.#leadMs, (session.expiresAt.getTime() - this.#takenAt) * LEAD_SHARE_OF_LIFETIME);
+    const wait = Math.max(left - lead, this.#takenAt + MIN_AGE_MS - at);
+    if (wait > 0) {
+      this.#schedule(wait);
       return;
     }
     if (!this.#warned) {
@@ -417,6 +431,7 @@ export class Keeper extends SessionKeeper {
       return;
     }
     this.#session = fresh;
+    this.#takenAt = this.#now();
     if (this.#stored !== undefined) {
       this.#stored = storedSessions.get(fresh);
       this.#predecessors.add(session.id);

@@ -157,6 +157,38 @@ describe('SessionKeeper with a fake clock and a fake service', () => {
     });
   }
 
+  test('no refresh storm: a leadMs above the lifetime (60 s against 8 s sessions) refreshes at half the lifetime, at most once a second', async () => {
+    const clock = fakeClock();
+    const service = fakeService(clock, { ttlMs: 8_000 });
+    const first = await login(clock, 'sealed', 8_000);
+    const keeper = await SessionKeeper.start(service.client, first, { ...clock, document: null, window: null });
+    await clock.advance(3_900);
+    assert.equal(service.refreshes.length, 0, 'nothing before half the lifetime');
+    await clock.advance(100);
+    assert.equal(service.refreshes.length, 1, 'refreshed at half the lifetime');
+    await clock.advance(16_000);
+    assert.equal(service.refreshes.length, 5, `one refresh per 4 s: ${service.refreshes.length}`);
+    assert.equal(keeper.stopped, false);
+    assert.ok(keeper.session.expiresAt.getTime() - clock.now() > 0, 'the session kept is live');
+    keeper.stop();
+    keeper.session.free();
+  });
+
+  test('a session too short for the floor is refreshed no sooner than a second after the keeper took it', async () => {
+    const clock = fakeClock();
+    const service = fakeService(clock, { ttlMs: 1_500 });
+    const first = await login(clock, 'sealed', 1_500);
+    const keeper = await SessionKeeper.start(service.client, first, { ...clock, document: null, window: null, leadMs: 10_000 });
+    await clock.advance(999);
+    assert.equal(service.refreshes.length, 0, 'not younger than a second');
+    await clock.advance(1);
+    assert.equal(service.refreshes.length, 1);
+    await clock.advance(3_000);
+    assert.equal(service.refreshes.length, 4, 'at most one a second');
+    keeper.stop();
+    keeper.session.free();
+  });
+
   test('the stamp of each refresh verifies under the public key of the session it replaced (checked in Node)', async () => {
     const clock = fakeClock();
     const service = fakeService(clock);
