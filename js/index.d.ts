@@ -19,6 +19,7 @@ export type KitErrorCode =
   | 'INVALID_PENDING_SIGNATURE'
   | 'REQUEST_EXPIRED'
   | 'REQUEST_ALREADY_SIGNED'
+  | 'STILL_PROCESSING'
   | 'QUOTE_EXPIRED'
   | 'INVALID_TIMESTAMP'
   | 'PASSKEY_UNSUPPORTED'
@@ -58,6 +59,11 @@ export declare class KitError extends Error {
   readonly reason?: string;
   /** `Retry-After` of a 429, in milliseconds: wait this long before trying again. */
   readonly retryAfterMs?: number;
+  /**
+   * `STILL_PROCESSING`: the `Request-Id` of the signed request the service is still
+   * processing (the id its webhook names, and the one to look the operation up by).
+   */
+  readonly requestId?: string;
 }
 
 /**
@@ -366,6 +372,18 @@ export interface TransportResponse {
  */
 export type Transport = (request: TransportRequest) => TransportResponse | Promise<TransportResponse>;
 
+/** What {@link WalletClientOptions.onPending} is told before a re-send. */
+export interface PendingEvent {
+  /** The WalletClient method under way, e.g. `'refresh'`, `'revokeSession'`, `'verifyEmailOtp'`. */
+  operation: string;
+  /** 1 for the first re-send. */
+  attempt: number;
+  /** How long the kit waits before this re-send. */
+  delayMs: number;
+  /** The signed request's `Request-Id`, when it has one (match the service's webhook with it). */
+  requestId?: string;
+}
+
 /** Options of {@link WalletClient}. */
 export interface WalletClientOptions {
   transport: Transport;
@@ -394,6 +412,27 @@ export interface WalletClientOptions {
    * public key in hex (e.g. the emulator's `otpSignerPublicKey`).
    */
   otpSignerPin?: SignerPin;
+  /**
+   * Called before each re-send of a request the service answered
+   * `200 {"status":"PROCESSING"}` to (its busy-hour answer): show a pending state.
+   * A listener that throws is ignored.
+   */
+  onPending?: (event: PendingEvent) => void;
+  /**
+   * How a request the service is still processing is re-sent: the identical request
+   * (never re-stamped), at most `maxResends` times (default 10), after waits from
+   * `firstDelayMs` (default 500) doubling up to `maxDelayMs` (default 8 000), each drawn
+   * between its half and its whole. The call then fails with `STILL_PROCESSING` (its
+   * `requestId` set): neither success nor failure, the operation may still complete.
+   * `timeoutMs` (from the first PROCESSING) and `signal` end the waiting sooner, the same way.
+   */
+  processing?: {
+    maxResends?: number;
+    firstDelayMs?: number;
+    maxDelayMs?: number;
+    timeoutMs?: number;
+    signal?: AbortSignal;
+  };
   /**
    * The passkey ceremonies to use (default: the kit's {@link passkey}); e.g. a
    * `SoftAuthenticator` from `embedded-wallet-kit/testing` in tests.

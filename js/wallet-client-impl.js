@@ -13,12 +13,15 @@
 // the core picks each operation's clientPublicKey form.
 import { ClientKey as RawClientKey, Session as RawSession, encryptOtp } from './embedded_wallet_kit.js';
 import { KitError } from './kit-error.js';
+import { now } from './platform.js';
 import { isHandle } from './guard.js';
 import { loadPasskeys } from './passkey.js';
 import { keyArg, storedSessions } from './wallet-client.js';
 
 /** The credential that issued each session this module opened, so a refresh carries it over. */
 const issuedBy = new WeakMap();
+/** The WalletClient method each flow serves, for `onPending`. */
+const operationOf = new WeakMap();
 /** Errors raised because the transport failed (it threw, or returned no object). */
 const transportFailures = new WeakSet();
 
@@ -116,14 +119,19 @@ export class WalletFlows {
   #passkey;
   #clientHeld;
   #otpSignerPin;
+  #onPending;
+  #processing;
   /** credential id → the otpEncryptionTargetBundle of its last challenge (client-held mode). */
   #otpTargets = new Map();
 
   /**
    * @param {{ transport: Function, sandbox: boolean, passkey: object, clientHeld: boolean,
-   *   otpSignerPin: string }} settings the options as js/wallet-client.js checked them
+   *   otpSignerPin: string, onPending?: Function, processing: any }} settings the options
+   *   as js/wallet-client.js checked them
    */
-  constructor({ transport, sandbox, passkey, clientHeld, otpSignerPin }) {
+  constructor({ transport, sandbox, passkey, clientHeld, otpSignerPin, onPending, processing }) {
+    this.#onPending = onPending;
+    this.#processing = processing;
     this.#transport = transport;
     this.#sandbox = sandbox;
     this.#passkey = passkey;
@@ -165,18 +173,27 @@ export class WalletFlows {
     return loadPasskeys();
   }
 
-  /** Drives a flow to its end; without a session a 202 is an error. Resolves to the last response. */
+  /**
+   * Drives a flow to its end; without a session a 202 is an error. Resolves to the last
+   * response. A PROCESSING answer is answered by the identical request after the flow's
+   * wait (`onPending` told), until the terminal answer or the bound (STILL_PROCESSING).
+   */
   async #run(flow, session) {
     try {
+      const { maxResends, firstDelayMs, maxDelayMs } = this.#processing;
+      flow.setProcessingPolicy(maxResends, firstDelayMs, maxDelayMs);
       let request = flow.firstRequest();
+      let waitingSince;
       for (;;) {
         const response = await this.#send(request);
-        if (session === undefined) {
-          flow.onUnsignedResponse(response);
-          return response;
-        }
-        const step = flow.onResponse(response);
+        const step = session === undefined ? flow.onUnsignedResponse(response) : flow.onResponse(response);
         if (step === undefined || step === null) return response;
+        if (step.resend !== undefined) {
+          waitingSince ??= now();
+          await this.#pending(operationOf.get(flow) ?? 'request', step.resend, waitingSince);
+          request = step.resend.request;
+          continue;
+        }
         if (step.send !== undefined) {
           request = step.send;
           continue;
@@ -198,6 +215,41 @@ export class WalletFlows {
   }
 
   /**
+   * Before a re-send: STILL_PROCESSING once the caller's bound is reached (its timeout, or
+   * its signal aborted), else `onPending` is told and the flow's wait is waited.
+   */
+  async #pending(operation, resend, since) {
+    const { timeoutMs, signal } = this.#processing;
+    const { attempt, delayMs, requestId } = resend;
+    const stop = (why) => {
+      const error = new KitError(
+        'STILL_PROCESSING',
+        `the service is still processing ${resend.request.method} ${resend.request.path} (${why}); it may still complete: look the result up later (GET /auth/credentials, GET /auth/sessions) rather than starting it again`,
+      );
+      if (requestId !== undefined) Object.assign(error, { requestId });
+      return error;
+    };
+    if (signal?.aborted) throw stop('the wait was aborted');
+    if (timeoutMs !== undefined && now() + delayMs - since > timeoutMs) throw stop(`no answer within ${timeoutMs} ms`);
+    try {
+      this.#onPending?.({ operation, attempt, delayMs, ...(requestId !== undefined && { requestId }) });
+    } catch {
+      // A listener's failure is the app's, not the operation's.
+    }
+    await new Promise((resolve, reject) => {
+      const aborted = () => {
+        clearTimeout(timer);
+        reject(stop('the wait was aborted'));
+      };
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', aborted);
+        resolve(undefined);
+      }, delayMs);
+      signal?.addEventListener('abort', aborted, { once: true });
+    });
+  }
+
+  /**
    * The session of a verify or refresh response (the flow has checked its status):
    * client-held when the flow sent the compressed key (the key becomes the session key;
    * a response carrying a bundle is INVALID_SESSION), else the bundle sealed to `key`.
@@ -216,9 +268,11 @@ export class WalletFlows {
   async #flow(name, id, text, session, key) {
     const { walletFlow } = await this.#flows();
     const [keyPublic, keyCompressed] = key === undefined ? [] : keyParts(key);
-    return walletFlow(
+    const flow = walletFlow(
       name, id, text, session?.id, session === undefined ? undefined : issuedBy.get(session), keyPublic, keyCompressed, this.#clientHeld,
     );
+    operationOf.set(flow, name);
+    return flow;
   }
 
   async #ceremony(name, options) {
@@ -292,7 +346,9 @@ export class WalletFlows {
       const { OtpLoginFlow } = await this.#flows();
       const sealed = encryptOtp(target, otp, k, { pin: this.#otpSignerPin });
       // The TEK signs the 202 (ClientKey.signRetry); an expired one is REQUEST_EXPIRED.
-      const session = this.#open(await this.#run(new OtpLoginFlow(credentialId, 'EMAIL_OTP', sealed), k), k, credentialId, true);
+      const login = new OtpLoginFlow(credentialId, 'EMAIL_OTP', sealed);
+      operationOf.set(login, 'verifyEmailOtp');
+      const session = this.#open(await this.#run(login, k), k, credentialId, true);
       if (given === undefined) this.#otpTargets.delete(credentialId);
       return session;
     });
@@ -323,7 +379,9 @@ export class WalletFlows {
       const challenge = new PasskeyChallenge(credentialId, challenged);
       try {
         const assertion = await this.#ceremony('authenticate', { ...ceremony, ...challenge.authenticationInput(rpId) });
-        return this.#open(await this.#run(challenge.verify(assertion)), k, credentialId, clientHeld);
+        const verify = challenge.verify(assertion);
+        operationOf.set(verify, 'loginWithPasskey');
+        return this.#open(await this.#run(verify), k, credentialId, clientHeld);
       } finally {
         challenge.free();
       }

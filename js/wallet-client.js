@@ -79,6 +79,37 @@ export function provideWalletClient(mod) {
 
 /** @typedef {import('./index.js').WalletClient} DeclaredWalletClient */
 
+/**
+ * `options.processing`, checked: how a request the service is still processing is re-sent
+ * (at most `maxResends` times, waits from `firstDelayMs` doubling up to `maxDelayMs`), and
+ * when to stop waiting (`timeoutMs` after the first still-processing answer, or `signal` aborted).
+ */
+function processingPolicy(given) {
+  if (given === undefined) return Object.freeze({ ...PROCESSING_DEFAULTS });
+  if (given === null || typeof given !== 'object') throw invalid('WalletClient: options.processing must be an object');
+  const whole = (name, max) => {
+    const value = given[name] ?? PROCESSING_DEFAULTS[name];
+    if (value !== undefined && !(Number.isInteger(value) && value >= 0 && value <= max)) {
+      throw invalid(`WalletClient: options.processing.${name} must be a whole number from 0 to ${max}`);
+    }
+    return value;
+  };
+  const { signal } = given;
+  if (signal !== undefined && !(signal !== null && typeof signal === 'object' && typeof signal.aborted === 'boolean' && typeof signal.addEventListener === 'function')) {
+    throw invalid('WalletClient: options.processing.signal must be an AbortSignal');
+  }
+  return Object.freeze({
+    maxResends: whole('maxResends', 1_000),
+    firstDelayMs: whole('firstDelayMs', 600_000),
+    maxDelayMs: whole('maxDelayMs', 600_000),
+    timeoutMs: whole('timeoutMs', 86_400_000),
+    signal,
+  });
+}
+
+/** The core's ProcessingPolicy defaults (src/flows/processing.rs); no timeout. */
+const PROCESSING_DEFAULTS = Object.freeze({ maxResends: 10, firstDelayMs: 500, maxDelayMs: 8_000, timeoutMs: undefined });
+
 /** @implements {DeclaredWalletClient} */
 export class WalletClient {
   /** The checked options, handed to the implementation. */
@@ -88,13 +119,14 @@ export class WalletClient {
 
   /**
    * @param {{ transport: Function, sandbox?: boolean, passkey?: object,
-   *   keys?: 'sealed' | 'client-held', otpSignerPin?: string }} options
+   *   keys?: 'sealed' | 'client-held', otpSignerPin?: string,
+   *   onPending?: Function, processing?: object }} options
    *   transport: ({method, path, headers, body}) => {status, headers, body} (may be async)
    */
   constructor(options) {
     if (!isReady()) throw notInitialized('new WalletClient()');
     const {
-      transport, sandbox = false, passkey = kitPasskey, keys = 'sealed', otpSignerPin,
+      transport, sandbox = false, passkey = kitPasskey, keys = 'sealed', otpSignerPin, onPending, processing,
     } = options ?? {};
     if (typeof transport !== 'function') {
       throw invalid('WalletClient: options.transport must be a function ({ method, path, headers, body }) => { status, headers, body }');
@@ -106,8 +138,11 @@ export class WalletClient {
     if (otpSignerPin !== undefined && (typeof otpSignerPin !== 'string' || otpSignerPin === '')) {
       throw invalid("WalletClient: options.otpSignerPin must be 'production', 'sandbox' or a signer public key in hex");
     }
+    if (onPending !== undefined && typeof onPending !== 'function') throw invalid('WalletClient: options.onPending must be a function');
     const isSandbox = sandbox === true;
     this.#settings = Object.freeze({
+      onPending,
+      processing: processingPolicy(processing),
       transport,
       sandbox: isSandbox,
       passkey,

@@ -57,6 +57,9 @@ error_codes! {
     /// This key (a session's, or the TEK that becomes it) already signed this
     /// `requestId`; request ids are single-use.
     RequestAlreadySigned => "REQUEST_ALREADY_SIGNED",
+    /// The service is still processing a request (it answered `PROCESSING` until the
+    /// flow's bound): neither success nor failure; the error's `requestId` names it.
+    StillProcessing => "STILL_PROCESSING",
     /// The quote's `expiresAt` has passed.
     QuoteExpired => "QUOTE_EXPIRED",
     /// A timestamp is not an RFC 3339 date-time.
@@ -120,6 +123,8 @@ pub struct ServiceDetails {
     pub reason: Option<String>,
     /// `Retry-After` of a 429, in milliseconds.
     pub retry_after_ms: Option<u64>,
+    /// The `Request-Id` of the signed request the error is about (`STILL_PROCESSING`).
+    pub request_id: Option<String>,
 }
 
 impl Error {

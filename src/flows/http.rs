@@ -97,6 +97,7 @@ pub fn response_error(response: &Response<'_>) -> Error {
         service_code: body_string(response, "code"),
         reason: body_string(response, "reason"),
         retry_after_ms: retry_after_ms(response.retry_after),
+        request_id: None,
     };
     let said = details
         .reason

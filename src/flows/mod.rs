@@ -5,6 +5,7 @@
 
 mod http;
 mod otp_login;
+mod processing;
 mod quote;
 mod signed_retry;
 pub mod wallet;
@@ -14,6 +15,7 @@ pub use http::{
     uuid_v4_from, Request, Response,
 };
 pub use otp_login::{target_bundle, OtpLogin, OtpNext, OtpStep};
+pub use processing::{is_processing, ProcessingPolicy, Resend};
 pub use quote::{QuoteExecution, IDEMPOTENCY_KEY_HEADER};
 pub use signed_retry::{Next, SignedRetryFlow, Step, MAX_SIGNED_LEGS};
 pub use wallet::{KeyMode, KeyRef, Operation, PasskeyChallenge, SessionRef};

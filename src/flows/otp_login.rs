@@ -5,6 +5,7 @@
 //! the TEK is the session key.
 
 use super::http::{body_string, expect_success, response_error, Request, Response};
+use super::processing::{is_processing, ProcessingPolicy, Resend, Resends};
 use super::wallet::path_id;
 use crate::client_key::ClientKey;
 use crate::enclave::sign_with_tek;
@@ -34,6 +35,8 @@ pub fn target_bundle(response: &Response<'_>) -> Result<String> {
 pub enum OtpNext {
     /// Send this request and report its response.
     Send(Request),
+    /// The service is still processing: wait, then send the identical request again.
+    Resend(Resend),
     /// Logged in: the TEK became this session's key.
     Session(Session),
 }
@@ -45,6 +48,8 @@ pub enum OtpStep {
     /// Stamp this 202 with the TEK (it is unexpired and checked), then hand the headers
     /// to [`OtpLogin::after_signing`].
     Sign(PendingSignature),
+    /// The service is still processing: wait, then send the identical request again.
+    Resend(Resend),
     /// The verify succeeded: open its body with the TEK ([`Session::from_client_key`]).
     Done,
 }
@@ -54,6 +59,9 @@ pub struct OtpLogin {
     request: Request,
     credential_id: String,
     signed: bool,
+    /// The signed retry, once built: what a PROCESSING answer is answered with.
+    last_signed: Option<Request>,
+    resends: Resends,
 }
 
 impl core::fmt::Debug for OtpLogin {
@@ -93,7 +101,15 @@ impl OtpLogin {
             ),
             credential_id: id,
             signed: false,
+            last_signed: None,
+            resends: Resends::default(),
         })
+    }
+
+    /// How often and how long a PROCESSING answer is answered by re-sending
+    /// ([`ProcessingPolicy::default`] unless set).
+    pub fn set_processing_policy(&mut self, policy: ProcessingPolicy) {
+        self.resends = Resends::with_policy(policy);
     }
 
     /// The AuthMethod logged in to (for [`Session::with_credential_id`]).
@@ -111,6 +127,10 @@ impl OtpLogin {
     /// (a restart would send a spent code); a second 202 is `SERVICE_ERROR`. The 202's
     /// expiry is checked against `now`.
     pub fn next_step_at(&mut self, response: &Response<'_>, now: UnixMillis) -> Result<OtpStep> {
+        if is_processing(response) {
+            let sent = self.last_signed.as_ref().unwrap_or(&self.request);
+            return self.resends.next(sent, response).map(OtpStep::Resend);
+        }
         match response.status {
             202 => {}
             200..=299 => return Ok(OtpStep::Done),
@@ -138,13 +158,16 @@ impl OtpLogin {
 
     /// The retry after an [`OtpStep::Sign`]: the same body with the TEK's headers. A
     /// signing failure is passed on unchanged (no restart: the code is spent).
-    pub fn after_signing(&self, signed: Result<SignedRetryHeaders>) -> Result<Request> {
+    pub fn after_signing(&mut self, signed: Result<SignedRetryHeaders>) -> Result<Request> {
         let headers = signed?;
-        Ok(self
+        let retry = self
             .request
             .clone()
             .with_header(SIGNATURE_HEADER, headers.signature)
-            .with_header(REQUEST_ID_HEADER, headers.request_id))
+            .with_header(REQUEST_ID_HEADER, headers.request_id);
+        self.last_signed = Some(retry.clone());
+        self.resends.reset();
+        Ok(retry)
     }
 
     #[cfg(feature = "std")]
@@ -168,6 +191,7 @@ impl OtpLogin {
                 let signed = sign_with_tek(tek, &pending, now);
                 self.after_signing(signed).map(OtpNext::Send)
             }
+            OtpStep::Resend(resend) => Ok(OtpNext::Resend(resend)),
             OtpStep::Done => {
                 let body = response.body.ok_or_else(|| {
                     Error::new(

@@ -2,9 +2,11 @@
 //! reads what came back; the caller's transport does the sending. First call → 202 →
 //! sign → retry with the same method, path and body bytes; repeated 202s (multi-leg
 //! operations) are signed in turn; a 202 that expired before it could be signed
-//! restarts the request once; anything else unexpected is a typed error.
+//! restarts the request once; a `200 PROCESSING` is answered by re-sending the identical
+//! request (`processing`); anything else unexpected is a typed error.
 
-use super::http::{response_error, Request, Response};
+use super::http::{expect_result, response_error, Request, Response};
+use super::processing::{is_processing, ProcessingPolicy, Resend, Resends};
 use crate::error::{Error, ErrorCode, Result};
 use crate::message::{PendingSignature, SignedRetryHeaders, REQUEST_ID_HEADER, SIGNATURE_HEADER};
 use crate::prelude::*;
@@ -23,6 +25,8 @@ const _: () = assert!(MAX_SIGNED_LEGS == 8);
 pub enum Next {
     /// Send this request and report its response.
     Send(Request),
+    /// The service is still processing: wait, then send the identical request again.
+    Resend(Resend),
     /// The operation succeeded; the last response is its result.
     Done,
 }
@@ -35,6 +39,8 @@ pub enum Step {
     /// Sign this 202 (its payload already checked) with the session, then hand the
     /// result to [`SignedRetryFlow::after_signing`].
     Sign(PendingSignature),
+    /// The service is still processing: wait, then send the identical request again.
+    Resend(Resend),
     /// The operation succeeded; the last response is its result.
     Done,
 }
@@ -45,6 +51,9 @@ pub struct SignedRetryFlow {
     request: Request,
     legs: u8,
     restarted: bool,
+    /// The signed retry last built: what a PROCESSING answer is answered with.
+    last_signed: Option<Request>,
+    resends: Resends,
     /// Both hex forms of the key a refresh authorizes, when the payload must name it.
     target_key: Option<[String; 2]>,
 }
@@ -56,8 +65,16 @@ impl SignedRetryFlow {
             request,
             legs: 0,
             restarted: false,
+            last_signed: None,
+            resends: Resends::default(),
             target_key: None,
         }
+    }
+
+    /// How often and how long a PROCESSING answer is answered by re-sending
+    /// ([`ProcessingPolicy::default`] unless set).
+    pub fn set_processing_policy(&mut self, policy: ProcessingPolicy) {
+        self.resends = Resends::with_policy(policy);
     }
 
     /// Refuses to sign a JSON payload unless every `targetPublicKey` in it is `key` (the
@@ -117,6 +134,7 @@ impl SignedRetryFlow {
     ) -> Result<Next> {
         match self.next_step(response)? {
             Step::Send(request) => Ok(Next::Send(request)),
+            Step::Resend(resend) => Ok(Next::Resend(resend)),
             Step::Done => Ok(Next::Done),
             Step::Sign(pending) => self
                 .after_signing(session.sign_retry_at(&pending, now))
@@ -134,6 +152,9 @@ impl SignedRetryFlow {
     /// caller (whose session may live elsewhere, e.g. in another wasm module). The 202
     /// is parsed, bounded and its payload checked here; only the signing is left out.
     pub fn next_step(&mut self, response: &Response<'_>) -> Result<Step> {
+        if is_processing(response) {
+            return self.resend(response).map(Step::Resend);
+        }
         match response.status {
             202 => {}
             200..=299 => return Ok(Step::Done),
@@ -151,20 +172,41 @@ impl SignedRetryFlow {
         Ok(Step::Sign(pending))
     }
 
+    /// Reads the response to a request sent without a session (a login step): a 202 is
+    /// an error then, not something to sign; `Some` re-sends a request still processing.
+    pub fn on_unsigned_response(&mut self, response: &Response<'_>) -> Result<Option<Resend>> {
+        if is_processing(response) {
+            return self.resend(response).map(Some);
+        }
+        expect_result(response).map(|()| None)
+    }
+
+    /// The identical request again: the signed retry last built, or the first request.
+    fn resend(&mut self, response: &Response<'_>) -> Result<Resend> {
+        let sent = self.last_signed.as_ref().unwrap_or(&self.request);
+        self.resends.next(sent, response)
+    }
+
     /// The request after a [`Step::Sign`]: the retry with both headers, or, when the 202
     /// expired before it could be signed, the first request again (once).
     pub fn after_signing(&mut self, signed: Result<SignedRetryHeaders>) -> Result<Request> {
+        self.resends.reset();
         match signed {
-            Ok(headers) => Ok(self
-                .request
-                .clone()
-                .with_header(SIGNATURE_HEADER, headers.signature)
-                .with_header(REQUEST_ID_HEADER, headers.request_id)),
+            Ok(headers) => {
+                let retry = self
+                    .request
+                    .clone()
+                    .with_header(SIGNATURE_HEADER, headers.signature)
+                    .with_header(REQUEST_ID_HEADER, headers.request_id);
+                self.last_signed = Some(retry.clone());
+                Ok(retry)
+            }
             Err(e) if e.code() == ErrorCode::RequestExpired && !self.restarted => {
                 // The window closed before we could sign (a slow network or a sleeping
                 // tab): ask again once, for a fresh requestId.
                 self.restarted = true;
                 self.legs = 0;
+                self.last_signed = None;
                 Ok(self.first_request())
             }
             Err(e) => Err(e),
@@ -269,9 +311,63 @@ mod tests {
             };
             match flow.on_response_at(&mut s, &response, NOW)? {
                 Next::Send(next) => sent.push(next),
+                Next::Resend(resend) => sent.push(resend.request),
                 Next::Done => return Ok((sent, issued)),
             }
         }
+    }
+
+    #[test]
+    fn processing_is_answered_by_the_identical_signed_retry_never_a_new_signature() {
+        let (mut s, _) = session();
+        let mut flow = SignedRetryFlow::new(Request::new(
+            "DELETE",
+            "/auth/sessions/Session:x",
+            Some("{}".into()),
+        ));
+        let leg = pending(1, "2025-10-13T12:05:00Z");
+        let processing = TestFields::default().with("status", "PROCESSING");
+        let Next::Send(signed) = flow
+            .on_response_at(&mut s, &respond(202, Some(&leg)), NOW)
+            .unwrap()
+        else {
+            panic!("a 202 is signed");
+        };
+        for attempt in 1..=3u16 {
+            let Next::Resend(resend) = flow
+                .on_response_at(&mut s, &respond(200, Some(&processing)), NOW)
+                .unwrap()
+            else {
+                panic!("PROCESSING is re-sent");
+            };
+            assert_eq!(
+                resend.request, signed,
+                "byte for byte, with the same signature"
+            );
+            assert_eq!(resend.attempt, attempt);
+            assert_eq!(
+                resend.request_id.as_deref(),
+                Some("Request:00000000-0000-4000-8000-000000000001")
+            );
+        }
+        let done = TestFields::default().with("id", "x");
+        assert_eq!(
+            flow.on_response_at(&mut s, &respond(204, Some(&done)), NOW)
+                .unwrap(),
+            Next::Done
+        );
+        // Without a session (a login step), PROCESSING re-sends the first request.
+        let mut login = SignedRetryFlow::new(Request::new("POST", "/x", Some("{}".into())));
+        let resend = login
+            .on_unsigned_response(&respond(200, Some(&processing)))
+            .unwrap()
+            .unwrap();
+        assert_eq!(resend.request, login.first_request());
+        assert_eq!(resend.request_id, None);
+        assert_eq!(
+            login.on_unsigned_response(&respond(200, Some(&done))),
+            Ok(None)
+        );
     }
 
     #[test]

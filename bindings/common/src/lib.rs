@@ -51,7 +51,8 @@ extern "C" {
 }
 
 /// The JS form of a core error. Errors from a service response also carry `status`,
-/// `serviceCode`, `reason` and `retryAfterMs` when the service gave them.
+/// `serviceCode`, `reason` and `retryAfterMs` when the service gave them, and
+/// `STILL_PROCESSING` the `requestId` of the request still under way.
 pub fn to_js(error: Error) -> JsValue {
     let js: JsValue = KitErrorJs::new(error.code().as_str(), error.message()).into();
     if let Some(service) = error.service() {
@@ -67,6 +68,9 @@ pub fn to_js(error: Error) -> JsValue {
         }
         if let Some(ms) = service.retry_after_ms {
             put("retryAfterMs", JsValue::from_f64(ms as f64));
+        }
+        if let Some(id) = &service.request_id {
+            put("requestId", JsValue::from_str(id));
         }
     }
     js

@@ -17,7 +17,8 @@ use embedded_wallet_kit::flows::wallet::{
     self, KeyMode, KeyRef, Operation, PasskeyChallenge, SessionRef,
 };
 use embedded_wallet_kit::flows::{
-    expect_result, OtpLogin, OtpStep, QuoteExecution, Request, Response, SignedRetryFlow, Step,
+    OtpLogin, OtpStep, ProcessingPolicy, QuoteExecution, Request, Resend, Response,
+    SignedRetryFlow, Step,
 };
 use embedded_wallet_kit::format_rfc3339;
 use embedded_wallet_kit::Fields;
@@ -119,6 +120,19 @@ fn request_to_js(request: &Request) -> Object {
     out
 }
 
+/// `{ request, delayMs, attempt, requestId? }`: send `request` again, unchanged, after
+/// `delayMs` (the service answered PROCESSING).
+fn resend_to_js(resend: &Resend) -> Object {
+    let out = Object::new();
+    let _ = Reflect::set(&out, &"request".into(), &request_to_js(&resend.request));
+    let _ = Reflect::set(&out, &"delayMs".into(), &JsValue::from(resend.delay_ms));
+    let _ = Reflect::set(&out, &"attempt".into(), &JsValue::from(resend.attempt));
+    if let Some(id) = &resend.request_id {
+        set(&out, "requestId", id);
+    }
+    out
+}
+
 /// A transport's `{status, headers?, body?}`: the body as JSON text or an object. What
 /// the transport returned is the service's answer as far as the kit can tell, so a
 /// malformed one is `SERVICE_ERROR`.
@@ -210,6 +224,24 @@ impl JsSignedRetryFlow {
         scrubbed(|| request_to_js(&self.0.first_request()))
     }
 
+    /// How a PROCESSING answer is answered: at most `max_resends` re-sends, waits from
+    /// `first_delay_ms` doubling up to `max_delay_ms`.
+    #[wasm_bindgen(js_name = setProcessingPolicy)]
+    pub fn set_processing_policy(
+        &mut self,
+        max_resends: u16,
+        first_delay_ms: u32,
+        max_delay_ms: u32,
+    ) {
+        scrubbed(|| {
+            self.0.set_processing_policy(ProcessingPolicy {
+                max_resends,
+                first_delay_ms,
+                max_delay_ms,
+            })
+        })
+    }
+
     /// Reads a response: undefined when done, `{ send: request }` or `{ sign: pending }`.
     #[wasm_bindgen(js_name = onResponse)]
     pub fn on_response(&mut self, response: &JsValue) -> JsResult<Option<Object>> {
@@ -219,6 +251,7 @@ impl JsSignedRetryFlow {
                 Step::Done => Ok(None),
                 Step::Send(request) => Ok(Some(wrap("send", &request_to_js(&request)))),
                 Step::Sign(pending) => Ok(Some(wrap("sign", &pending_to_js(&pending)))),
+                Step::Resend(resend) => Ok(Some(wrap("resend", &resend_to_js(&resend)))),
             }
         })
     }
@@ -255,12 +288,19 @@ impl JsSignedRetryFlow {
     }
 
     /// Reads the response to a request sent without a session: a 202 is an error then,
-    /// not something to sign.
+    /// not something to sign; `{ resend }` when the service is still processing.
     #[wasm_bindgen(js_name = onUnsignedResponse)]
-    pub fn on_unsigned_response(&self, response: &JsValue) -> JsResult<()> {
+    pub fn on_unsigned_response(&mut self, response: &JsValue) -> JsResult<Option<Object>> {
         scrubbed(|| {
             let response = JsResponse::read(response)?;
-            expect_result(&response.view()).map_err(to_js)
+            match self
+                .0
+                .on_unsigned_response(&response.view())
+                .map_err(to_js)?
+            {
+                Some(resend) => Ok(Some(wrap("resend", &resend_to_js(&resend)))),
+                None => Ok(None),
+            }
         })
     }
 }
@@ -434,6 +474,24 @@ impl JsOtpLoginFlow {
         scrubbed(|| request_to_js(&self.0.first_request()))
     }
 
+    /// How a PROCESSING answer is answered: at most `max_resends` re-sends, waits from
+    /// `first_delay_ms` doubling up to `max_delay_ms`.
+    #[wasm_bindgen(js_name = setProcessingPolicy)]
+    pub fn set_processing_policy(
+        &mut self,
+        max_resends: u16,
+        first_delay_ms: u32,
+        max_delay_ms: u32,
+    ) {
+        scrubbed(|| {
+            self.0.set_processing_policy(ProcessingPolicy {
+                max_resends,
+                first_delay_ms,
+                max_delay_ms,
+            })
+        })
+    }
+
     /// Always true: the TEK becomes the session key.
     #[wasm_bindgen(getter, js_name = clientHeld)]
     pub fn client_held(&self) -> bool {
@@ -452,6 +510,7 @@ impl JsOtpLoginFlow {
             {
                 OtpStep::Done => Ok(None),
                 OtpStep::Sign(pending) => Ok(Some(wrap("sign", &pending_to_js(&pending)))),
+                OtpStep::Resend(resend) => Ok(Some(wrap("resend", &resend_to_js(&resend)))),
             }
         })
     }

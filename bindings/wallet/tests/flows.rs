@@ -215,7 +215,7 @@ fn wallet_operations_by_name_and_passkey_challenges() {
         "unknown wallet operation"
     );
     // A plain request answered 202 needs a session it was not given.
-    let flow = wallet_flow(
+    let mut flow = wallet_flow(
         "createEmailOtp",
         "InternalAccount:1",
         None,
@@ -233,7 +233,22 @@ fn wallet_operations_by_name_and_passkey_challenges() {
     assert_eq!(code_of(&err), "SERVICE_ERROR");
     assert!(flow
         .on_unsigned_response(&JSON::parse(r#"{"status":201}"#).unwrap())
-        .is_ok());
+        .unwrap()
+        .is_none());
+    // Still processing: `{ resend: { request, delayMs, attempt } }`, the same request.
+    let step = flow
+        .on_unsigned_response(
+            &JSON::parse(r#"{"status":200,"body":{"status":"PROCESSING"}}"#).unwrap(),
+        )
+        .unwrap()
+        .unwrap();
+    let resend = Reflect::get(&step, &"resend".into()).unwrap();
+    assert_eq!(Reflect::get(&resend, &"attempt".into()).unwrap(), 1);
+    let request = Reflect::get(&resend, &"request".into()).unwrap();
+    assert_eq!(
+        JSON::stringify(&request).unwrap(),
+        JSON::stringify(&flow.first_request()).unwrap()
+    );
     let err = wallet_flow("refresh", "", None, None, None, None, None, false)
         .err()
         .unwrap();

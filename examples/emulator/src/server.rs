@@ -95,7 +95,12 @@ pub fn router(config: Config, port: u16) -> Router {
         state: Mutex::new(state),
         settle_router: OnceLock::new(),
     });
-    let tracked = || api_routes().layer(middleware::from_fn_with_state(app.clone(), api::processing::track));
+    let tracked = || {
+        api_routes().layer(middleware::from_fn_with_state(
+            app.clone(),
+            api::processing::track,
+        ))
+    };
     // Held in the App it serves: the emulator lives as long as the process.
     let _ = app.settle_router.set(tracked().with_state(app.clone()));
     let mut router = Router::new()

@@ -347,7 +347,12 @@ impl Plan {
     pub fn to_json(&self) -> Value {
         let counts: serde_json::Map<String, Value> = OPERATIONS
             .iter()
-            .map(|op| ((*op).to_owned(), json!(self.counts.get(op).copied().unwrap_or(0))))
+            .map(|op| {
+                (
+                    (*op).to_owned(),
+                    json!(self.counts.get(op).copied().unwrap_or(0)),
+                )
+            })
             .collect();
         json!({"operations": counts, "settleMs": self.settle_after.as_millis() as u64})
     }

@@ -30,6 +30,10 @@ fn otp_login(emu: &Emu, mut login: OtpLogin, tek: &mut ClientKey) -> Result<Sess
         let parsed = body(&resp);
         match login.on_response(tek, &view(&resp, &parsed))? {
             OtpNext::Send(next) => request = next,
+            OtpNext::Resend(resend) => {
+                std::thread::sleep(Duration::from_millis(resend.delay_ms.into()));
+                request = resend.request;
+            }
             OtpNext::Session(session) => return Ok(session),
         }
     }

@@ -1,15 +1,18 @@
 //! The live service's `200 {"status":"PROCESSING"}` on signed retries (protocol notes
 //! §12), as the emulator models it: N answers before the operation runs, re-sends checked
-//! byte for byte, the terminal answer repeated, and an operation that settles on its own.
+//! byte for byte, the terminal answer repeated, and an operation that settles on its own;
+//! and the kit's flows (`embedded_wallet_kit::flows`) re-sending through it.
 
 mod common;
 
 use std::time::Duration;
 
-use common::{register_body, start_with, Emu, Resp};
+use common::{body, drive, register_body, send, start_with, view, Emu, Resp};
+use embedded_wallet_kit::flows::wallet;
+use embedded_wallet_kit::flows::{Next, ProcessingPolicy};
 use embedded_wallet_kit::passkey::SoftAuthenticator;
 use embedded_wallet_kit::{
-    ClientKey, PendingSignature, Session, SignedRetryHeaders,
+    ClientKey, PendingSignature, Session, SignedRetryHeaders, REQUEST_ID_HEADER,
 };
 use emulator::Mode;
 use serde_json::{json, Value};
@@ -86,7 +89,12 @@ fn a_resend_that_differs_in_one_byte_is_refused() {
 
     let mismatch = |r: Resp, what: &str| {
         assert_eq!(r.status, 401, "{}", r.body);
-        assert_eq!(r.json()["code"], "WALLET_SIGNATURE_BODY_MISMATCH", "{}", r.body);
+        assert_eq!(
+            r.json()["code"],
+            "WALLET_SIGNATURE_BODY_MISMATCH",
+            "{}",
+            r.body
+        );
         assert!(r.reason().contains(what), "{what}: {}", r.body);
     };
     // The body with one byte changed: the spaced spelling of the same JSON.
@@ -183,8 +191,95 @@ fn the_plan_names_only_known_operations() {
         r#"{"count":1,"operations":["session.explode"]}"#,
     );
     r.expect(400);
-    assert!(r.json()["message"].as_str().unwrap().contains("session.explode"));
+    assert!(r.json()["message"]
+        .as_str()
+        .unwrap()
+        .contains("session.explode"));
     let shown = emu.raw("GET", "/emulator/processing", &[], "");
     shown.expect(200);
     assert_eq!(shown.json()["operations"]["wallet.export"], 0);
+}
+
+/// Fast re-sends for tests: the emulator's count, not the waits, is what is under test.
+const QUICK: ProcessingPolicy = ProcessingPolicy {
+    max_resends: 6,
+    first_delay_ms: 5,
+    max_delay_ms: 20,
+};
+
+#[test]
+fn the_kits_flows_resend_through_processing_and_finish_in_both_key_modes() {
+    for times in [0u32, 1, 4] {
+        let emu = strict();
+        plan(&emu, json!({"count": times}));
+        let (account, credential) = emu.new_account_with_email_otp();
+        let mut session = emu.email_verify(&account, &credential);
+
+        // Sealed refresh, then a client-held one, each through `times` PROCESSING answers.
+        let new_key = ClientKey::generate().unwrap();
+        let mut flow = wallet::refresh(&session, &new_key).unwrap();
+        flow.set_processing_policy(QUICK);
+        let refreshed = drive(&emu, &mut session, flow).unwrap();
+        refreshed.expect(201);
+        let mut new_key = new_key;
+        let mut sealed = Session::open_json(&refreshed.body, &mut new_key).unwrap();
+        let held_key = ClientKey::generate().unwrap();
+        let mut flow = wallet::refresh_client_held(&sealed, &held_key).unwrap();
+        flow.set_processing_policy(QUICK);
+        drive(&emu, &mut sealed, flow).unwrap().expect(201);
+
+        // An account update and the session's own revocation.
+        let mut flow =
+            wallet::update_account(&account, r#"{"privacyEnabled":true}"#.into()).unwrap();
+        flow.set_processing_policy(QUICK);
+        drive(&emu, &mut session, flow).unwrap().expect(200);
+        let mut flow = wallet::revoke_session(&session).unwrap();
+        flow.set_processing_policy(QUICK);
+        drive(&emu, &mut session, flow).unwrap().expect(204);
+        let flow = wallet::update_account(&account, r#"{"privacyEnabled":false}"#.into()).unwrap();
+        let refused = drive(&emu, &mut session, flow).unwrap_err();
+        assert_eq!(
+            refused.code(),
+            embedded_wallet_kit::ErrorCode::Unauthorized,
+            "{times}: revoked"
+        );
+    }
+}
+
+#[test]
+fn the_bound_reached_is_still_processing_with_the_request_id_and_sends_nothing_more() {
+    let emu = strict();
+    plan(
+        &emu,
+        json!({"count": 50, "operations": ["session.revoke"], "settleMs": 60000}),
+    );
+    let (account, credential) = emu.new_account_with_email_otp();
+    let mut session = emu.email_verify(&account, &credential);
+    let mut flow = wallet::revoke_session(&session).unwrap();
+    flow.set_processing_policy(QUICK);
+    let mut request = flow.first_request();
+    let mut sent = 0;
+    let err = loop {
+        let resp = send(&emu, &request);
+        sent += 1;
+        let parsed = body(&resp);
+        match flow.on_response(&mut session, &view(&resp, &parsed)) {
+            Ok(Next::Send(next)) => request = next,
+            Ok(Next::Resend(resend)) => {
+                assert_eq!(
+                    resend.request, request,
+                    "the identical request, never re-stamped"
+                );
+                request = resend.request;
+            }
+            Ok(Next::Done) => panic!("done while the service is still processing"),
+            Err(e) => break e,
+        }
+    };
+    assert_eq!(err.code(), embedded_wallet_kit::ErrorCode::StillProcessing);
+    let request_id = err.service().unwrap().request_id.clone().unwrap();
+    assert!(request_id.starts_with("Request:"), "{request_id}");
+    assert_eq!(request.header(REQUEST_ID_HEADER), Some(request_id.as_str()));
+    // The first leg, the signed retry, and QUICK's 6 re-sends: nothing after the bound.
+    assert_eq!(sent, 2 + 6);
 }

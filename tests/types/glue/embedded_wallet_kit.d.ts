@@ -84,6 +84,11 @@ export class OtpLoginFlow {
      */
     onResponse(response: any): object | undefined;
     /**
+     * How a PROCESSING answer is answered: at most `max_resends` re-sends, waits from
+     * `first_delay_ms` doubling up to `max_delay_ms`.
+     */
+    setProcessingPolicy(max_resends: number, first_delay_ms: number, max_delay_ms: number): void;
+    /**
      * The TEK refused to sign: its error is thrown on (no restart).
      */
     signFailed(error: any): object;
@@ -254,9 +259,14 @@ export class SignedRetryFlow {
     onResponse(response: any): object | undefined;
     /**
      * Reads the response to a request sent without a session: a 202 is an error then,
-     * not something to sign.
+     * not something to sign; `{ resend }` when the service is still processing.
      */
-    onUnsignedResponse(response: any): void;
+    onUnsignedResponse(response: any): object | undefined;
+    /**
+     * How a PROCESSING answer is answered: at most `max_resends` re-sends, waits from
+     * `first_delay_ms` doubling up to `max_delay_ms`.
+     */
+    setProcessingPolicy(max_resends: number, first_delay_ms: number, max_delay_ms: number): void;
     /**
      * After the session refused to sign: an expired 202 restarts the request once (the
      * first request again); any other error is thrown on unchanged.

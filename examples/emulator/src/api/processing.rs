@@ -92,7 +92,12 @@ fn difference(held: &Held, req: &Req, signature: &str) -> &'static str {
 /// A re-send of an operation that already ran answers what it answered then (identical
 /// re-sends only), before any of the handler's checks: the operation changed what they
 /// would find.
-fn answered(st: &State, req: &Req, request_id: &str, signature: &str) -> ApiResult<Option<Response>> {
+fn answered(
+    st: &State,
+    req: &Req,
+    request_id: &str,
+    signature: &str,
+) -> ApiResult<Option<Response>> {
     let Some(held) = st.processing.held.get(request_id) else {
         return Ok(None);
     };
@@ -178,7 +183,9 @@ pub async fn track(AxumState(app): AxumState<Shared>, request: Request, next: Ne
         .is_some_and(|h| h.terminal.is_some());
     let request = if ended {
         let (parts, body) = request.into_parts();
-        let body = axum::body::to_bytes(body, 1 << 20).await.unwrap_or_default();
+        let body = axum::body::to_bytes(body, 1 << 20)
+            .await
+            .unwrap_or_default();
         let req = Req {
             method: parts.method.clone(),
             path: parts.uri.path().to_owned(),
@@ -208,7 +215,9 @@ pub async fn track(AxumState(app): AxumState<Shared>, request: Request, next: Ne
         return response;
     }
     let (parts, body) = response.into_parts();
-    let bytes = axum::body::to_bytes(body, 1 << 20).await.unwrap_or_default();
+    let bytes = axum::body::to_bytes(body, 1 << 20)
+        .await
+        .unwrap_or_default();
     if let Some(held) = app.lock().processing.held.get_mut(&request_id) {
         held.terminal = Some((parts.status, bytes.clone()));
     }
@@ -291,10 +300,11 @@ pub(crate) async fn set_plan(AxumState(app): AxumState<Shared>, req: Req) -> Api
     };
     let settle = match body.get("settleMs") {
         None | Some(Value::Null) => None,
-        Some(v) => Some(Duration::from_millis(
-            v.as_u64()
-                .ok_or_else(|| ApiError::invalid("settleMs must be a whole number"))?,
-        )),
+        Some(v) => {
+            Some(Duration::from_millis(v.as_u64().ok_or_else(|| {
+                ApiError::invalid("settleMs must be a whole number")
+            })?))
+        }
     };
     let mut st = app.lock();
     let plan = &mut st.processing.plan;

@@ -219,6 +219,17 @@ impl Emu {
             .unwrap()
     }
 
+    /// A new account with an EMAIL_OTP credential: (account, credential id).
+    pub fn new_account_with_email_otp(&self) -> (String, String) {
+        let (account, _) = self.new_account();
+        let cred = self.post(
+            "/auth/credentials",
+            &json!({"type": "EMAIL_OTP", "accountId": account}),
+        );
+        cred.expect(201);
+        (account, cred.json()["id"].as_str().unwrap().to_owned())
+    }
+
     /// EMAIL_OTP create (first credential) → outbox → verify → Session (strict).
     pub fn email_login(&self, account: &str) -> (Session, String) {
         let cred = self.post(
@@ -398,6 +409,10 @@ pub fn drive(emu: &Emu, session: &mut Session, mut flow: SignedRetryFlow) -> Res
         let parsed = body(&resp);
         match flow.on_response(session, &view(&resp, &parsed))? {
             Next::Send(next) => request = next,
+            Next::Resend(resend) => {
+                std::thread::sleep(std::time::Duration::from_millis(resend.delay_ms.into()));
+                request = resend.request;
+            }
             Next::Done => return Ok(resp),
         }
     }

@@ -1,0 +1,157 @@
+// The live service's busy-hour answer, `200 {"status":"PROCESSING"}` (docs/protocol.md),
+// through WalletClient (pkg/node.js) against the strict emulator answering it 0, 1 and 3
+// times per signed request (POST /emulator/processing): in both key modes every signed
+// operation re-sends the identical request (same body, signature and Request-Id: never
+// re-stamped), tells onPending, and finishes; the bound reached is STILL_PROCESSING with
+// the request id and nothing more is sent; a refresh that is still processing leaves the
+// old session usable.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { init, ClientKey, WalletClient } from '../../pkg/node.js';
+import { SoftAuthenticator } from '../../pkg/testing-node.js';
+import { startEmulator, emulatorApi } from '../support/emulator.mjs';
+
+await init();
+
+const QUICK = { firstDelayMs: 5, maxDelayMs: 20 };
+
+describe('WalletClient through PROCESSING answers (strict emulator)', () => {
+  let emulator;
+  let api;
+  let config;
+
+  before(async () => {
+    emulator = await startEmulator(['--challenge-interval-ms', '0']);
+    api = emulatorApi(emulator.origin);
+    config = (await api.call('GET', '/emulator/config')).body;
+  });
+  after(() => emulator?.proc.kill('SIGTERM'));
+
+  const setProcessing = async (body) => {
+    const answer = await api.call('POST', '/emulator/processing', body);
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+  };
+
+  for (const keys of ['sealed', 'client-held']) {
+    for (const times of [0, 1, 3]) {
+      test(`keys: '${keys}', PROCESSING ${times} time(s) per signed request: every operation finishes, re-sends are identical`, async () => {
+        const { call, transport, sent } = api;
+        const pending = [];
+        const options = { transport, keys, otpSignerPin: config.otpSignerPublicKey, processing: QUICK, onPending: (e) => pending.push(e) };
+        const client = new WalletClient(options);
+        const account = (await call('POST', '/emulator/accounts', {})).body;
+        const { accountId } = account;
+        const lastOtp = async () => (await call('GET', `/emulator/outbox?accountId=${encodeURIComponent(accountId)}`)).body.at(-1).otp;
+        const email = await client.createEmailOtp(accountId);
+        await setProcessing({ count: times });
+        try {
+          // Login: the encrypted OTP's signed leg (client-held) also answers PROCESSING.
+          await client.challenge(email.id);
+          let session = await client.verifyEmailOtp(email.id, await lastOtp());
+          const ops = [];
+          const expectPending = (operation) => {
+            const mine = pending.filter((e) => e.operation === operation);
+            assert.equal(mine.length, times, `${operation}: onPending once per re-send`);
+            mine.forEach((e, i) => {
+              assert.equal(e.attempt, i + 1);
+              assert.match(e.requestId, /^Request:/, `${operation}: the request id is exposed`);
+              assert.ok(e.delayMs >= 0 && e.delayMs <= QUICK.maxDelayMs);
+            });
+            ops.push(operation);
+            pending.length = 0;
+          };
+          if (keys === 'client-held') expectPending('verifyEmailOtp');
+          else pending.length = 0;
+
+          const authenticator = new SoftAuthenticator(emulator.origin);
+          const pk = new WalletClient({ ...options, passkey: authenticator });
+          const passkey = await pk.registerPasskey({
+            accountId, nickname: 'Laptop', challenge: randomBytes(32).toString('base64url'), rpId: 'localhost', rpName: 'kit tests',
+            user: { id: accountId, name: account.email },
+          }, session);
+          assert.equal(passkey.type, 'PASSKEY');
+          expectPending('addCredential');
+
+          const refreshed = await client.refresh(session);
+          assert.notEqual(refreshed.id, session.id);
+          expectPending('refresh');
+          session.free();
+          session = refreshed;
+
+          const patched = await client.updateAccount(session, accountId, { privacyEnabled: true });
+          assert.equal(patched.privacyEnabled, true);
+          expectPending('updateAccount');
+
+          const exportKey = ClientKey.generate();
+          const exported = await client.exportWallet(session, accountId, exportKey);
+          assert.equal(typeof exported.encryptedWalletCredentials, 'string', JSON.stringify(exported));
+          expectPending('exportWallet');
+
+          await client.revokeCredential(session, passkey.id);
+          expectPending('revokeCredential');
+
+          await client.revokeSession(session);
+          expectPending('revokeSession');
+
+          // Every re-send repeated its signed request byte for byte.
+          const signed = sent.filter((r) => r.headers?.['Request-Id'] !== undefined);
+          const byId = new Map();
+          for (const r of signed) byId.set(r.headers['Request-Id'], [...(byId.get(r.headers['Request-Id']) ?? []), r]);
+          for (const [id, copies] of byId) {
+            for (const copy of copies) {
+              assert.equal(copy.body, copies[0].body, `${id}: the same body`);
+              assert.equal(copy.headers['Service-Wallet-Signature'], copies[0].headers['Service-Wallet-Signature'], `${id}: never re-stamped`);
+              assert.equal(`${copy.method} ${copy.path}`, `${copies[0].method} ${copies[0].path}`);
+            }
+            assert.ok(copies.slice(0, -1).every((c) => JSON.parse(c.response).status === 'PROCESSING'), `${id}: re-sent only after PROCESSING`);
+          }
+          assert.equal(ops.length, keys === 'client-held' ? 7 : 6);
+        } finally {
+          await setProcessing({ count: 0 });
+        }
+      });
+    }
+  }
+
+  test('the bound reached: STILL_PROCESSING with the request id, nothing more sent; the old session still signs', async () => {
+    const { call, transport, sent } = api;
+    const client = new WalletClient({ transport, processing: { ...QUICK, maxResends: 2 } });
+    const { accountId } = (await call('POST', '/emulator/accounts', {})).body;
+    const email = await client.createEmailOtp(accountId);
+    const lastOtp = async () => (await call('GET', `/emulator/outbox?accountId=${encodeURIComponent(accountId)}`)).body.at(-1).otp;
+    const session = await client.verifyEmailOtp(email.id, await lastOtp());
+    await setProcessing({ count: 50, operations: ['session.refresh'], settleMs: 600_000 });
+    try {
+      const from = sent.length;
+      const err = await client.refresh(session).then(() => assert.fail('resolved'), (e) => e);
+      assert.equal(err.code, 'STILL_PROCESSING', err.message);
+      assert.match(err.requestId, /^Request:/);
+      const mine = sent.slice(from);
+      // The first leg, the signed retry, two re-sends: then the bound.
+      assert.equal(mine.length, 4, mine.map((r) => r.status).join(','));
+      assert.ok(mine.slice(1).every((r) => r.headers['Request-Id'] === err.requestId));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(sent.length, from + 4, 'nothing sent after the error');
+      // The refresh never finished here: the old session is still the user's session.
+      const patched = await client.updateAccount(session, accountId, { privacyEnabled: true });
+      assert.equal(patched.privacyEnabled, true);
+    } finally {
+      await setProcessing({ count: 0 });
+    }
+    // An aborted wait ends the same way.
+    const controller = new AbortController();
+    const aborting = new WalletClient({ transport, processing: { firstDelayMs: 60_000, maxDelayMs: 60_000, signal: controller.signal } });
+    await setProcessing({ count: 1, operations: ['account.update'] });
+    try {
+      const waiting = aborting.updateAccount(session, accountId, { privacyEnabled: false }).then(() => assert.fail('resolved'), (e) => e);
+      setTimeout(() => controller.abort(), 50);
+      const err = await waiting;
+      assert.equal(err.code, 'STILL_PROCESSING');
+      assert.match(err.message, /aborted/);
+      assert.match(err.requestId, /^Request:/);
+    } finally {
+      await setProcessing({ count: 0 });
+    }
+  });
+});
