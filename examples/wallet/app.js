@@ -779,6 +779,13 @@ function useKeys(keys) {
     // The emulator signs target bundles with its own key: pin it instead of production's.
     otpSignerPin: mode === 'sandbox' ? 'sandbox' : state.config.otpSignerPublicKey,
     passkey: mode === 'sandbox' ? sandboxPasskey : passkey,
+    // The service's busy-hour answer (200 PROCESSING): the kit re-sends the identical
+    // request; the page shows that it is waiting (make demo MODE=strict, then
+    // POST /emulator/processing {"count": 2} to see it).
+    onPending: ({ operation, attempt, requestId }) => {
+      kitLog(`${operation}: the service is still processing ${requestId ?? 'the request'}; re-sending it unchanged (attempt ${attempt})`);
+      setStatus(`Still processing (${operation}, attempt ${attempt})…`, 'pending');
+    },
   });
   kitLog(`new WalletClient({ keys: '${keys}' })${keys === 'client-held' ? ': compressed clientPublicKey, the key is the session key' : ": the spec's sealed session bundle"}`);
 }

@@ -206,6 +206,31 @@ pub(crate) mod tests {
         }
     }
 
+    /// Every 401 code the live service defines (protocol notes §12) is `UNAUTHORIZED`,
+    /// its own code kept as `service_code` and its reason in the message.
+    #[test]
+    fn each_401_code_of_the_live_service_is_unauthorized_with_its_service_code() {
+        for code in [
+            "UNAUTHORIZED",
+            "INVALID_SIGNATURE",
+            "WALLET_SIGNATURE_MISSING",
+            "WALLET_SIGNATURE_MALFORMED",
+            "WALLET_SIGNATURE_BODY_MISMATCH",
+            "WALLET_SIGNATURE_INVALID",
+            "REQUEST_ID_MISSING",
+        ] {
+            let body = TestFields::default()
+                .with("code", code)
+                .with("reason", "the check that failed");
+            let e = response_error(&respond(401, &body));
+            assert_eq!(e.code(), ErrorCode::Unauthorized, "{code}");
+            let service = e.service().unwrap();
+            assert_eq!(service.service_code.as_deref(), Some(code));
+            assert_eq!(service.status, 401);
+            assert!(e.message().contains("the check that failed"), "{code}");
+        }
+    }
+
     #[test]
     fn errors_carry_what_the_service_said() {
         let body = TestFields::default()

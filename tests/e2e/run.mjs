@@ -492,14 +492,34 @@ async function flow(emu, keys) {
     });
 
     let beforeRefresh;
-    await check(t(`refresh: new ClientKey, 202 → signRetry with the old session → 201 → ${held ? 'the new key is the session key (Session.fromClientKey)' : 'Session.open with the new key'}`), async () => {
+    await check(t(`refresh: new ClientKey, 202 → signRetry with the old session → ${strict ? '200 PROCESSING twice, the identical retry re-sent → ' : ''}201 → ${held ? 'the new key is the session key (Session.fromClientKey)' : 'Session.open with the new key'}`), async () => {
       beforeRefresh = s.session;
       const from = await logLength(page);
-      await step(page, 'refresh');
+      // Strict: the service is busy (200 PROCESSING twice); the page re-sends the identical
+      // signed retry and shows that it waits (onPending).
+      const processing = (count) => fetch(`${emu.origin}/emulator/processing`, {
+        method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ count, operations: ['session.refresh'] }),
+      }).then((r) => assert(r.status === 200, `POST /emulator/processing: ${r.status}`));
+      if (strict) await processing(2);
+      try {
+        await step(page, 'refresh');
+      } finally {
+        if (strict) await processing(0);
+      }
       s = await snapshot(page);
       const path = `/backend/auth/sessions/${beforeRefresh.id}/refresh`;
-      const calls = httpEntries(await logSince(page, from)).filter((e) => e.url === path);
-      assert(json(calls.map((e) => e.status)) === json([202, 201]), json(calls.map((e) => e.status)));
+      const entries = await logSince(page, from);
+      const calls = httpEntries(entries).filter((e) => e.url === path);
+      assert(json(calls.map((e) => e.status)) === json(strict ? [202, 200, 200, 201] : [202, 201]), json(calls.map((e) => e.status)));
+      if (strict) {
+        for (const resent of calls.slice(2)) {
+          assert(resent.requestBody === calls[1].requestBody
+            && resent.requestHeaders['Service-Wallet-Signature'] === calls[1].requestHeaders['Service-Wallet-Signature']
+            && resent.requestHeaders['Request-Id'] === calls[1].requestHeaders['Request-Id'], 'a re-send differs from the signed retry');
+        }
+        const shown = entries.filter((e) => e.kind === 'kit' && /still processing/.test(e.text));
+        assert(shown.length === 2, `the pending state was shown ${shown.length} times`);
+      }
       const newKey = JSON.parse(calls[0].requestBody).clientPublicKey;
       assert(keyForm.test(newKey), `refresh clientPublicKey ${newKey}`);
       if (strict && held) assert(s.session.publicKeyHex === newKey, 'the refresh key is not the new session key');
