@@ -659,7 +659,11 @@ export declare class SessionStore {
    * if only the stored one is needed. Rejects `SESSION_CLOSED`, `SESSION_EXPIRED`.
    */
   save(session: Session): Promise<StoredSession>;
-  /** The stored session with this id, or `null` if there is none or it has expired. */
+  /**
+   * The stored session with this id or, when refreshes (in any tab) replaced it, the
+   * session that replaced it last; `null` if there is none (deleted: a logout) or it has
+   * expired. An app that remembers one id finds its session after any number of refreshes.
+   */
   load(id: string): Promise<StoredSession | null>;
   /** Every stored session that has not expired. */
   list(): Promise<StoredSession[]>;

@@ -420,9 +420,18 @@ export class Store extends SessionStore {
     return this.#restore(record);
   }
 
+  /**
+   * The session `id`, or the one that replaced it: refreshes (in any tab) leave a
+   * tombstone naming the new session, and `load` follows them to the live end, so an app
+   * that remembered one id finds its session after any number of refreshes.
+   */
   async load(id) {
     if (typeof id !== 'string') throw invalid('load() takes a session id string');
-    const record = await run(this.#db, 'readonly', (sessions) => done(sessions.get(id)));
+    const record = await run(this.#db, 'readonly', async (sessions) => {
+      let current = await done(sessions.get(id));
+      for (let hops = 0; current && isTombstone(current) && hops < 64; hops++) current = await done(sessions.get(current.replacedBy));
+      return current;
+    });
     return record && !isTombstone(record) && record.expiresAtMs > clock() ? this.#restore(record) : null;
   }
 
