@@ -52,13 +52,16 @@ check:
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo test --workspace
+	cargo test --features fault-injection --test signing_fault
 
 lint-js: setup
 	node_modules/.bin/eslint --max-warnings=0 .
 	node_modules/.bin/tsc -p tsconfig.json && node_modules/.bin/tsc -p tests/types/tsconfig.json
 
+# The test-only fault injection (never in a shipped build) in its own test binary.
 test-native: setup
 	cargo test --workspace
+	cargo test --features fault-injection --test signing_fault
 
 # No -q here: the wasm-bindgen test runner rejects the --quiet that cargo passes on.
 # Node first (tests without a configure macro), then every test forced into a browser

@@ -98,12 +98,12 @@ pub fn mul_generator(k: &Scalar) -> ProjectivePoint {
     even + odd
 }
 
-/// The public key of `secret`.
-pub(crate) fn public_key(secret: &SecretKey) -> PublicKey {
+/// The public key of `secret`. Never the identity (the scalar is not zero and the group
+/// has prime order): an identity is a fault in the arithmetic, reported as
+/// `ENGINE_FAULT` rather than hidden behind another multiplication.
+pub(crate) fn public_key(secret: &SecretKey) -> crate::Result<PublicKey> {
     let point = mul_generator(secret.to_nonzero_scalar().as_ref()).to_affine();
-    // Never the identity (the scalar is not zero and the group has prime order); were it
-    // so, p256's own multiplication answers rather than a panic.
-    PublicKey::from_affine(point).unwrap_or_else(|_| secret.public_key())
+    PublicKey::from_affine(point).map_err(|_| crate::signing_key::engine_fault())
 }
 
 #[cfg(test)]
@@ -151,7 +151,7 @@ mod tests {
     fn public_keys_match_p256() {
         for _ in 0..50 {
             let secret = random_secret();
-            assert_eq!(public_key(&secret), secret.public_key());
+            assert_eq!(public_key(&secret).unwrap(), secret.public_key());
         }
     }
 }

@@ -35,6 +35,15 @@ pub const SESSION_BUNDLE_LEN: usize = ENC_LEN + 32 + TAG_LEN;
 /// of up to a few hundred bytes.
 pub const MAX_BUNDLE_CHARS: usize = 1024;
 
+/// The refusal of an encapsulated key that is not a point on P-256.
+const OFF_CURVE: &str = "bundle encapsulated key is not a point on P-256";
+
+/// Whether `err` is that refusal: an honest service never sends such a key, so
+/// [`crate::Session::open`] gives up the client key on it (an invalid-curve probe).
+pub(crate) fn is_off_curve(err: &Error) -> bool {
+    err.code() == ErrorCode::InvalidBundle && err.message() == OFF_CURVE
+}
+
 /// A decoded, validated bundle: the encapsulated key as a curve point and the ciphertext.
 #[derive(Clone, Debug)]
 pub struct Bundle {
@@ -107,8 +116,7 @@ impl Bundle {
                 .concat(),
             ));
         }
-        let enc = decode_sec1(enc)
-            .ok_or_else(|| invalid("bundle encapsulated key is not a point on P-256".into()))?;
+        let enc = decode_sec1(enc).ok_or_else(|| invalid(OFF_CURVE.into()))?;
         Ok(Self {
             enc,
             ciphertext: ciphertext.to_vec(),
@@ -128,7 +136,7 @@ impl Bundle {
     /// HPKE-opens the bundle with the recipient's secret key. `DECRYPTION_FAILED` when it
     /// was sealed to another key or altered.
     pub fn open(&self, recipient: &SecretKey) -> Result<Zeroizing<Vec<u8>>> {
-        self.open_for(recipient, &crate::basepoint::public_key(recipient))
+        self.open_for(recipient, &crate::basepoint::public_key(recipient)?)
     }
 
     /// Opens with the ECDH result `dh` of the recipient's key and
@@ -366,7 +374,7 @@ fn seal_with(
     aad: Option<&[u8]>,
 ) -> Result<(PublicKey, Vec<u8>)> {
     use aes_gcm::{AeadInOut, Aes256Gcm, KeyInit};
-    let enc = crate::basepoint::public_key(eph);
+    let enc = crate::basepoint::public_key(eph)?;
     let dh = crate::ecdh::diffie_hellman(&eph.to_nonzero_scalar(), recipient.as_affine());
     let enc_bytes = enc.to_sec1_point(false);
     let recipient_bytes = recipient.to_sec1_point(false);

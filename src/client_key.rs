@@ -34,6 +34,9 @@ pub struct ClientKey {
     /// ([`crate::enclave::sign_with_tek`]); its session inherits them
     /// ([`ClientKey::take_signed_requests`]), so one key signs each id once.
     signed_requests: SignedRequestIds,
+    /// A signature made with this key as the TEK did not verify: the secret is gone and
+    /// every use is `ENGINE_FAULT` (not `KEY_CONSUMED`).
+    poisoned: bool,
 }
 
 impl core::fmt::Debug for ClientKey {
@@ -54,17 +57,19 @@ impl ClientKey {
                 "the platform's secure random number generator failed",
             )
         })?;
-        Ok(Self::from_secret(secret))
+        Self::from_secret(secret)
     }
 
     /// Wraps an existing secret key (tests, and keys restored from a store).
-    pub fn from_secret(secret: SecretKey) -> Self {
-        let public = crate::basepoint::public_key(&secret);
-        Self {
+    /// `ENGINE_FAULT` if the engine computes a wrong public key for it.
+    pub fn from_secret(secret: SecretKey) -> Result<Self> {
+        let public = crate::basepoint::public_key(&secret)?;
+        Ok(Self {
             secret: Some(secret),
             public,
             signed_requests: SignedRequestIds::default(),
-        }
+            poisoned: false,
+        })
     }
 
     /// `clientPublicKey`: uncompressed SEC1, lowercase hex, 130 characters, `04…`.
@@ -114,6 +119,9 @@ impl ClientKey {
 
     /// Borrows the secret for a use that may fail; [`ClientKey::consume`] ends its life.
     pub(crate) fn secret(&self) -> Result<&SecretKey> {
+        if self.poisoned {
+            return Err(crate::signing_key::engine_fault());
+        }
         self.secret.as_ref().ok_or_else(|| {
             Error::new(
                 ErrorCode::KeyConsumed,
@@ -134,6 +142,12 @@ impl ClientKey {
     /// up. Later uses get `KEY_CONSUMED`.
     pub fn consume(&mut self) {
         self.secret = None;
+    }
+
+    /// Wipes the key after a faulty signature: every later use is `ENGINE_FAULT`.
+    pub(crate) fn poison(&mut self) {
+        self.consume();
+        self.poisoned = true;
     }
 
     /// Records `request_id` as signed by this key at `now` (see [`SignedRequestIds::record`]).
@@ -216,7 +230,7 @@ mod tests {
     #[test]
     fn oidc_nonce_hashes_the_form_that_is_sent() {
         use sha2::Digest as _;
-        let key = ClientKey::from_secret(SecretKey::from_slice(&[0x2a; 32]).unwrap());
+        let key = ClientKey::from_secret(SecretKey::from_slice(&[0x2a; 32]).unwrap()).unwrap();
         // Computed here with sha2 directly, not with the kit's sha256_hex.
         let sha256 = |text: &str| hex_encode(&sha2::Sha256::digest(text.as_bytes()));
         let compressed = key.oidc_nonce_for_form(KeyForm::Compressed);
@@ -242,7 +256,7 @@ mod tests {
         let der = hex(v["pkcs8"]["pkcs8Hex"].as_str().unwrap());
         let raw = hex(v["pkcs8"]["rawPrivateKeyHex"].as_str().unwrap());
         assert_eq!(der[36..68], raw[..]);
-        let key = ClientKey::from_secret(SecretKey::from_slice(&raw).unwrap());
+        let key = ClientKey::from_secret(SecretKey::from_slice(&raw).unwrap()).unwrap();
         assert_eq!(key.public_key_hex(), hex_encode(&der[der.len() - 65..]));
     }
 
@@ -264,7 +278,7 @@ mod tests {
     #[test]
     fn debug_shows_no_secret() {
         let secret = SecretKey::from_slice(&[7u8; 32]).unwrap();
-        let key = ClientKey::from_secret(secret);
+        let key = ClientKey::from_secret(secret).unwrap();
         let shown = format!("{key:?}");
         assert!(!shown.contains(&"07".repeat(32)));
         assert!(shown.contains(&key.public_key_hex()));

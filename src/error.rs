@@ -91,6 +91,9 @@ error_codes! {
     InvalidInput => "INVALID_INPUT",
     /// The platform's secure random number generator failed.
     RandomnessUnavailable => "RANDOMNESS_UNAVAILABLE",
+    /// The engine computed a wrong signature or public key (a hardware or JIT fault): the
+    /// key is wiped and the object that holds it answers this from then on; reload the page.
+    EngineFault => "ENGINE_FAULT",
     /// The kit was used before `init()` (raised by the JS shim).
     NotInitialized => "NOT_INITIALIZED",
     /// The JS `SessionStore` cannot work: IndexedDB or WebCrypto is missing, or one of their

@@ -95,6 +95,13 @@ pub use session::{Session, SessionInfo, SANDBOX_SIGNATURE};
 pub use timestamp::system_now;
 pub use timestamp::{format_rfc3339, parse_rfc3339, UnixMillis};
 
+/// Test-only fault injection (the `fault-injection` feature, never in a shipped build).
+#[cfg(feature = "fault-injection")]
+#[doc(hidden)]
+pub mod fault_injection {
+    pub use crate::signing_key::fault::corrupt_next_signatures;
+}
+
 /// Internals for the fuzz targets (cargo-fuzz builds with `--cfg fuzzing`); not part of
 /// the API.
 #[cfg(fuzzing)]
@@ -103,6 +110,7 @@ pub mod fuzzing {
     pub use crate::bundle::fuzzing::{open, seal};
     pub use crate::ecdh::diffie_hellman;
     pub use crate::json::{parse, Json, MAX_DEPTH};
+    pub use crate::signing_key::deterministic::with as with_deterministic_nonces;
     pub use crate::signing_key::SigningKey;
 
     /// The strict DER codec of ECDSA signatures.

@@ -18,19 +18,11 @@ pub fn compressed_hex(key: &PublicKey) -> String {
     hex_encode(key.to_sec1_point(true).as_bytes())
 }
 
-/// How many times [`decode_sec1`] decodes a point before refusing it.
-const DECODE_ATTEMPTS: usize = 4;
-
-/// Decodes SEC1 bytes to a point on P-256 other than the identity, trying
-/// [`DECODE_ATTEMPTS`] times before refusing. Why: in WebKit (JavaScriptCore, WebKitGTK
-/// 2.50) a valid compressed point is refused on about 1 in 100 to 1,500 fresh pages,
-/// within the first 30 decodes, and decodes on the next try. Likely a race with JSC's
-/// background compiler: 3 refusals in about 1,900 fresh modules with it, 0 in 2,000
-/// without (`JSC_useConcurrentJIT=0`). Two attempts still failed once in CI's 600 fresh
-/// WebKit pages (tests/points). A valid point costs nothing, an invalid one three more
-/// decodes.
+/// Decodes SEC1 bytes to a point on P-256 other than the identity. Decided once: a
+/// refusal is final (retrying one would give a fault more chances to accept a point that
+/// is not on the curve).
 pub(crate) fn decode_sec1(bytes: &[u8]) -> Option<PublicKey> {
-    (0..DECODE_ATTEMPTS).find_map(|_| PublicKey::from_sec1_bytes(bytes).ok())
+    PublicKey::from_sec1_bytes(bytes).ok()
 }
 
 /// Parses a SEC1 public key from hex (compressed or uncompressed, either case), checking

@@ -8,7 +8,7 @@ use p256::elliptic_curve::sec1::ToSec1Point;
 use p256::PublicKey;
 use zeroize::Zeroizing;
 
-use crate::bundle::{Bundle, SESSION_BUNDLE_LEN};
+use crate::bundle::{is_off_curve, Bundle, SESSION_BUNDLE_LEN};
 use crate::client_key::ClientKey;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fields::{is_kind_uuid, optional, required, Fields};
@@ -134,12 +134,16 @@ impl Session {
     }
 
     /// Opens `encryptedSessionSigningKey` of a verify/refresh response with `key`, which
-    /// is consumed on success (a failed open leaves it usable, so nothing is lost).
+    /// is consumed on success (a failed open leaves it usable, so nothing is lost), and
+    /// also when the bundle's encapsulated key is not a point on P-256: an honest service
+    /// never sends one, and it is how an invalid-curve probe of the key would begin.
     pub fn open(response: &dyn Fields, key: &mut ClientKey) -> Result<Self> {
         let secret = key.secret()?;
-        let session = Self::open_by(response, |bundle| bundle.open_for(secret, key.public_key()))?;
-        key.consume();
-        Ok(session)
+        let opened = Self::open_by(response, |bundle| bundle.open_for(secret, key.public_key()));
+        if opened.is_ok() || opened.as_ref().is_err_and(is_off_curve) {
+            key.consume();
+        }
+        opened
     }
 
     /// [`Session::open`] for a client key kept in WebCrypto (the session store): `dh` is
@@ -201,7 +205,7 @@ impl Session {
                 "encryptedSessionSigningKey does not hold a valid P-256 private key",
             )
         })?;
-        Ok(Self::new(info, Signer::Key(SigningKey::new(secret))))
+        Ok(Self::new(info, Signer::Key(SigningKey::new(secret)?)))
     }
 
     /// The session key in PKCS#8, for `crypto.subtle.importKey` (the session store).
@@ -211,7 +215,9 @@ impl Session {
     /// WebCrypto key with it.)
     pub fn key_pkcs8(&self) -> Result<Zeroizing<Vec<u8>>> {
         match &self.signer {
-            Signer::Key(key) => Ok(crate::webcrypto::pkcs8_der(key.secret(), key.public_key())),
+            Signer::Key(key) => {
+                key.with_secret(|secret| crate::webcrypto::pkcs8_der(secret, key.public_key()))
+            }
             Signer::Closed => Err(closed()),
             Signer::Sandbox | Signer::External(_) => Err(Error::new(
                 ErrorCode::InvalidInput,
@@ -303,6 +309,12 @@ impl Session {
         matches!(self.signer, Signer::Sandbox)
     }
 
+    /// Whether a signature of this session's did not verify (an engine fault): its key is
+    /// wiped and every signing call is `ENGINE_FAULT`.
+    pub fn is_poisoned(&self) -> bool {
+        matches!(&self.signer, Signer::Key(key) if key.is_poisoned())
+    }
+
     /// Whether [`Session::close`] was called.
     pub fn is_closed(&self) -> bool {
         matches!(self.signer, Signer::Closed)
@@ -335,8 +347,12 @@ impl Session {
         ))
     }
 
-    /// `SESSION_CLOSED` once freed, `SESSION_EXPIRED` at or after `expiresAt`.
+    /// `ENGINE_FAULT` once a faulty signature wiped the key, `SESSION_CLOSED` once freed,
+    /// `SESSION_EXPIRED` at or after `expiresAt`.
     fn check_live(&self, now: UnixMillis) -> Result<()> {
+        if self.is_poisoned() {
+            return Err(crate::signing_key::engine_fault());
+        }
         if self.is_closed() {
             return Err(closed());
         }
@@ -352,7 +368,8 @@ impl Session {
     /// Signs `payload`, once a guard has let it through.
     fn sign(&self, payload: &str) -> Result<String> {
         match &self.signer {
-            Signer::Key(key) => Ok(stamp_with(key, payload)),
+            // A signature that does not verify wiped the key (`ENGINE_FAULT`).
+            Signer::Key(key) => stamp_with(key, payload),
             Signer::Sandbox => Ok(SANDBOX_SIGNATURE.to_owned()),
             Signer::External(_) => Err(Error::new(
                 ErrorCode::InvalidSession,
@@ -488,6 +505,7 @@ mod tests {
     use crate::bundle::seal;
     use crate::encoding::base58check_encode;
     use crate::fields::test_support::TestFields;
+    use crate::signing_key::{deterministic, fault};
     use crate::stamp::stamp;
     use crate::test_vectors::{hex, vectors};
     use p256::ecdsa::SigningKey;
@@ -535,7 +553,7 @@ mod tests {
         let case = &v["upstream"][0];
         let secret =
             SecretKey::from_slice(&hex(case["receiverPrivateKeyHex"].as_str().unwrap())).unwrap();
-        let mut key = ClientKey::from_secret(secret);
+        let mut key = ClientKey::from_secret(secret).unwrap();
         let session = Session::open(&response(case["bundle"].as_str().unwrap()), &mut key).unwrap();
         assert_eq!(
             session.public_key_hex().unwrap(),
@@ -557,9 +575,88 @@ mod tests {
         let (resp, mut key) = sealed_session(&session_secret);
         let session = Session::open(&resp, &mut key).unwrap();
         let payload = case["payloadUtf8"].as_str().unwrap();
+        // Through the test-only deterministic nonces: byte for byte.
         assert_eq!(
-            session.stamp_at(payload, BEFORE_EXPIRY).unwrap(),
+            deterministic::with(|| session.stamp_at(payload, BEFORE_EXPIRY)).unwrap(),
             case["stampHeaderValue"].as_str().unwrap()
+        );
+        // Shipped, hedged: two stamps of one payload differ, and both verify.
+        let a = session.stamp_at(payload, BEFORE_EXPIRY).unwrap();
+        let b = session.stamp_at(payload, BEFORE_EXPIRY).unwrap();
+        assert_ne!(a, b);
+        for header in [a, b] {
+            crate::stamp::verify_stamp(&header, payload).unwrap();
+        }
+    }
+
+    /// A stamp, a signed retry or a quote signature that does not verify is never
+    /// returned: `ENGINE_FAULT`, and the session's key is wiped, so every later call on it
+    /// is `ENGINE_FAULT` too (not `SESSION_CLOSED`: the app should reload, not re-login).
+    #[test]
+    fn a_faulty_signature_poisons_the_session() {
+        let quote = QuoteToSign {
+            payload_to_sign: "q".into(),
+            expires_at_ms: EXPIRES_MS,
+        };
+        for faulty in 0..3 {
+            let (resp, mut key) = sealed_session(&SecretKey::from_slice(&[9u8; 32]).unwrap());
+            let mut s = Session::open(&resp, &mut key).unwrap();
+            s.stamp_at("p", BEFORE_EXPIRY).unwrap();
+            fault::corrupt_next_signatures(1);
+            let err = match faulty {
+                0 => s.stamp_at("p", BEFORE_EXPIRY).unwrap_err(),
+                1 => s
+                    .sign_retry_at(&pending(EXPIRES), BEFORE_EXPIRY)
+                    .unwrap_err(),
+                _ => s.sign_quote_at(&quote, BEFORE_EXPIRY).unwrap_err(),
+            };
+            assert_eq!(err.code(), ErrorCode::EngineFault, "{faulty}");
+            assert!(err.message().contains("reload the page"), "{err}");
+            assert!(s.is_poisoned());
+            assert!(!s.is_closed());
+            let codes = [
+                s.stamp_at("p", BEFORE_EXPIRY).unwrap_err().code(),
+                s.stamp_at("p", EXPIRES_MS).unwrap_err().code(),
+                s.authorize_stamp_at(BEFORE_EXPIRY).unwrap_err().code(),
+                s.sign_quote_at(&quote, BEFORE_EXPIRY).unwrap_err().code(),
+                s.key_pkcs8().unwrap_err().code(),
+                s.sign_retry_at(
+                    &PendingSignature {
+                        request_id: "Request:00000000-0000-4000-8000-000000000001".into(),
+                        ..pending(EXPIRES)
+                    },
+                    BEFORE_EXPIRY,
+                )
+                .unwrap_err()
+                .code(),
+            ];
+            assert_eq!(codes, [ErrorCode::EngineFault; 6], "{faulty}");
+        }
+    }
+
+    /// An encapsulated key that is not a point on P-256 gives up the client key (an
+    /// invalid-curve probe of it); any other failed open leaves it usable.
+    #[test]
+    fn an_off_curve_encapsulated_key_consumes_the_client_key() {
+        let mut key = ClientKey::generate().unwrap();
+        let mut x = [0u8; 33];
+        x[0] = 0x02;
+        let off_curve = (0u8..=255)
+            .find_map(|b| {
+                x[32] = b;
+                PublicKey::from_sec1_bytes(&x).is_err().then_some(x)
+            })
+            .unwrap();
+        let payload = [&off_curve[..], &[0u8; 48]].concat();
+        let err = Session::open(&response(&base58check_encode(&payload)), &mut key).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidBundle);
+        assert!(err.message().contains("not a point on P-256"), "{err}");
+        assert!(key.is_consumed());
+        assert_eq!(
+            Session::open(&response(&base58check_encode(&payload)), &mut key)
+                .unwrap_err()
+                .code(),
+            ErrorCode::KeyConsumed
         );
     }
 
@@ -777,10 +874,9 @@ mod tests {
         let p = pending(EXPIRES);
         let headers = s.sign_retry_at(&p, BEFORE_EXPIRY).unwrap();
         assert_eq!(headers.request_id, REQUEST);
-        assert_eq!(
-            headers.signature,
-            s.stamp_at(&p.payload_to_sign, BEFORE_EXPIRY).unwrap()
-        );
+        // The retry's signature is a stamp of the payload by the session's key.
+        let signed = crate::stamp::verify_stamp(&headers.signature, &p.payload_to_sign).unwrap();
+        assert_eq!(Some(signed.public_key), s.public_key_hex());
         assert_eq!(
             s.sign_retry_at(&p, BEFORE_EXPIRY).unwrap_err().code(),
             ErrorCode::RequestAlreadySigned
@@ -914,7 +1010,11 @@ mod tests {
         let signature: p256::ecdsa::Signature = signer.sign(p.payload_to_sign.as_bytes());
         let header = s.stamp_from_p1363(&signature.to_bytes()).unwrap();
         crate::stamp::verify_stamp(&header, &p.payload_to_sign).unwrap();
-        assert_eq!(header, stamp(&signer, &p.payload_to_sign)); // RFC 6979 both sides
+        // Deterministic nonces on both sides: the same header as the in-wasm signer's.
+        assert_eq!(
+            header,
+            deterministic::with(|| stamp(&signer, &p.payload_to_sign)).unwrap()
+        );
         assert_eq!(
             s.authorize_retry_at(&p, BEFORE_EXPIRY).unwrap_err().code(),
             ErrorCode::RequestAlreadySigned

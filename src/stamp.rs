@@ -1,8 +1,10 @@
 //! The API-key stamp, the value of `Service-Wallet-Signature` (DESIGN §2):
 //! base64url (no padding) of the compact JSON
 //! `{"publicKey":"<compressed hex>","scheme":"SIGNATURE_SCHEME_TK_API_P256","signature":"<DER hex>"}`
-//! where the signature is deterministic ECDSA P-256 (RFC 6979, no low-S normalisation)
-//! over SHA-256 of the exact UTF-8 bytes of the payload.
+//! where the signature is ECDSA P-256 (no low-S normalisation) over SHA-256 of the exact
+//! UTF-8 bytes of the payload, with a hedged RFC 6979 nonce (so two stamps of one payload
+//! differ) and verified before it is returned ([`crate::signing_key`]): each function
+//! here that signs is `ENGINE_FAULT` rather than return a signature that does not verify.
 
 use crate::prelude::*;
 use p256::ecdsa::{Signature, SigningKey};
@@ -10,26 +12,29 @@ use p256::PublicKey;
 
 use crate::ecdsa_der::{self, DerSignature};
 use crate::encoding::{base64url_encode, hex_encode};
+use crate::error::Result;
 use crate::signing_key::SigningKey as KitSigningKey;
 
 /// The `scheme` of every stamp.
 pub const STAMP_SCHEME: &str = "SIGNATURE_SCHEME_TK_API_P256";
 
 /// DER-encoded signature over SHA-256 of `payload`, byte for byte as given.
-pub fn sign_der(key: &SigningKey, payload: &str) -> DerSignature {
-    ecdsa_der::encode(&KitSigningKey::from(key).sign(payload.as_bytes()))
+pub fn sign_der(key: &SigningKey, payload: &str) -> Result<DerSignature> {
+    Ok(ecdsa_der::encode(
+        &KitSigningKey::from(key).sign(payload.as_bytes())?,
+    ))
 }
 
 /// The stamp JSON text for `payload`, before base64url.
-pub fn stamp_json(key: &SigningKey, payload: &str) -> String {
+pub fn stamp_json(key: &SigningKey, payload: &str) -> Result<String> {
     stamp_json_with(&KitSigningKey::from(key), payload)
 }
 
-fn stamp_json_with(key: &KitSigningKey, payload: &str) -> String {
-    stamp_json_of(
+fn stamp_json_with(key: &KitSigningKey, payload: &str) -> Result<String> {
+    Ok(stamp_json_of(
         key.public_key(),
-        &ecdsa_der::encode(&key.sign(payload.as_bytes())),
-    )
+        &ecdsa_der::encode(&key.sign(payload.as_bytes())?),
+    ))
 }
 
 /// The stamp JSON text naming `public` as the signer of `signature`.
@@ -47,13 +52,13 @@ fn stamp_json_of(public: &PublicKey, signature: &DerSignature) -> String {
 }
 
 /// The `Service-Wallet-Signature` header value for `payload`.
-pub fn stamp(key: &SigningKey, payload: &str) -> String {
+pub fn stamp(key: &SigningKey, payload: &str) -> Result<String> {
     stamp_with(&KitSigningKey::from(key), payload)
 }
 
 /// [`stamp`] with the kit's own signing key (sessions and the OTP login's TEK).
-pub(crate) fn stamp_with(key: &KitSigningKey, payload: &str) -> String {
-    base64url_encode(stamp_json_with(key, payload).as_bytes())
+pub(crate) fn stamp_with(key: &KitSigningKey, payload: &str) -> Result<String> {
+    Ok(base64url_encode(stamp_json_with(key, payload)?.as_bytes()))
 }
 
 /// The header value for a signature made elsewhere (WebCrypto, for the session store)
@@ -138,6 +143,7 @@ mod tests {
     use super::*;
     use crate::encoding::base64url_decode;
     use crate::error::ErrorCode;
+    use crate::signing_key::{deterministic, fault};
     use crate::test_vectors::{hex, vectors};
     use p256::elliptic_curve::sec1::ToSec1Point;
     use proptest::prelude::*;
@@ -148,6 +154,8 @@ mod tests {
         SigningKey::from_slice(&hex(hex_text)).unwrap()
     }
 
+    /// The vectors pin RFC 6979's deterministic nonces: through the test-only
+    /// deterministic path (empty additional data), byte for byte.
     #[test]
     fn deterministic_stamp_vectors_are_byte_identical() {
         let v = vectors("api-key-stamps.json");
@@ -157,21 +165,27 @@ mod tests {
             let id = case["id"].as_str().unwrap();
             let k = key(case["privateKeyHex"].as_str().unwrap());
             let payload = case["payloadUtf8"].as_str().unwrap();
-            assert_eq!(
-                hex_encode(sign_der(&k, payload).as_bytes()),
-                case["signatureDerHex"].as_str().unwrap(),
-                "{id}"
-            );
-            assert_eq!(
-                stamp_json(&k, payload),
-                case["stampJson"].as_str().unwrap(),
-                "{id}"
-            );
-            assert_eq!(
-                stamp(&k, payload),
-                case["stampHeaderValue"].as_str().unwrap(),
-                "{id}"
-            );
+            deterministic::with(|| {
+                assert_eq!(
+                    hex_encode(sign_der(&k, payload).unwrap().as_bytes()),
+                    case["signatureDerHex"].as_str().unwrap(),
+                    "{id}"
+                );
+                assert_eq!(
+                    stamp_json(&k, payload).unwrap(),
+                    case["stampJson"].as_str().unwrap(),
+                    "{id}"
+                );
+                assert_eq!(
+                    stamp(&k, payload).unwrap(),
+                    case["stampHeaderValue"].as_str().unwrap(),
+                    "{id}"
+                );
+            });
+            // The shipped (hedged) stamp is another one, and verifies.
+            let hedged = stamp(&k, payload).unwrap();
+            assert_ne!(hedged, case["stampHeaderValue"].as_str().unwrap(), "{id}");
+            verify_stamp(&hedged, payload).unwrap();
             // The other-s form verifies too (services must accept either).
             let other = case["otherSFormDerHex"].as_str().unwrap();
             let header = base64url_encode(
@@ -229,7 +243,7 @@ mod tests {
                     // Decoders may tolerate padding; our own stamps never carry it.
                     let decoded = decode_stamp(header).unwrap();
                     let k = v["keys"][0]["privateKeyHex"].as_str().unwrap();
-                    assert!(!stamp(&key(k), payload).contains('='));
+                    assert!(!stamp(&key(k), payload).unwrap().contains('='));
                     assert_eq!(decoded.scheme, STAMP_SCHEME);
                 }
                 other => panic!("unhandled negative vector {other}"),
@@ -266,7 +280,7 @@ mod tests {
             ],
         ) {
             let k = SigningKey::from_slice(&secret).unwrap();
-            let header = stamp(&k, &payload);
+            let header = stamp(&k, &payload).unwrap();
             prop_assert!(!header.contains('='));
             let decoded = verify_stamp(&header, &payload).unwrap();
             prop_assert_eq!(decoded_keys_in_order(&header), ["publicKey", "scheme", "signature"]);
@@ -288,10 +302,33 @@ mod tests {
         let k = key(&"11".repeat(32));
         let payload: String = "é{\"a\":1}\r\n".repeat(100_000);
         assert!(payload.len() >= 1_000_000);
-        let header = stamp(&k, &payload);
+        let header = stamp(&k, &payload).unwrap();
         verify_stamp(&header, &payload).unwrap();
         let mut changed = payload.clone();
         changed.push(' ');
         assert!(verify_stamp(&header, &changed).is_err());
+    }
+
+    #[test]
+    fn two_stamps_of_one_payload_differ_and_both_verify() {
+        let k = key(&"22".repeat(32));
+        let (a, b) = (stamp(&k, "{}").unwrap(), stamp(&k, "{}").unwrap());
+        assert_ne!(a, b);
+        assert_eq!(verify_stamp(&a, "{}").unwrap(), decode_stamp(&a).unwrap());
+        verify_stamp(&b, "{}").unwrap();
+    }
+
+    #[test]
+    fn a_faulty_signature_is_engine_fault_not_a_stamp() {
+        let k = key(&"33".repeat(32));
+        fault::corrupt_next_signatures(1);
+        assert_eq!(stamp(&k, "p").unwrap_err().code(), ErrorCode::EngineFault);
+        fault::corrupt_next_signatures(1);
+        assert_eq!(
+            sign_der(&k, "p").err().map(|e| e.code()),
+            Some(ErrorCode::EngineFault)
+        );
+        // The caller's p256 key is its own: the next stamp (no fault) verifies.
+        verify_stamp(&stamp(&k, "p").unwrap(), "p").unwrap();
     }
 }

@@ -3,13 +3,11 @@
 //! buffer that grows (a `String` sized for the code, lengthened by escaping `"` and `\`)
 //! frees its old block as it was; the wasm build's allocator (talc, with
 //! `disable-realloc-in-place`) always moves on growth, as `GlobalAlloc::realloc`'s default
-//! here does. Native only: its own global allocator, in its own test binary.
+//! here does. Native only: its own global allocator (tests/support/freed_copies.rs), in its
+//! own test binary.
 #![cfg(all(not(target_arch = "wasm32"), feature = "json"))]
 // Tests may format (clippy.toml bans it in the library code only).
 #![allow(clippy::disallowed_macros)]
-
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 
 use embedded_wallet_kit::enclave::encrypt_otp;
 use embedded_wallet_kit::p256::SecretKey;
@@ -18,53 +16,9 @@ use embedded_wallet_kit::uncompressed_hex;
 use embedded_wallet_kit::ClientKey;
 use embedded_wallet_kit::ErrorCode;
 
-const MAX_NEEDLE: usize = 64;
-static NEEDLE: [AtomicU8; MAX_NEEDLE] = [const { AtomicU8::new(0) }; MAX_NEEDLE];
-static NEEDLE_LEN: AtomicUsize = AtomicUsize::new(0);
-static FREED_WITH_NEEDLE: AtomicUsize = AtomicUsize::new(0);
-
-/// The system allocator, counting freed blocks that still hold the needle. It allocates
-/// nothing itself (the needle lives in atomics), so it cannot recurse.
-struct Recording;
-
-unsafe impl GlobalAlloc for Recording {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        System.alloc(layout)
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        let n = NEEDLE_LEN.load(Ordering::SeqCst);
-        if n > 0 && layout.size() >= n {
-            // SAFETY: the block is still allocated, `layout.size()` bytes long.
-            let block = std::slice::from_raw_parts(ptr, layout.size());
-            let holds = block.windows(n).any(|w| {
-                w.iter()
-                    .zip(&NEEDLE)
-                    .all(|(b, c)| *b == c.load(Ordering::Relaxed))
-            });
-            if holds {
-                FREED_WITH_NEEDLE.fetch_add(1, Ordering::SeqCst);
-            }
-        }
-        System.dealloc(ptr, layout)
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Recording = Recording;
-
-/// How many blocks freed during `run` still held `needle`.
-fn freed_copies(needle: &[u8], run: impl FnOnce()) -> usize {
-    assert!(!needle.is_empty() && needle.len() <= MAX_NEEDLE);
-    for (slot, b) in NEEDLE.iter().zip(needle) {
-        slot.store(*b, Ordering::Relaxed);
-    }
-    FREED_WITH_NEEDLE.store(0, Ordering::SeqCst);
-    NEEDLE_LEN.store(needle.len(), Ordering::SeqCst);
-    run();
-    NEEDLE_LEN.store(0, Ordering::SeqCst);
-    FREED_WITH_NEEDLE.load(Ordering::SeqCst)
-}
+#[path = "support/freed_copies.rs"]
+mod freed;
+use freed::freed_copies;
 
 #[test]
 fn sealing_a_code_with_quotes_and_backslashes_frees_no_copy_of_it() {

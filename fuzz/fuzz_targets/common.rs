@@ -13,11 +13,13 @@ pub const NOW: i64 = 1_760_356_800_000;
 
 pub fn client_key() -> ClientKey {
     ClientKey::from_secret(SecretKey::from_slice(&[0x42; 32]).expect("valid scalar"))
+        .expect("valid key")
 }
 
 /// A real (non-sandbox) session with a fixed key, built through the client-held path.
 pub fn session() -> Session {
-    let mut key = ClientKey::from_secret(SecretKey::from_slice(&[0x24; 32]).expect("valid scalar"));
+    let mut key = ClientKey::from_secret(SecretKey::from_slice(&[0x24; 32]).expect("valid scalar"))
+        .expect("valid key");
     let response = r#"{"id":"Session:0b9a4a2e-5f7e-4d7e-9a57-2f0f8c1d3e4b","accountId":"InternalAccount:1","type":"EMAIL_OTP","expiresAt":"2999-01-01T00:00:00Z"}"#;
     let map = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(response)
         .expect("seed JSON");

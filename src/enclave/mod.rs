@@ -252,7 +252,8 @@ mod tests {
         );
         let key = ClientKey::from_secret(
             SecretKey::from_slice(&hex(c["embeddedPrivateKeyHex"].as_str().unwrap())).unwrap(),
-        );
+        )
+        .unwrap();
         (
             c["exportBundle"].as_str().unwrap().to_owned(),
             key,

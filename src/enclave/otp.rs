@@ -161,8 +161,13 @@ pub fn sign_with_tek(
     let secret = tek.secret()?;
     // SigningKey zeroizes its copy of the secret when dropped.
     let key = crate::signing_key::SigningKey::with_public(secret.clone(), *tek.public_key());
+    let signature = crate::stamp::stamp_with(&key, &pending.payload_to_sign);
+    if key.is_poisoned() {
+        // The copy is wiped; so is the TEK it came from.
+        tek.poison();
+    }
     Ok(SignedRetryHeaders {
-        signature: crate::stamp::stamp_with(&key, &pending.payload_to_sign),
+        signature: signature?,
         request_id: pending.request_id.clone(),
     })
 }
@@ -286,7 +291,7 @@ mod tests {
         // Production refuses an uncompressed `public_key` (400 INVALID_INPUT "Invalid
         // wallet request."): the enclave reads the compressed SEC1 form only.
         let (enclave_key, _, bundle) = enclave();
-        let tek = ClientKey::from_secret(SecretKey::from_slice(&[0x53; 32]).unwrap());
+        let tek = ClientKey::from_secret(SecretKey::from_slice(&[0x53; 32]).unwrap()).unwrap();
         let sealed = encrypt_otp_json(&bundle, "123456", &tek, &SignerPin::Unpinned).unwrap();
         let text = open_text(&enclave_key, &sealed);
         let compressed = compressed_hex(tek.public_key());

@@ -3,13 +3,16 @@
 //      to the same public key (computed by @noble/curves);
 //  (b) our stamps verify with independent verifiers (@noble/curves and node:crypto, and
 //      @turnkey/crypto's own verifyStampSignature) and decode to the exact JSON;
-//  (c) @turnkey/api-key-stamper, given the same private key, produces the same stamp.
+//  (c) our stamps are hedged (two of one payload differ) and verify, with @noble/curves and
+//      WebCrypto, as @turnkey/api-key-stamper's stamps with the same private key do.
 // The upstream known-answer bundles need a private key injected and are covered natively.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { getPublicKey, verifyStampSignature, decryptCredentialBundle } from '@turnkey/crypto';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
-import { uint8ArrayToHexString } from '@turnkey/encoding';
+import { webcrypto } from 'node:crypto';
+import { p256 } from '@noble/curves/nist.js';
+import { uint8ArrayToHexString, uint8ArrayFromHexString } from '@turnkey/encoding';
 import { init, ClientKey, Session } from '../../pkg/node.js';
 import { sessionResponse, randomScalar, compressedPublicKeyHex, sealBundle, checkStamp, b64urlToString } from '../support/fixtures.mjs';
 
@@ -83,7 +86,16 @@ test('(b) @turnkey/crypto verifyStampSignature accepts our signatures', async ()
   s.free();
 });
 
-test('(c) @turnkey/api-key-stamper with the same key: same public key, both verify, byte-identical (RFC 6979)', async () => {
+/** Verifies a stamp with WebCrypto (node:crypto's webcrypto): P1363 r ‖ s, SHA-256. */
+async function webCryptoVerifies(stamp, payload) {
+  const json = JSON.parse(b64urlToString(stamp));
+  const point = p256.Point.fromBytes(uint8ArrayFromHexString(json.publicKey)).toBytes(false);
+  const key = await webcrypto.subtle.importKey('raw', point, { name: 'ECDSA', namedCurve: 'P-256' }, false, ['verify']);
+  const p1363 = p256.Signature.fromBytes(uint8ArrayFromHexString(json.signature), 'der').toBytes('compact');
+  return webcrypto.subtle.verify({ name: 'ECDSA', hash: 'SHA-256' }, key, p1363, new TextEncoder().encode(payload));
+}
+
+test('(c) two stamps of one payload differ (hedged nonces); both verify with @noble/curves and WebCrypto, as the peer @turnkey/api-key-stamper\'s do', async () => {
   for (let i = 0; i < 5; i++) {
     const scalar = randomScalar();
     const s = sessionFor(scalar);
@@ -91,20 +103,23 @@ test('(c) @turnkey/api-key-stamper with the same key: same public key, both veri
     const privateKey = uint8ArrayToHexString(scalar);
     for (const [name, payload] of Object.entries(PAYLOADS)) {
       if (name === 'oneMiB' && i > 0) continue;
-      const ours = s.stamp(payload);
+      const ours = [s.stamp(payload), s.stamp(payload)];
+      assert.notEqual(ours[0], ours[1], `${name}: two stamps of one payload differ`);
       // purejs: @noble/curves v1, deterministic RFC 6979 without low-S normalisation.
       const pure = await new ApiKeyStamper({ apiPublicKey: publicKey, apiPrivateKey: privateKey, runtimeOverride: 'purejs' })
         .stamp(payload);
       assert.equal(pure.stampHeaderName, 'X-Stamp');
-      assert.ok(checkStamp(pure.stampHeaderValue, payload, publicKey).ok, `${name}: peer stamp verifies`);
-      assert.equal(JSON.parse(b64urlToString(pure.stampHeaderValue)).publicKey, JSON.parse(b64urlToString(ours)).publicKey);
-      // The peer's purejs path hashes the UTF-8 bytes (sha256-uint8array), as we do.
-      assert.equal(ours, pure.stampHeaderValue, `${name}: byte-identical to the peer`);
-      // node runtime: OpenSSL, randomised k — compare by verification only.
+      // node runtime: OpenSSL, randomised k.
       const viaNode = await new ApiKeyStamper({ apiPublicKey: publicKey, apiPrivateKey: privateKey, runtimeOverride: 'node' })
         .stamp(payload);
-      assert.ok(checkStamp(viaNode.stampHeaderValue, payload, publicKey).ok, `${name}: node-runtime peer stamp verifies`);
-      assert.ok(checkStamp(ours, payload, publicKey).ok, `${name}: ours verifies`);
+      for (const [who, stamp] of [['ours', ours[0]], ['ours again', ours[1]], ['peer', pure.stampHeaderValue], ['node-runtime peer', viaNode.stampHeaderValue]]) {
+        // checkStamp: @noble/curves and node:crypto's verify.
+        const c = checkStamp(stamp, payload, publicKey);
+        assert.ok(c.nobleOk && c.ok, `${name}: ${who}'s stamp verifies (${c.error ?? 'node:crypto'})`);
+        assert.equal(await webCryptoVerifies(stamp, payload), true, `${name}: ${who}'s stamp verifies with WebCrypto`);
+        assert.equal(JSON.parse(b64urlToString(stamp)).publicKey, publicKey, `${name}: ${who}'s public key`);
+      }
+      assert.equal(await webCryptoVerifies(ours[0], `${payload} `), false, `${name}: another payload must not verify`);
     }
     s.free();
   }

@@ -120,7 +120,9 @@ test('real session: opens a sealed bundle, stamps, signs retries and quotes', ()
   const stamp = s.stamp(payload);
   const c = checkStamp(stamp, payload, expectedPub);
   assert.ok(c.ok, `stamp must verify: ${JSON.stringify(c)}`);
-  assert.equal(s.stamp(payload), stamp, 'RFC 6979: same payload, same stamp');
+  const again = s.stamp(payload);
+  assert.notEqual(again, stamp, 'hedged nonces: two stamps of one payload differ');
+  assert.ok(checkStamp(again, payload, expectedPub).ok, 'the second stamp verifies too');
   assert.equal(checkStamp(stamp, `${payload} `, expectedPub).ok, false, 'a different payload must not verify');
 
   const p = pending202();

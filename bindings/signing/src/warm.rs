@@ -29,7 +29,8 @@ fn open_and_stamp() -> Option<usize> {
     core::hint::black_box(JsClientKey::generate().ok()?);
     let mut one = [0u8; 32];
     one[31] = 1;
-    let key = JsClientKey::from_key(ClientKey::from_secret(SecretKey::from_slice(&one).ok()?));
+    let key =
+        JsClientKey::from_key(ClientKey::from_secret(SecretKey::from_slice(&one).ok()?).ok()?);
     let response = js_sys::Object::new();
     for (name, value) in [
         ("id", "Session:00000000-0000-4000-8000-000000000000"),

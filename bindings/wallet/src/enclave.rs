@@ -123,9 +123,13 @@ mod tests {
         let hex = |text: &str| embedded_wallet_kit::encoding::hex_decode(text).unwrap();
         let c = &v["vectors"][0];
         let key = || {
-            JsClientKey::from_key(embedded_wallet_kit::ClientKey::from_secret(
-                SecretKey::from_slice(&hex(c["embeddedPrivateKeyHex"].as_str().unwrap())).unwrap(),
-            ))
+            JsClientKey::from_key(
+                embedded_wallet_kit::ClientKey::from_secret(
+                    SecretKey::from_slice(&hex(c["embeddedPrivateKeyHex"].as_str().unwrap()))
+                        .unwrap(),
+                )
+                .unwrap(),
+            )
         };
         let bundle = JsValue::from_str(c["exportBundle"].as_str().unwrap());
         let k = key();

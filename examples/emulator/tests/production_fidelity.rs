@@ -47,7 +47,7 @@ impl Tek {
     }
     /// A stamp whose `publicKey` is spelled `public_key_text`.
     fn stamp_spelled(&self, payload: &str, public_key_text: &str) -> String {
-        let der = sign_der(&self.signing_key(), payload);
+        let der = sign_der(&self.signing_key(), payload).unwrap();
         base64url_encode(
             format!(
                 r#"{{"publicKey":"{public_key_text}","scheme":"SIGNATURE_SCHEME_TK_API_P256","signature":"{}"}}"#,
@@ -185,7 +185,7 @@ fn strict_encrypted_otp_takes_only_the_compressed_tek_and_answers_like_productio
     let r = emu.retry_with("POST", &path, &spelled_long, &pending.request_id, &body);
     r.expect(401);
     assert!(r.reason().contains("compressed"), "{}", r.body);
-    let good = stamp(&tek.signing_key(), &pending.payload_to_sign);
+    let good = stamp(&tek.signing_key(), &pending.payload_to_sign).unwrap();
     let done = emu.retry_with("POST", &path, &good, &pending.request_id, &body);
     done.expect(200);
     assert!(done.json().get("encryptedSessionSigningKey").is_none());
@@ -208,7 +208,7 @@ fn strict_encrypted_otp_takes_only_the_compressed_tek_and_answers_like_productio
         r#"{"privacyEnabled":true}"#,
     );
     r.expect(401);
-    let good = stamp(&tek.signing_key(), &pending.payload_to_sign);
+    let good = stamp(&tek.signing_key(), &pending.payload_to_sign).unwrap();
     emu.retry_with(
         "PATCH",
         &patch,
@@ -281,7 +281,7 @@ fn sandbox_runs_the_encrypted_otp_with_the_magic_code_and_either_key_form() {
         assert_eq!(first.json()["type"], "EMAIL_OTP");
         let pending = PendingSignature::from_json(&first.body).unwrap();
         // The kit signs the second leg with the TEK: a real stamp by it is accepted...
-        let mut client_key = ClientKey::from_secret(tek.secret.clone());
+        let mut client_key = ClientKey::from_secret(tek.secret.clone()).unwrap();
         let headers = embedded_wallet_kit::enclave::sign_with_tek(
             &mut client_key,
             &pending,
@@ -293,7 +293,7 @@ fn sandbox_runs_the_encrypted_otp_with_the_magic_code_and_either_key_form() {
         let r = emu.retry_with(
             "POST",
             &path,
-            &stamp(&other.signing_key(), &pending.payload_to_sign),
+            &stamp(&other.signing_key(), &pending.payload_to_sign).unwrap(),
             &pending.request_id,
             &verify_body(&sealed),
         );
