@@ -15,8 +15,8 @@
 //! Checked against p256 (the tests below, `signing_key`'s, and the fuzz target
 //! `basepoint_differential`); its constant time under valgrind (tests/ct).
 //!
-//! k's digits and the two sums are zeroized when dropped ([`radix16`], `Zeroizing`): a
-//! nonce's give the key away.
+//! k's digits and the two sums are zeroized when dropped natively ([`Wiped`]): a nonce's
+//! give the key away.
 
 use crate::prelude::*;
 use once_cell::race::OnceBox;
@@ -26,7 +26,6 @@ use p256::elliptic_curve::subtle::{Choice, ConditionallySelectable, ConstantTime
 use p256::elliptic_curve::PrimeField;
 use p256::{AffinePoint, NistP256, ProjectivePoint, PublicKey, Scalar, SecretKey};
 use primeorder::Radix16Digits;
-use zeroize::Zeroizing;
 
 /// Signed radix-16 digits of a P-256 scalar: 64 nibbles and a carry.
 pub(crate) const DIGITS: usize = <Radix16Digits<NistP256> as Unsigned>::USIZE;
@@ -86,13 +85,50 @@ fn table() -> &'static Table {
     TABLE.get_or_init(|| Box::new(Table::build()))
 }
 
+/// A secret temporary of the scalar multiplications (here and in `ecdh`: the scalar's
+/// digits, the sums), zeroized when dropped natively. Not in wasm, where each wipe costs
+/// bytes on every page and adds nothing: the bindings' stack scrub
+/// (`ewk_common::scrubbed`) wipes the same memory on the same normal return (nothing else
+/// runs during the call), and neither runs on a trap.
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) type Wiped<T> = zeroize::Zeroizing<T>;
+#[cfg(target_arch = "wasm32")]
+pub(crate) type Wiped<T> = Unwiped<T>;
+
+/// [`Wiped`] in wasm: the value, as it is.
+#[cfg(target_arch = "wasm32")]
+pub(crate) struct Unwiped<T>(T);
+
+#[cfg(target_arch = "wasm32")]
+impl<T> Unwiped<T> {
+    pub(crate) fn new(value: T) -> Self {
+        Self(value)
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+impl<T> core::ops::Deref for Unwiped<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+impl<T> core::ops::DerefMut for Unwiped<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.0
+    }
+}
+
 /// Writes k's signed radix-16 digits into `digits`, least significant first, each in
 /// [-8, 8], without a branch: primeorder's `Radix16Decomposition`, which keeps them where
-/// nothing can wipe them. Written in place, into the caller's `Zeroizing`, so that no
-/// copy of them is left behind.
+/// nothing can wipe them. Written in place, into the caller's [`Wiped`], so that no copy
+/// of them is left behind.
 pub(crate) fn radix16(k: &Scalar, digits: &mut [i8; DIGITS]) {
-    let bytes = Zeroizing::new(k.to_repr());
-    for (i, byte) in bytes.iter().rev().enumerate() {
+    let bytes = Wiped::new(k.to_repr());
+    for i in 0..DIGITS / 2 {
+        let byte = bytes[bytes.len() - 1 - i];
         digits[2 * i] = (byte & 0xf) as i8;
         digits[2 * i + 1] = (byte >> 4) as i8;
     }
@@ -108,11 +144,11 @@ pub(crate) fn radix16(k: &Scalar, digits: &mut [i8; DIGITS]) {
 /// k·G, in constant time.
 pub fn mul_generator(k: &Scalar) -> ProjectivePoint {
     let table = table();
-    let mut digits = Zeroizing::new([0i8; DIGITS]);
+    let mut digits = Wiped::new([0i8; DIGITS]);
     radix16(k, &mut digits);
     let top = WINDOWS - 1;
-    let mut even = Zeroizing::new(ProjectivePoint::IDENTITY + table.select(top, digits[2 * top]));
-    let mut odd = Zeroizing::new(ProjectivePoint::IDENTITY);
+    let mut even = Wiped::new(ProjectivePoint::IDENTITY + table.select(top, digits[2 * top]));
+    let mut odd = Wiped::new(ProjectivePoint::IDENTITY);
     for i in (0..top).rev() {
         *odd += table.select(i, digits[2 * i + 1]);
         *even += table.select(i, digits[2 * i]);

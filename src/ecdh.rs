@@ -17,7 +17,7 @@
 //! under valgrind (tests/ct).
 //!
 //! The scalar's digits, the accumulator and the points selected from the table are
-//! zeroized when dropped: they give the key away.
+//! zeroized when dropped natively (`basepoint::Wiped`): they give the key away.
 
 use p256::elliptic_curve::hazmat::FieldArithmetic;
 use p256::elliptic_curve::point::AffineCoordinates;
@@ -25,9 +25,9 @@ use p256::elliptic_curve::subtle::{Choice, ConditionallySelectable, ConstantTime
 use p256::elliptic_curve::PrimeField;
 use p256::{AffinePoint, FieldBytes, NistP256, NonZeroScalar};
 use primeorder::PrimeCurveParams;
-use zeroize::{DefaultIsZeroes, Zeroize, ZeroizeOnDrop, Zeroizing};
+use zeroize::{DefaultIsZeroes, Zeroize, Zeroizing};
 
-use crate::basepoint::{radix16, DIGITS};
+use crate::basepoint::{radix16, Wiped, DIGITS};
 
 type Fe = <NistP256 as FieldArithmetic>::FieldElement;
 
@@ -42,9 +42,8 @@ struct Projective {
     z: Fe,
 }
 
-/// (X : Y : Z) with x = X/Z², y = Y/Z³; the identity has Z = 0. Only ever a secret
-/// multiple (the accumulator, doubled): zeroized when dropped.
-#[derive(Zeroize, ZeroizeOnDrop)]
+/// (X : Y : Z) with x = X/Z², y = Y/Z³; the identity has Z = 0.
+#[derive(Zeroize)]
 struct Jacobian {
     x: Fe,
     y: Fe,
@@ -185,21 +184,21 @@ pub fn diffie_hellman(secret: &NonZeroScalar, public: &AffinePoint) -> Zeroizing
     };
     let base = Projective::conditional_select(&affine, &Projective::IDENTITY, public.is_identity());
     let table = Table::new(base);
-    let mut digits = Zeroizing::new([0i8; DIGITS]);
+    let mut digits = Wiped::new([0i8; DIGITS]);
     radix16(secret.as_ref(), &mut digits);
     let top = DIGITS - 1;
 
-    let mut sum = Zeroizing::new(table.select(digits[top]));
+    let mut sum = Wiped::new(table.select(digits[top]));
     for i in (0..top).rev() {
-        let mut doubled = sum.to_jacobian();
+        let mut doubled = Wiped::new(sum.to_jacobian());
         for _ in 0..4 {
             doubled.double();
         }
-        let selected = Zeroizing::new(table.select(digits[i]));
+        let selected = Wiped::new(table.select(digits[i]));
         *sum = doubled.to_projective().add(&selected);
     }
     // The identity (impossible, see above) would give x = 0 rather than a panic.
-    let x = Zeroizing::new(sum.x * sum.z.invert().unwrap_or(Fe::ZERO));
+    let x = Wiped::new(sum.x * sum.z.invert().unwrap_or(Fe::ZERO));
     Zeroizing::new(x.to_repr())
 }
 
