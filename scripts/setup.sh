@@ -3,6 +3,7 @@
 #   - the wasm32-unknown-unknown Rust target, rustfmt and clippy
 #   - wasm-bindgen-cli at exactly the wasm-bindgen version in Cargo.lock
 #   - Debian chromium + chromium-driver (headless browser tests)
+#   - Debian valgrind (the constant-time check, tests/ct)
 #   - Debian firefox-esr, webkit2gtk-driver (WebKitGTK's MiniBrowser) and xvfb, and
 #     geckodriver 0.37.1 (cargo install --locked, cached in ~/.cargo/bin)
 #   - the npm dev dependencies (npm ci) when node_modules is missing or stale
@@ -69,6 +70,16 @@ if ! command -v firefox-esr >/dev/null 2>&1 || ! command -v WebKitWebDriver >/de
   $SUDO apt-get install -y -qq --no-install-recommends firefox-esr webkit2gtk-driver xvfb >/dev/null
 fi
 
+# --- valgrind (Debian): the constant-time check, tests/ct (memcheck and its header) -----
+if ! command -v valgrind >/dev/null 2>&1 || [ ! -f /usr/include/valgrind/memcheck.h ]; then
+  say "installing Debian valgrind"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends valgrind >/dev/null
+fi
+
 # --- geckodriver (not packaged by Debian 12), pinned, built once into ~/.cargo/bin -------
 GECKODRIVER_VERSION=0.37.1
 HAVE_GECKODRIVER=$(geckodriver --version 2>/dev/null | awk 'NR == 1 { print $2 }' || true)
@@ -91,4 +102,4 @@ case "${WASM_OPT_VERSION}" in
   *"version 132"*) ;;
   *) echo "[setup] node_modules/.bin/wasm-opt is not binaryen 132: '${WASM_OPT_VERSION}'" >&2; exit 1 ;;
 esac
-say "ok: wasm-bindgen ${WB_VERSION}, ${WASM_OPT_VERSION}, $(chromium --version 2>/dev/null | tail -n1), $(firefox-esr --version 2>/dev/null | tail -n1), geckodriver ${GECKODRIVER_VERSION}, WebKitGTK $(dpkg-query -W -f '${Version}' libwebkit2gtk-4.1-0 2>/dev/null || echo '?'), node $(node --version)"
+say "ok: wasm-bindgen ${WB_VERSION}, ${WASM_OPT_VERSION}, $(chromium --version 2>/dev/null | tail -n1), $(firefox-esr --version 2>/dev/null | tail -n1), geckodriver ${GECKODRIVER_VERSION}, $(valgrind --version), WebKitGTK $(dpkg-query -W -f '${Version}' libwebkit2gtk-4.1-0 2>/dev/null || echo '?'), node $(node --version)"

@@ -13,23 +13,29 @@
 //! Same schedule as p256's: primeorder's signed radix-16 digits (65 of them), a table of
 //! [1..8]P selected in constant time, 4 doublings and one addition per digit. Field
 //! arithmetic is p256's own. Checked against p256's ECDH on random and edge scalars and
-//! points (tests below) and by the fuzz target `ecdh_differential`.
+//! points (tests below) and by the fuzz target `ecdh_differential`; its constant time
+//! under valgrind (tests/ct).
+//!
+//! The scalar's digits, the accumulator and the points selected from the table are
+//! zeroized when dropped natively (`basepoint::Wiped`): they give the key away.
 
-use p256::elliptic_curve::array::typenum::Unsigned;
 use p256::elliptic_curve::hazmat::FieldArithmetic;
 use p256::elliptic_curve::point::AffineCoordinates;
 use p256::elliptic_curve::subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 use p256::elliptic_curve::PrimeField;
 use p256::{AffinePoint, FieldBytes, NistP256, NonZeroScalar};
-use primeorder::{PrimeCurveParams, Radix16Decomposition, Radix16Digits};
-use zeroize::Zeroizing;
+use primeorder::PrimeCurveParams;
+use zeroize::{DefaultIsZeroes, Zeroize, Zeroizing};
+
+use crate::basepoint::{radix16, Wiped, DIGITS};
 
 type Fe = <NistP256 as FieldArithmetic>::FieldElement;
 
 const B: Fe = <NistP256 as PrimeCurveParams>::EQUATION_B;
 
 /// (X : Y : Z) with x = X/Z, y = Y/Z; the identity is (0 : λ : 0), written (0 : 1 : 0) here.
-#[derive(Clone, Copy)]
+/// Zeroized (to all zeros) where it holds a secret multiple: `Zeroizing<Projective>`.
+#[derive(Clone, Copy, Default)]
 struct Projective {
     x: Fe,
     y: Fe,
@@ -37,6 +43,7 @@ struct Projective {
 }
 
 /// (X : Y : Z) with x = X/Z², y = Y/Z³; the identity has Z = 0.
+#[derive(Zeroize)]
 struct Jacobian {
     x: Fe,
     y: Fe,
@@ -90,6 +97,8 @@ impl Projective {
         }
     }
 }
+
+impl DefaultIsZeroes for Projective {}
 
 impl ConditionallySelectable for Projective {
     fn conditional_select(a: &Self, b: &Self, choice: Choice) -> Self {
@@ -175,24 +184,23 @@ pub fn diffie_hellman(secret: &NonZeroScalar, public: &AffinePoint) -> Zeroizing
     };
     let base = Projective::conditional_select(&affine, &Projective::IDENTITY, public.is_identity());
     let table = Table::new(base);
-    let digits = Radix16Decomposition::<Radix16Digits<NistP256>>::new(secret.as_ref());
+    let mut digits = Wiped::new([0i8; DIGITS]);
+    radix16(secret.as_ref(), &mut digits);
     let top = DIGITS - 1;
 
-    let mut sum = table.select(digits[top]);
+    let mut sum = Wiped::new(table.select(digits[top]));
     for i in (0..top).rev() {
-        let mut doubled = sum.to_jacobian();
+        let mut doubled = Wiped::new(sum.to_jacobian());
         for _ in 0..4 {
             doubled.double();
         }
-        sum = doubled.to_projective().add(&table.select(digits[i]));
+        let selected = Wiped::new(table.select(digits[i]));
+        *sum = doubled.to_projective().add(&selected);
     }
     // The identity (impossible, see above) would give x = 0 rather than a panic.
-    let x = sum.x * sum.z.invert().unwrap_or(Fe::ZERO);
+    let x = Wiped::new(sum.x * sum.z.invert().unwrap_or(Fe::ZERO));
     Zeroizing::new(x.to_repr())
 }
-
-/// Signed radix-16 digits of a P-256 scalar: 64 nibbles and a carry.
-const DIGITS: usize = <Radix16Digits<NistP256> as Unsigned>::USIZE;
 
 #[cfg(test)]
 mod tests {
@@ -278,6 +286,22 @@ mod tests {
             checked += 1;
         }
         assert_eq!(checked, 6);
+    }
+
+    /// Issue 26: natively, nothing used to clear the secret's digits.
+    #[cfg(not(target_arch = "wasm32"))]
+    #[test]
+    fn no_copy_of_the_digits_is_left_on_the_stack() {
+        use crate::basepoint::tests::{left_on_stack, primeorder_digits};
+        fn k() -> NonZeroScalar {
+            scalar([0x9c; 32]).unwrap()
+        }
+        assert!(!left_on_stack(
+            || {
+                std::hint::black_box(diffie_hellman(&k(), &AffinePoint::GENERATOR));
+            },
+            || primeorder_digits(&k())
+        ));
     }
 
     proptest! {
