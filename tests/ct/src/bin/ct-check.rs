@@ -20,7 +20,7 @@ fn main() {
     // Key generation.
     let client_secret = SecretKey::try_generate_from_rng(&mut getrandom::SysRng).unwrap();
     secret(&client_secret);
-    let mut key = ClientKey::from_secret(client_secret);
+    let mut key = ClientKey::from_secret(client_secret).unwrap();
     // Hex, not the struct: its padding is undefined to memcheck whatever happens.
     assert!(
         is_secret(key.public_key_hex().as_bytes()),
