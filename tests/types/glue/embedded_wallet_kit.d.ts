@@ -291,9 +291,10 @@ export function encryptOtp(targetBundle: EnclaveEnvelope | string, otpCode: stri
 
 /**
  * Reads what `payloadToSign` would authorize, so a wallet UI can show it before signing.
- * A payload starting with `{` must be strict JSON: `INVALID_INPUT` names what is wrong
- * (including a repeated member name, which parsers resolve differently). Other text is
- * opaque: `{ json: false, targetPublicKeys: [] }`.
+ * A payload starting with `{` or `[` must be strict JSON naming each member once in any
+ * letter case: else `INVALID_INPUT` says what is wrong and at which byte, and this
+ * module signs it nowhere (readers differ on which of two members counts). Other text
+ * is opaque: `{ json: false, targetPublicKeys: [] }`.
  */
 export function inspectPayload(payloadToSign: string): PayloadInspection;
 
