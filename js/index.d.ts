@@ -317,15 +317,18 @@ export interface QuoteSignatureHeader {
   'Service-Wallet-Signature': string;
 }
 
-/** What a `payloadToSign` authorizes, from {@link inspectPayload}. */
+/**
+ * What a `payloadToSign` authorizes, from {@link inspectPayload}. A payload the kit
+ * refuses to sign has none: `inspectPayload` throws `INVALID_INPUT` saying why and where.
+ */
 export interface PayloadInspection {
-  /** Whether the payload is a JSON object (an activity); `false` for opaque text (a token, base64). */
+  /** Whether the payload is a JSON object (an activity); `false` for opaque text (a token, base64) and a JSON array. */
   json: boolean;
   /** The activity `type`, e.g. `ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2`. */
   activityType?: string;
   organizationId?: string;
   timestampMs?: string;
-  /** Every `targetPublicKey` at any depth: the keys the activity would empower. */
+  /** Every `targetPublicKey`, in any letter case, at any depth: the keys the activity would empower. */
   targetPublicKeys: string[];
   /** `parameters.amount`, as written (a number's text or a string). */
   amount?: string;

@@ -2,7 +2,9 @@
 //! build carries no serde, and a payload is read to show the user what a signature
 //! would authorize, so it must be read exactly as written: duplicate member names (which
 //! parsers resolve differently) and unpaired surrogates are refused, numbers are kept as
-//! their text, and nesting is bounded so hostile input cannot exhaust the stack. A fuzz
+//! their text, and nesting is bounded so hostile input cannot exhaust the stack. Names
+//! are duplicates when equal after case folding ([`fold_name`]): Go's `encoding/json`
+//! matches member names to fields case-insensitively, the last one winning. A fuzz
 //! target compares it with serde_json.
 
 use crate::prelude::*;
@@ -20,7 +22,7 @@ pub enum Json {
     String(String),
     /// An array.
     Array(Vec<Json>),
-    /// An object, members in order (names unique).
+    /// An object, members in order (names unique, even after [`fold_name`]).
     Object(Vec<(String, Json)>),
 }
 
@@ -37,10 +39,14 @@ pub struct JsonError {
 }
 
 impl Json {
-    /// The member `name` of an object.
+    /// The member of an object named `name` in any letter case (the one a case-insensitive
+    /// reader takes; the reader refused a second one).
     pub fn get(&self, name: &str) -> Option<&Json> {
         match self {
-            Json::Object(members) => members.iter().find(|(k, _)| k == name).map(|(_, v)| v),
+            Json::Object(members) => members
+                .iter()
+                .find(|(k, _)| fold_name(k) == fold_name(name))
+                .map(|(_, v)| v),
             _ => None,
         }
     }
@@ -80,15 +86,31 @@ fn count_name_comparison() {
     NAME_COMPARISONS.with(|c| c.set(c.get() + 1));
 }
 
-/// The offset of the first member, in text order, whose name an earlier member already
-/// has: the members' indices sorted by (name, index), then equal neighbours compared.
-/// O(n log n) name comparisons. A heapsort, written out: the standard library's sorts
-/// cost several KB of wasm.
-fn first_duplicate(members: &[(String, Json)], name_offsets: &[usize]) -> Option<usize> {
+/// `name` as a case-insensitive reader compares it: ASCII letters in lower case, and the
+/// two other characters whose Unicode simple case folding reaches an ASCII letter (KELVIN
+/// SIGN to `k`, LONG S to `s`), which is all that can match an ASCII field name in Go's
+/// `encoding/json`.
+pub(crate) fn fold_name(name: &str) -> String {
+    name.chars()
+        .map(|c| match c {
+            '\u{212a}' => 'k',
+            '\u{17f}' => 's',
+            c => c.to_ascii_lowercase(),
+        })
+        .collect()
+}
+
+/// The first member, in text order, whose name an earlier member already has, equal or
+/// equal after [`fold_name`]: its offset and which of the two. The members' indices
+/// sorted by (folded name, index), then equal neighbours compared: O(n log n) name
+/// comparisons. A heapsort, written out: the standard library's sorts cost several KB
+/// of wasm.
+fn first_duplicate(members: &[(String, Json)], name_offsets: &[usize]) -> Option<JsonError> {
+    let folded: Vec<String> = members.iter().map(|(name, _)| fold_name(name)).collect();
     let before = |a: usize, b: usize| {
         #[cfg(test)]
         count_name_comparison();
-        (members[a].0.as_str(), a) < (members[b].0.as_str(), b)
+        (folded[a].as_str(), a) < (folded[b].as_str(), b)
     };
     let mut order: Vec<usize> = (0..members.len()).collect();
     for start in (0..order.len() / 2).rev() {
@@ -98,13 +120,26 @@ fn first_duplicate(members: &[(String, Json)], name_offsets: &[usize]) -> Option
         order.swap(0, end);
         sift_down(&mut order[..end], 0, &before);
     }
-    order
+    // The first duplicate's only earlier namesake is its neighbour in that order.
+    let (earlier, index) = order
         .windows(2)
-        .filter(|pair| members[pair[0]].0 == members[pair[1]].0)
-        .map(|pair| pair[1])
-        .min()
-        .map(|index| name_offsets[index])
+        .filter(|pair| folded[pair[0]] == folded[pair[1]])
+        .map(|pair| (pair[0], pair[1]))
+        .min_by_key(|&(_, index)| index)?;
+    Some(JsonError {
+        reason: if members[earlier].0 == members[index].0 {
+            DUPLICATE_NAME
+        } else {
+            CASE_FOLDED_NAME
+        },
+        offset: name_offsets[index],
+    })
 }
+
+/// The reason of a member name that an earlier member has.
+pub const DUPLICATE_NAME: &str = "duplicate member name";
+/// The reason of a member name equal to an earlier one after [`fold_name`].
+pub const CASE_FOLDED_NAME: &str = "member names equal but for letter case";
 
 /// Restores the max-heap order of `heap` below `root`.
 fn sift_down(heap: &mut [usize], mut root: usize, before: &impl Fn(usize, usize) -> bool) {
@@ -192,11 +227,8 @@ impl Reader<'_> {
         // members per name made a hostile 40,000-member payload take seconds), also when
         // reading stopped at an error: a duplicate name comes before anything inside its
         // value or after it, so it is still the error reported, as when checked name by name.
-        if let Some(offset) = first_duplicate(&members, &name_offsets) {
-            return Err(JsonError {
-                reason: "duplicate member name",
-                offset,
-            });
+        if let Some(duplicate) = first_duplicate(&members, &name_offsets) {
+            return Err(duplicate);
         }
         read.map(|()| Json::Object(members))
     }
@@ -556,6 +588,9 @@ mod tests {
             (r#"{"a":1,"b":{"a":1},"c":1}"#, "", 0),
             (r#"{"\u0061":1,"a":2}"#, "duplicate member name", 12),
             (r#"[{"a":1},{"a":1}]"#, "", 0),
+            (r#"{"a":1,"B":2,"A":3,"b":4}"#, CASE_FOLDED_NAME, 13),
+            (r#"{"a":1,"B":2,"b":3,"a":4}"#, CASE_FOLDED_NAME, 13),
+            (r#"{"A":1,"b":2,"b":3,"a":4}"#, "duplicate member name", 13),
         ] {
             match parse(text) {
                 Ok(_) => assert_eq!(reason, "", "{text}"),
@@ -564,10 +599,49 @@ mod tests {
         }
     }
 
+    #[test]
+    fn names_equal_after_case_folding_are_duplicates_at_any_depth() {
+        // Go's encoding/json gives a field the last member matching it in any case, so
+        // `ours` then `theirs` would be read as `theirs` there and as `ours` here.
+        for (text, offset) in [
+            (
+                r#"{"targetPublicKey":"ours","TargetPublicKey":"theirs"}"#,
+                26,
+            ),
+            (
+                r#"{"p":{"targetPublicKey":"ours","TARGETPUBLICKEY":"theirs"}}"#,
+                31,
+            ),
+            (r#"[{"a":[{"x":{"Ab":1,"aB":2}}]}]"#, 20),
+            (r#"{"A":1,"\u0061":2}"#, 7),
+            // The two characters outside ASCII that Unicode folds onto an ASCII letter.
+            ("{\"Key\":1,\"\u{212a}ey\":2}", 9),
+            ("{\"\u{17f}\":1,\"S\":2}", 8),
+        ] {
+            assert_eq!(
+                parse(text).unwrap_err(),
+                JsonError {
+                    reason: CASE_FOLDED_NAME,
+                    offset
+                },
+                "{text}"
+            );
+        }
+        // Other letters that differ only in case name no ASCII field: distinct here.
+        assert!(parse(r#"{"é":1,"É":2}"#).is_ok());
+        // A member is found by its name in any case, as such a reader finds it.
+        let v = parse(r#"{"Type":"x","PARAMETERS":{"aMount":"1"}}"#).unwrap();
+        assert_eq!(v.get("type").and_then(Json::as_str), Some("x"));
+        assert_eq!(
+            v.get("parameters").and_then(|p| p.get("amount")),
+            Some(&s("1"))
+        );
+    }
+
     proptest::proptest! {
         #[test]
         fn the_first_duplicate_is_the_one_a_scan_finds(
-            names in proptest::collection::vec("[ab]{0,2}", 0..12),
+            names in proptest::collection::vec("[abAB]{0,2}", 0..12),
         ) {
             let mut text = String::from("{");
             let mut offsets = Vec::new();
@@ -579,16 +653,16 @@ mod tests {
                 text.push_str(&format!("\"{name}\":{i}"));
             }
             text.push('}');
-            // The old check: each name against every earlier one.
+            // The quadratic check: each name against every earlier one, in any case.
             let expected = (0..names.len())
-                .find(|&i| names[..i].contains(&names[i]))
-                .map(|i| offsets[i]);
+                .find_map(|i| {
+                    let earlier = names[..i].iter().find(|n| n.eq_ignore_ascii_case(&names[i]))?;
+                    let reason = if *earlier == names[i] { DUPLICATE_NAME } else { CASE_FOLDED_NAME };
+                    Some((reason, offsets[i]))
+                });
             match parse(&text) {
                 Ok(_) => proptest::prop_assert_eq!(expected, None),
-                Err(e) => proptest::prop_assert_eq!(
-                    (e.reason, Some(e.offset)),
-                    ("duplicate member name", expected)
-                ),
+                Err(e) => proptest::prop_assert_eq!(Some((e.reason, e.offset)), expected),
             }
         }
     }
@@ -635,7 +709,7 @@ mod tests {
                 let theirs = serde_json::from_str::<serde_json::Value>(&text);
                 match (&ours, &theirs) {
                     (Ok(a), Ok(b)) => prop_assert!(same(a, b), "{text}"),
-                    (Err(e), Ok(_)) => prop_assert_eq!(e.reason, "duplicate member name", "{}", text),
+                    (Err(e), Ok(_)) => prop_assert!([DUPLICATE_NAME, CASE_FOLDED_NAME].contains(&e.reason), "{}", text),
                     // Numbers are kept as text here; serde_json refuses those past f64.
                     (Ok(_), Err(e)) => prop_assert!(e.to_string().contains("number out of range"), "{text}: {e}"),
                     (Err(_), Err(_)) => {}

@@ -109,7 +109,7 @@ pub mod fuzzing {
     pub use crate::basepoint::mul_generator;
     pub use crate::bundle::fuzzing::{open, seal};
     pub use crate::ecdh::diffie_hellman;
-    pub use crate::json::{parse, Json, MAX_DEPTH};
+    pub use crate::json::{parse, Json, CASE_FOLDED_NAME, DUPLICATE_NAME, MAX_DEPTH};
     pub use crate::signing_key::deterministic::with as with_deterministic_nonces;
     pub use crate::signing_key::SigningKey;
 

@@ -12,6 +12,7 @@ use crate::bundle::{is_off_curve, Bundle, SESSION_BUNDLE_LEN};
 use crate::client_key::ClientKey;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fields::{is_kind_uuid, optional, required, Fields};
+use crate::inspect::check_signable;
 use crate::message::{PendingSignature, QuoteToSign, SignedRetryHeaders};
 use crate::request_ids::SignedRequestIds;
 #[cfg(test)]
@@ -382,20 +383,26 @@ impl Session {
     // The guards take the time as an argument (`*_at`); the methods without it are thin
     // wrappers reading the system clock ([`system_now`]).
 
-    /// Whether the session may stamp at `now` (live, not expired).
-    pub fn authorize_stamp_at(&self, now: UnixMillis) -> Result<()> {
-        self.check_live(now)
+    /// Whether the session may stamp `payload` at `now`: live, not expired, and (with the
+    /// `payload-guard` feature) the payload not JSON that readers could read differently
+    /// (`INVALID_INPUT`, see [`crate::inspect_payload`]). Nothing else: no requestId or
+    /// 202 expiry is known here, those are [`Session::sign_retry_at`]'s and
+    /// [`Session::sign_quote_at`]'s.
+    pub fn authorize_stamp_at(&self, payload: &str, now: UnixMillis) -> Result<()> {
+        self.check_live(now)?;
+        check_signable(payload, ErrorCode::InvalidInput)
     }
 
     #[cfg(feature = "std")]
     /// [`Session::authorize_stamp_at`] the system clock ([`system_now`]).
-    pub fn authorize_stamp(&self) -> Result<()> {
-        self.authorize_stamp_at(system_now())
+    pub fn authorize_stamp(&self, payload: &str) -> Result<()> {
+        self.authorize_stamp_at(payload, system_now())
     }
 
-    /// The `Service-Wallet-Signature` value for `payload` at `now`, signed byte for byte.
+    /// The `Service-Wallet-Signature` value for `payload` at `now`, signed byte for byte,
+    /// after [`Session::authorize_stamp_at`].
     pub fn stamp_at(&self, payload: &str, now: UnixMillis) -> Result<String> {
-        self.authorize_stamp_at(now)?;
+        self.authorize_stamp_at(payload, now)?;
         self.sign(payload)
     }
 
@@ -405,9 +412,11 @@ impl Session {
         self.stamp_at(payload, system_now())
     }
 
-    /// The guards of [`Session::sign_retry_at`], and the requestId recorded as signed: an
-    /// expired 202 is `REQUEST_EXPIRED`, a requestId seen before (in any letter case)
-    /// `REQUEST_ALREADY_SIGNED`, more than [`MAX_SIGNED_REQUEST_IDS`](crate::MAX_SIGNED_REQUEST_IDS) within
+    /// The guards of [`Session::sign_retry_at`], and the requestId recorded as signed: a
+    /// payload readers could read differently `INVALID_PENDING_SIGNATURE` (as in
+    /// [`Session::authorize_stamp_at`]), an expired 202 `REQUEST_EXPIRED`, a requestId
+    /// seen before (in any letter case) `REQUEST_ALREADY_SIGNED`, more than
+    /// [`MAX_SIGNED_REQUEST_IDS`](crate::MAX_SIGNED_REQUEST_IDS) within
     /// [`SIGNED_REQUEST_ID_HORIZON_MS`](crate::SIGNED_REQUEST_ID_HORIZON_MS) `RATE_LIMITED`.
     pub fn authorize_retry_at(
         &mut self,
@@ -415,6 +424,7 @@ impl Session {
         now: UnixMillis,
     ) -> Result<()> {
         self.check_live(now)?;
+        check_signable(&pending.payload_to_sign, ErrorCode::InvalidPendingSignature)?;
         if now >= pending.expires_at_ms {
             return Err(Error::new(
                 ErrorCode::RequestExpired,
@@ -449,10 +459,12 @@ impl Session {
         self.sign_retry_at(pending, system_now())
     }
 
-    /// The guards of [`Session::sign_quote_at`]: `QUOTE_EXPIRED` at or after the quote's
-    /// expiresAt.
+    /// The guards of [`Session::sign_quote_at`]: a payload readers could read differently
+    /// `INVALID_INPUT` (as in [`Session::authorize_stamp_at`]), `QUOTE_EXPIRED` at or
+    /// after the quote's expiresAt.
     pub fn authorize_quote_at(&self, quote: &QuoteToSign, now: UnixMillis) -> Result<()> {
         self.check_live(now)?;
+        check_signable(&quote.payload_to_sign, ErrorCode::InvalidInput)?;
         if now >= quote.expires_at_ms {
             return Err(Error::new(
                 ErrorCode::QuoteExpired,
@@ -862,7 +874,7 @@ mod tests {
             s.sign_quote_at(&q, 1_000).unwrap_err().code(),
             ErrorCode::QuoteExpired
         );
-        assert!(s.authorize_stamp_at(before).is_ok());
+        assert!(s.authorize_stamp_at("p", before).is_ok());
         assert!(s.authorize_quote_at(&q, 999).is_ok());
     }
 
@@ -1025,7 +1037,7 @@ mod tests {
             ErrorCode::InvalidSession
         );
         assert_eq!(
-            s.authorize_stamp_at(EXPIRES_MS).unwrap_err().code(),
+            s.authorize_stamp_at("p", EXPIRES_MS).unwrap_err().code(),
             ErrorCode::SessionExpired
         );
         // A key session does not take outside signatures.
@@ -1233,5 +1245,140 @@ mod tests {
             ErrorCode::RequestAlreadySigned
         );
         assert!(s.signed_requests.len() <= MAX_SIGNED_REQUEST_IDS);
+    }
+
+    #[cfg(feature = "payload-guard")]
+    /// JSON that readers could read differently from the kit: a name twice, exactly or
+    /// but for letter case (Go's `encoding/json` takes the last, in any case), or text
+    /// the strict reader refuses and a lenient one takes (a lone surrogate escape).
+    const AMBIGUOUS: [&str; 4] = [
+        r#"{"parameters":{"targetPublicKey":"ours","TargetPublicKey":"theirs"}}"#,
+        r#"{"type":"A","type":"B"}"#,
+        r#"{"a":"\ud800"}"#,
+        "[{\"a\":1},]",
+    ];
+
+    #[cfg(feature = "payload-guard")]
+    #[test]
+    fn no_signing_path_signs_json_that_readers_could_read_differently() {
+        let secret = SecretKey::from_slice(&[9u8; 32]).unwrap();
+        let (resp, mut key) = sealed_session(&secret);
+        let mut s = Session::open(&resp, &mut key).unwrap();
+        let webcrypto = SigningKey::from_slice(&[0x34; 32]).unwrap();
+        let mut external =
+            Session::external(&response(""), PublicKey::from(webcrypto.verifying_key())).unwrap();
+        let mut tek = ClientKey::generate().unwrap();
+        for payload in AMBIGUOUS {
+            let err = s.stamp_at(payload, BEFORE_EXPIRY).unwrap_err();
+            assert_eq!(err.code(), ErrorCode::InvalidInput, "{payload}");
+            // The reason inspectPayload gives.
+            assert_eq!(
+                err.message(),
+                crate::inspect_payload(payload).unwrap_err().message()
+            );
+            let p = PendingSignature {
+                payload_to_sign: payload.into(),
+                ..pending(EXPIRES)
+            };
+            let q = QuoteToSign {
+                payload_to_sign: payload.into(),
+                expires_at_ms: EXPIRES_MS,
+            };
+            for (result, code) in [
+                (
+                    s.sign_retry_at(&p, BEFORE_EXPIRY).map(|_| ()),
+                    ErrorCode::InvalidPendingSignature,
+                ),
+                (
+                    external.authorize_retry_at(&p, BEFORE_EXPIRY),
+                    ErrorCode::InvalidPendingSignature,
+                ),
+                (
+                    crate::enclave::sign_with_tek(&mut tek, &p, BEFORE_EXPIRY).map(|_| ()),
+                    ErrorCode::InvalidPendingSignature,
+                ),
+                (
+                    s.sign_quote_at(&q, BEFORE_EXPIRY).map(|_| ()),
+                    ErrorCode::InvalidInput,
+                ),
+                (
+                    external.authorize_quote_at(&q, BEFORE_EXPIRY),
+                    ErrorCode::InvalidInput,
+                ),
+            ] {
+                assert_eq!(result.unwrap_err().code(), code, "{payload}");
+            }
+        }
+        // Refused before the requestId was spent: the 202 with a readable payload signs.
+        s.sign_retry_at(&pending(EXPIRES), BEFORE_EXPIRY).unwrap();
+        external
+            .authorize_retry_at(&pending(EXPIRES), BEFORE_EXPIRY)
+            .unwrap();
+        // Anything else is signed as before, byte for byte: opaque text, and JSON with
+        // one member per name in any case (the same name in different objects).
+        for payload in [
+            "",
+            "a\0b",
+            "eyJhbGciOiJFUzI1NiJ9.e30.sig",
+            r#" {"a":{"b":1},"B":[{"b":2}]}"#,
+        ] {
+            let header = s.stamp_at(payload, BEFORE_EXPIRY).unwrap();
+            crate::stamp::verify_stamp(&header, payload).unwrap();
+        }
+    }
+
+    #[cfg(feature = "payload-guard")]
+    #[test]
+    fn the_session_store_path_checks_the_payload_too() {
+        let webcrypto = SigningKey::from_slice(&[0x35; 32]).unwrap();
+        let external =
+            Session::external(&response(""), PublicKey::from(webcrypto.verifying_key())).unwrap();
+        for payload in AMBIGUOUS {
+            assert_eq!(
+                external
+                    .authorize_stamp_at(payload, BEFORE_EXPIRY)
+                    .unwrap_err()
+                    .code(),
+                ErrorCode::InvalidInput
+            );
+        }
+        external
+            .authorize_stamp_at("{\"a\":1}", BEFORE_EXPIRY)
+            .unwrap();
+    }
+
+    #[test]
+    fn stamp_knows_no_request_id_and_no_202_or_quote_expiry() {
+        // The boundary the README states: a requestId is signed once, and nothing after a
+        // 202's or a quote's expiresAt, only through sign_retry and sign_quote. stamp
+        // signs whatever it is given while the session is live: a 202's payload again,
+        // and after the 202's expiresAt, each time a valid signature.
+        let secret = SecretKey::from_slice(&[10u8; 32]).unwrap();
+        let (resp, mut key) = sealed_session(&secret);
+        let mut s = Session::open(&resp, &mut key).unwrap();
+        let p = PendingSignature {
+            expires_at_ms: BEFORE_EXPIRY + 1,
+            ..pending(EXPIRES)
+        };
+        s.sign_retry_at(&p, BEFORE_EXPIRY).unwrap();
+        assert_eq!(
+            s.sign_retry_at(&p, BEFORE_EXPIRY).unwrap_err().code(),
+            ErrorCode::RequestAlreadySigned
+        );
+        let q = QuoteToSign {
+            payload_to_sign: "{\"q\":1}".into(),
+            expires_at_ms: BEFORE_EXPIRY + 1,
+        };
+        let after = BEFORE_EXPIRY + 1;
+        assert_eq!(
+            s.sign_quote_at(&q, after).unwrap_err().code(),
+            ErrorCode::QuoteExpired
+        );
+        for payload in [&p.payload_to_sign, &q.payload_to_sign] {
+            for now in [BEFORE_EXPIRY, after] {
+                let header = s.stamp_at(payload, now).unwrap();
+                crate::stamp::verify_stamp(&header, payload).unwrap();
+            }
+        }
     }
 }

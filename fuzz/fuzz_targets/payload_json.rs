@@ -1,10 +1,10 @@
 #![no_main]
 //! The strict JSON reader behind inspectPayload against serde_json: whatever it accepts,
 //! serde_json accepts as the same value; whatever serde_json accepts, it accepts too,
-//! unless a member name repeats or the nesting passes its bound. inspect_payload never
-//! panics.
+//! unless a member name repeats (exactly or but for letter case) or the nesting passes
+//! its bound. inspect_payload never panics.
 use embedded_wallet_kit::inspect_payload;
-use embedded_wallet_kit::fuzzing::{parse, Json, MAX_DEPTH};
+use embedded_wallet_kit::fuzzing::{parse, Json, CASE_FOLDED_NAME, DUPLICATE_NAME, MAX_DEPTH};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
@@ -30,7 +30,9 @@ fuzz_target!(|text: &str| {
         (Ok(a), Ok(b)) => assert!(same(a, b), "values differ"),
         (Ok(_), Err(e)) => assert!(e.to_string().contains("number out of range"), "accepted what serde_json refuses: {e}"),
         (Err(e), Ok(_)) => assert!(
-            e.reason == "duplicate member name" || (e.reason == "nested too deeply" && text.len() > MAX_DEPTH),
+            e.reason == DUPLICATE_NAME
+                || e.reason == CASE_FOLDED_NAME
+                || (e.reason == "nested too deeply" && text.len() > MAX_DEPTH),
             "refused what serde_json accepts: {}",
             e.reason
         ),

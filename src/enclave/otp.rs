@@ -151,6 +151,7 @@ pub fn sign_with_tek(
     now: UnixMillis,
 ) -> Result<SignedRetryHeaders> {
     tek.secret()?;
+    crate::inspect::check_signable(&pending.payload_to_sign, ErrorCode::InvalidPendingSignature)?;
     if now >= pending.expires_at_ms {
         return Err(Error::new(
             ErrorCode::RequestExpired,

@@ -77,9 +77,10 @@ impl SignedRetryFlow {
         self.resends = Resends::with_policy(policy);
     }
 
-    /// Refuses to sign a JSON payload unless every `targetPublicKey` in it is `key` (the
-    /// refresh payload names the key it authorizes: signing one that names another key
-    /// would hand the session to whoever holds that key).
+    /// Refuses to sign a payload unless it is a JSON object naming `key` as every
+    /// `targetPublicKey` in it, in any letter case (the refresh payload names the key it
+    /// authorizes: signing one that names another key would hand the session to whoever
+    /// holds that key; a payload that cannot be read cannot be checked).
     pub fn expecting_target_key(self, key: &crate::ClientKey) -> Self {
         self.expecting_target_keys(&key.public_key_hex(), &key.compressed_public_key_hex())
     }
@@ -94,11 +95,13 @@ impl SignedRetryFlow {
         let Some(expected) = &self.target_key else {
             return Ok(());
         };
-        // Opaque text (e.g. base64) names no key; JSON must parse strictly to be signed.
         let inspection = crate::inspect::inspect_payload(payload)
             .map_err(|e| Error::new(ErrorCode::InvalidPendingSignature, e.message()))?;
         if !inspection.json {
-            return Ok(());
+            return Err(Error::new(
+                ErrorCode::InvalidPendingSignature,
+                "the payload to sign is not a JSON object, so its key cannot be checked: not signed",
+            ));
         }
         let named = inspection.target_public_keys;
         if named.is_empty() {
@@ -425,7 +428,38 @@ mod tests {
                 ),
                 None,
             ),
-            ("bm90IGpzb24=".to_owned(), None),
+            (
+                format!(
+                    r#"{{"parameters":{{"TARGETPUBLICKEY":"{}"}}}}"#,
+                    new_key.public_key_hex()
+                ),
+                None,
+            ),
+            // What cannot be read cannot be checked.
+            ("bm90IGpzb24=".to_owned(), Some("not a JSON object")),
+            (
+                format!(r#"[{{"targetPublicKey":"{}"}}]"#, new_key.public_key_hex()),
+                Some("not a JSON object"),
+            ),
+            (
+                format!(
+                    r#"{{"parameters":{{"targetPublicKey":"{}"}}"#,
+                    new_key.public_key_hex()
+                ),
+                Some("not valid JSON"),
+            ),
+            // Ours, then another key a case-insensitive reader takes instead.
+            (
+                format!(
+                    r#"{{"parameters":{{"targetPublicKey":"{}","TargetPublicKey":"{other}"}}}}"#,
+                    new_key.public_key_hex()
+                ),
+                Some("letter case"),
+            ),
+            (
+                format!(r#"{{"parameters":{{"TargetPublicKey":"{other}"}}}}"#),
+                Some("other than"),
+            ),
             (
                 format!(r#"{{"parameters":{{"targetPublicKey":"{other}"}}}}"#),
                 Some("other than"),

@@ -452,6 +452,33 @@ describe('WalletClient with a fake transport', () => {
     assert.equal(hostile.sent.length, 1, 'nothing was signed or retried');
   });
 
+  test('refresh: the new key beside another in other letter case, or a payload that cannot be read, is not signed', async () => {
+    const session = await realSession(CRED).open();
+    const other = ClientKey.generate().publicKeyHex;
+    for (const [payloadOf, words] of [
+      // Go's encoding/json reads the last member matching `targetPublicKey` in any case.
+      [(target) => JSON.stringify({ parameters: { targetPublicKey: target, TargetPublicKey: other } }), /letter case/],
+      [() => JSON.stringify({ parameters: { TARGETPUBLICKEY: other } }), /other than the new ClientKey/],
+      [(target) => Buffer.from(JSON.stringify({ targetPublicKey: target })).toString('base64'), /not a JSON object/],
+      [(target) => JSON.stringify([{ targetPublicKey: target }]), /not a JSON object/],
+      [(target) => `{"parameters":{"targetPublicKey":"${target}"}`, /not valid JSON/],
+    ]) {
+      const { sent, client } = fake((req) => json(202, pending({ payload: payloadOf(bodyOf(req).clientPublicKey) })));
+      const err = await rejectsKit(client.refresh(session), 'INVALID_PENDING_SIGNATURE');
+      assert.match(err.message, words);
+      assert.equal(sent.length, 1, 'nothing was signed or retried');
+    }
+    // The new key under another letter case alone is the new key.
+    const { sent, client } = fake((req, n) => {
+      const target = bodyOf(req).clientPublicKey;
+      return n === 0
+        ? json(202, pending({ payload: JSON.stringify({ parameters: { TargetPublicKey: target } }) }))
+        : json(201, sessionResponse({ bundle: sealBundle(randomScalar(), target) }));
+    });
+    await client.refresh(session);
+    assert.ok(sent[1].headers['Service-Wallet-Signature']);
+  });
+
   test('revokeCredential with the issuing credential is refused locally; revokeSession frees the session', async () => {
     const { sent, client } = fake((req, n) => (n % 2 === 0 ? json(202, pending()) : { status: 204 }));
     const session = await realSession(CRED).open();

@@ -381,7 +381,10 @@ impl JsSession {
     }
 
     /// The API-key stamp over the exact UTF-8 bytes of `payloadToSign`: the value of the
-    /// `Service-Wallet-Signature` header. Throws `SESSION_EXPIRED`, `SESSION_CLOSED`.
+    /// `Service-Wallet-Signature` header. Checks only the session, no requestId or expiry
+    /// of a 202 or quote: give those to `signRetry` and `signQuote`. Throws
+    /// `SESSION_EXPIRED`, `SESSION_CLOSED`; in the main entry `INVALID_INPUT` for JSON
+    /// that `inspectPayload` refuses.
     pub fn stamp(
         &self,
         #[wasm_bindgen(js_name = payloadToSign, unchecked_param_type = "string")] payload: &JsValue,
@@ -414,7 +417,8 @@ impl JsSession {
     }
 
     /// Signs a quote's `payloadToSign` for `POST /quotes/{id}/execute`. Throws
-    /// `INVALID_INPUT` (no `payloadToSign`), `QUOTE_EXPIRED`, `SESSION_EXPIRED`, `SESSION_CLOSED`.
+    /// `INVALID_INPUT` (no `payloadToSign`; in the main entry, JSON that `inspectPayload`
+    /// refuses), `QUOTE_EXPIRED`, `SESSION_EXPIRED`, `SESSION_CLOSED`.
     #[wasm_bindgen(js_name = signQuote, unchecked_return_type = "QuoteSignatureHeader")]
     pub fn sign_quote(
         &self,

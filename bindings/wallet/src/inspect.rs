@@ -9,9 +9,10 @@ use ewk_common::scrubbed;
 use ewk_common::to_js;
 
 /// Reads what `payloadToSign` would authorize, so a wallet UI can show it before signing.
-/// A payload starting with `{` must be strict JSON: `INVALID_INPUT` names what is wrong
-/// (including a repeated member name, which parsers resolve differently). Other text is
-/// opaque: `{ json: false, targetPublicKeys: [] }`.
+/// A payload starting with `{` or `[` must be strict JSON naming each member once in any
+/// letter case: else `INVALID_INPUT` says what is wrong and at which byte, and this
+/// module signs it nowhere (readers differ on which of two members counts). Other text
+/// is opaque: `{ json: false, targetPublicKeys: [] }`.
 #[wasm_bindgen(js_name = inspectPayload, unchecked_return_type = "PayloadInspection")]
 pub fn inspect_payload(
     #[wasm_bindgen(js_name = payloadToSign, unchecked_param_type = "string")] payload: &JsValue,

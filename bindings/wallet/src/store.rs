@@ -94,9 +94,10 @@ pub fn authorize_stamp(session: &JsSession, payload: &JsValue) -> JsResult<Strin
     scrubbed(|| {
         let payload =
             ewk_common::js::exact_string(payload, "payloadToSign", ErrorCode::InvalidInput)?;
-        session
-            .handle()
-            .write(|s| s.authorize_stamp_at(ewk_common::now_ms()).map_err(to_js))?;
+        session.handle().write(|s| {
+            s.authorize_stamp_at(&payload, ewk_common::now_ms())
+                .map_err(to_js)
+        })?;
         Ok(payload)
     })
 }

@@ -193,7 +193,8 @@ export class Session {
     static sandbox(response: SessionResponse | string): Session;
     /**
      * Signs a quote's `payloadToSign` for `POST /quotes/{id}/execute`. Throws
-     * `INVALID_INPUT` (no `payloadToSign`), `QUOTE_EXPIRED`, `SESSION_EXPIRED`, `SESSION_CLOSED`.
+     * `INVALID_INPUT` (no `payloadToSign`; in the main entry, JSON that `inspectPayload`
+     * refuses), `QUOTE_EXPIRED`, `SESSION_EXPIRED`, `SESSION_CLOSED`.
      */
     signQuote(quote: Quote | string): QuoteSignatureHeader;
     /**
@@ -204,7 +205,10 @@ export class Session {
     signRetry(pending202: PendingSignature | string): SignedRetryHeaders;
     /**
      * The API-key stamp over the exact UTF-8 bytes of `payloadToSign`: the value of the
-     * `Service-Wallet-Signature` header. Throws `SESSION_EXPIRED`, `SESSION_CLOSED`.
+     * `Service-Wallet-Signature` header. Checks only the session, no requestId or expiry
+     * of a 202 or quote: give those to `signRetry` and `signQuote`. Throws
+     * `SESSION_EXPIRED`, `SESSION_CLOSED`; in the main entry `INVALID_INPUT` for JSON
+     * that `inspectPayload` refuses.
      */
     stamp(payloadToSign: string): string;
     /**
@@ -301,9 +305,10 @@ export function encryptOtp(targetBundle: EnclaveEnvelope | string, otpCode: stri
 
 /**
  * Reads what `payloadToSign` would authorize, so a wallet UI can show it before signing.
- * A payload starting with `{` must be strict JSON: `INVALID_INPUT` names what is wrong
- * (including a repeated member name, which parsers resolve differently). Other text is
- * opaque: `{ json: false, targetPublicKeys: [] }`.
+ * A payload starting with `{` or `[` must be strict JSON naming each member once in any
+ * letter case: else `INVALID_INPUT` says what is wrong and at which byte, and this
+ * module signs it nowhere (readers differ on which of two members counts). Other text
+ * is opaque: `{ json: false, targetPublicKeys: [] }`.
  */
 export function inspectPayload(payloadToSign: string): PayloadInspection;
 

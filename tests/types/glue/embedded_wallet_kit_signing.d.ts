@@ -94,7 +94,8 @@ export class Session {
     static sandbox(response: SessionResponse | string): Session;
     /**
      * Signs a quote's `payloadToSign` for `POST /quotes/{id}/execute`. Throws
-     * `INVALID_INPUT` (no `payloadToSign`), `QUOTE_EXPIRED`, `SESSION_EXPIRED`, `SESSION_CLOSED`.
+     * `INVALID_INPUT` (no `payloadToSign`; in the main entry, JSON that `inspectPayload`
+     * refuses), `QUOTE_EXPIRED`, `SESSION_EXPIRED`, `SESSION_CLOSED`.
      */
     signQuote(quote: Quote | string): QuoteSignatureHeader;
     /**
@@ -105,7 +106,10 @@ export class Session {
     signRetry(pending202: PendingSignature | string): SignedRetryHeaders;
     /**
      * The API-key stamp over the exact UTF-8 bytes of `payloadToSign`: the value of the
-     * `Service-Wallet-Signature` header. Throws `SESSION_EXPIRED`, `SESSION_CLOSED`.
+     * `Service-Wallet-Signature` header. Checks only the session, no requestId or expiry
+     * of a 202 or quote: give those to `signRetry` and `signQuote`. Throws
+     * `SESSION_EXPIRED`, `SESSION_CLOSED`; in the main entry `INVALID_INPUT` for JSON
+     * that `inspectPayload` refuses.
      */
     stamp(payloadToSign: string): string;
     /**
