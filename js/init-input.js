@@ -1,33 +1,52 @@
-// Shared by the entries: reading init()'s argument.
+// Shared by the entries: reading init()'s argument (js/options.js's rules: own data
+// properties, read once, no getter, no thenable).
 import { KitError } from './kit-error.js';
+import { looksLikeOptions, readOptions } from './options.js';
 
-/** The main entry's options, which the signing entry does not have. */
-const MAIN_ONLY = ['passkeys', 'isolate', 'enclave'];
+/** Every option init() takes; the last three are the main entry's (the signing entry has none). */
+const INIT_OPTIONS = ['module_or_path', 'passkeys', 'isolate', 'enclave'];
+const MAIN_ONLY = INIT_OPTIONS.slice(1);
 
 /**
  * Whether `input` is init()'s options object rather than where to load the module from (a
  * URL, a path, a Request or Response, bytes, a WebAssembly.Module or a promise of one):
- * a plain object (`{}` too), or any object with one of the options.
+ * a plain object (`{}` too), or any object with one of the options as its own property.
  *
  * @param {unknown} input
- * @returns {input is { module_or_path?: unknown, passkeys?: unknown, isolate?: unknown, enclave?: unknown }}
+ * @returns {boolean}
  */
 export function isOptions(input) {
-  if (input === null || typeof input !== 'object') return false;
-  const proto = Object.getPrototypeOf(input);
-  return proto === Object.prototype || proto === null || 'module_or_path' in input || MAIN_ONLY.some((option) => option in input);
+  return looksLikeOptions(input, INIT_OPTIONS);
+}
+
+/**
+ * init()'s argument read once: its options (own data properties) and the module's
+ * `source` (`module_or_path`, or the argument itself in the positional form). Throws
+ * KitError INVALID_INPUT naming an option held by a getter.
+ *
+ * @param {unknown} input
+ * @returns {{ source: unknown, passkeys?: unknown, isolate?: unknown, enclave?: unknown }}
+ */
+export function readInit(input) {
+  if (!isOptions(input)) {
+    const read = /** @type {{ source: unknown }} */ (Object.create(null));
+    read.source = input;
+    return read;
+  }
+  const read = readOptions(input, INIT_OPTIONS, 'init');
+  read.source = read.module_or_path;
+  return /** @type {{ source: unknown }} */ (read);
 }
 
 /**
  * What wasm-bindgen's loader is handed: always a fresh `{ module_or_path }` (it reads
  * anything else as the deprecated positional form).
  *
- * @param {unknown} input init()'s argument
+ * @param {unknown} source the module's source as readInit() read it
  * @param {() => URL} ownModule the entry's own .wasm (written there as a literal
  *   `new URL('./…_bg.wasm', import.meta.url)`, for bundlers)
  */
-export function wasmSource(input, ownModule) {
-  const source = isOptions(input) ? input.module_or_path : input;
+export function wasmSource(source, ownModule) {
   return { module_or_path: source === undefined || source === null ? ownModule() : source };
 }
 
@@ -36,13 +55,13 @@ export function wasmSource(input, ownModule) {
  * rejection naming the option when one is set, undefined otherwise (`false` and `null`
  * are unset).
  *
- * @param {unknown} input
+ * @param {{ passkeys?: unknown, isolate?: unknown, enclave?: unknown }} read what readInit() read
  * @returns {Promise<never> | undefined}
  */
-export function refuseMainOptions(input) {
-  if (!isOptions(input)) return undefined;
-  for (const option of MAIN_ONLY) {
-    const value = /** @type {Record<string, unknown>} */ (input)[option];
+export function refuseMainOptions(read) {
+  for (let i = 0; i < MAIN_ONLY.length; i++) {
+    const option = MAIN_ONLY[i];
+    const value = /** @type {Record<string, unknown>} */ (read)[option];
     if (value !== undefined && value !== null && value !== false) {
       return Promise.reject(new KitError('INVALID_INPUT', `init: the signing entry has no ${option} option: import 'embedded-wallet-kit' for it`));
     }

@@ -66,6 +66,7 @@ const hrefOf = /** @type {PropertyDescriptor} */ (describe(NativeURL.prototype, 
 const getter = (proto, name) => (proto ? describe(proto, name)?.get : undefined);
 const setter = (proto, name) => (proto ? describe(proto, name)?.set : undefined);
 const PortProto = g.MessagePort?.prototype;
+const Wasm = g.WebAssembly;
 const WorkerProto = Worker?.prototype;
 
 /** The captured functions, called as `apply(fn, receiver, args)`. */
@@ -88,11 +89,19 @@ export const platform = freeze({
   FinalizationRegistry: g.FinalizationRegistry,
   register: g.FinalizationRegistry?.prototype.register,
   fetch: g.fetch,
-  Request: g.Request,
-  Response: g.Response,
   arrayBuffer: g.Response?.prototype.arrayBuffer,
   hrefOf,
   NativeURL,
+  // What a relative module_or_path resolves against: the document's base URL as it is
+  // when the kit loads (a <base href> that later script injects moves nothing).
+  baseURL: g.document?.baseURI ?? g.location?.href,
+  // Brand checks (each throws for anything else, whatever its prototype or
+  // Symbol.hasInstance say): what module_or_path is.
+  byteLength: getter(g.ArrayBuffer?.prototype, 'byteLength'),
+  isView: g.ArrayBuffer?.isView,
+  requestUrl: getter(g.Request?.prototype, 'url'),
+  responseOk: getter(g.Response?.prototype, 'ok'),
+  moduleExports: Wasm?.Module?.exports,
   Date: g.Date,
   dateTime: g.Date.prototype.getTime,
   dateNow: g.Date.now,
@@ -116,10 +125,13 @@ export const platform = freeze({
   port2: getter(MessageChannel?.prototype, 'port2'),
 });
 
-/** Whether `init(input)` asks for the isolated signer (decided before any of its code loads). */
-export function wantsIsolation(input) {
-  if (input === null || typeof input !== 'object' || !('isolate' in input)) return false;
-  const isolate = input.isolate;
+/**
+ * Whether init() asks for the isolated signer (decided before any of its code loads).
+ *
+ * @param {{ isolate?: unknown }} read init()'s argument as js/init-input.js's readInit() read it
+ */
+export function wantsIsolation(read) {
+  const isolate = read.isolate;
   return isolate !== undefined && isolate !== null && isolate !== false;
 }
 

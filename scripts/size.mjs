@@ -5,7 +5,7 @@
 // or the full one (the main entry).
 //
 //   1. a signing-only page: what the signing entry's `init()` loads: js/signing.js and
-//      what it imports statically (platform.js, guard.js, warm-up.js, init-input.js,
+//      what it imports statically (platform.js, guard.js, warm-up.js, options.js, init-input.js,
 //      kit-error.js and the KitError snippet), the signing-only module's glue and .wasm.
 //      Budget: see BUDGETS below (issue 16's target: 50 KB).
 //   2. a passkey wallet page: the main entry's `init()` (browser.js and everything it
@@ -115,6 +115,7 @@ export const mainInitFiles = (pkgDir, enclave = false) => [
   'platform.js',
   'guard.js',
   'warm-up.js',
+  'options.js',
   'init-input.js',
   'kit-error.js',
   'passkey.js',
@@ -138,7 +139,8 @@ export function sizeTables(pkgDir, budgets = BUDGETS) {
       'platform.js',
       'guard.js',
       'warm-up.js',
-      'init-input.js',
+      'options.js',
+  'init-input.js',
       'kit-error.js',
       glue('signing'),
       ...snippets(pkgDir),
