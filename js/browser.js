@@ -29,11 +29,11 @@ import __wbg_init, {
 } from './embedded_wallet_kit.js';
 import { KitError } from './kit-error.js';
 import { warmUpLater } from './warm-up.js';
-import { readInit, wasmSource } from './init-input.js';
+import { readInit, wantsIsolation } from './options.js';
 import { guardClass, guardFunction, isReady, markReady } from './guard.js';
 import { passkey, loadPasskeys, moduleLoaded, provideModuleLoader } from './passkey.js';
 import { WalletClient, loadWalletClient } from './wallet-client.js';
-import { initIsolated, wantsIsolation } from './isolated-platform.js';
+import { initIsolated } from './isolated-platform.js';
 
 export { KitError, passkey };
 export { WalletClient };
@@ -97,7 +97,8 @@ function loadModule(source, enclave = false) {
     // Started in a callback, so that the failure handler sees `attempt` assigned (to reset
     // it for a retry) whatever the loader throws.
     const attempt = Promise.resolve()
-      .then(() => __wbg_init(wasmSource(source, ownModule)))
+      // Always a fresh { module_or_path }: wasm-bindgen reads anything else as its deprecated positional form.
+      .then(() => __wbg_init({ module_or_path: source ?? ownModule() }))
       .then(
         () => {
           moduleLoaded();

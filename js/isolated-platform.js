@@ -66,7 +66,6 @@ const hrefOf = /** @type {PropertyDescriptor} */ (describe(NativeURL.prototype, 
 const getter = (proto, name) => (proto ? describe(proto, name)?.get : undefined);
 const setter = (proto, name) => (proto ? describe(proto, name)?.set : undefined);
 const PortProto = g.MessagePort?.prototype;
-const Wasm = g.WebAssembly;
 const WorkerProto = Worker?.prototype;
 
 /** The captured functions, called as `apply(fn, receiver, args)`. */
@@ -94,14 +93,10 @@ export const platform = freeze({
   NativeURL,
   // What a relative module_or_path resolves against: the document's base URL as it is
   // when the kit loads (a <base href> that later script injects moves nothing).
-  baseURL: g.document?.baseURI ?? g.location?.href,
-  // Brand checks (each throws for anything else, whatever its prototype or
-  // Symbol.hasInstance say): what module_or_path is.
-  byteLength: getter(g.ArrayBuffer?.prototype, 'byteLength'),
-  isView: g.ArrayBuffer?.isView,
+  baseURL: g.document?.baseURI,
+  // A brand check (it throws for anything else, whatever its prototype or
+  // Symbol.hasInstance say): whether module_or_path is a Request.
   requestUrl: getter(g.Request?.prototype, 'url'),
-  responseOk: getter(g.Response?.prototype, 'ok'),
-  moduleExports: Wasm?.Module?.exports,
   Date: g.Date,
   dateTime: g.Date.prototype.getTime,
   dateNow: g.Date.now,
@@ -124,16 +119,6 @@ export const platform = freeze({
   port1: getter(MessageChannel?.prototype, 'port1'),
   port2: getter(MessageChannel?.prototype, 'port2'),
 });
-
-/**
- * Whether init() asks for the isolated signer (decided before any of its code loads).
- *
- * @param {{ isolate?: unknown }} read init()'s argument as js/init-input.js's readInit() read it
- */
-export function wantsIsolation(read) {
-  const isolate = read.isolate;
-  return isolate !== undefined && isolate !== null && isolate !== false;
-}
 
 /** @type {Promise<{ signer: typeof import('./isolated.js'), deps: object }> | undefined} */
 let loading;

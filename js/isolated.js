@@ -27,7 +27,7 @@ let {
   isFinite: isFiniteNumber, trunc, FinalizationRegistry, register, fetch, arrayBuffer, hrefOf,
   NativeURL, Date, dateTime, dateNow, WeakMap, weakGet, weakSet, portPost, portClose, setPortOnMessage,
   workerPost, workerTerminate, setWorkerOnError, eventData, ErrorEvent, errorMessage,
-  baseURL, byteLength, isView, requestUrl, responseOk, moduleExports,
+  baseURL, requestUrl,
 } = /** @type {import('./isolated-platform.js')['platform']} */ ({});
 
 /** @type {object} */
@@ -461,7 +461,7 @@ function install(deps) {
     isFinite: isFiniteNumber, trunc, FinalizationRegistry, register, fetch, arrayBuffer, hrefOf,
     NativeURL, Date, dateTime, dateNow, WeakMap, weakGet, weakSet, portPost, portClose, setPortOnMessage,
     workerPost, workerTerminate, setWorkerOnError, eventData, ErrorEvent, errorMessage,
-    baseURL, byteLength, isView, requestUrl, responseOk, moduleExports,
+    baseURL, requestUrl,
   } = platform);
   TOKEN = create(null);
   records = new WeakMap();
@@ -481,11 +481,10 @@ function install(deps) {
   kit = freeze({ __proto__: Result, ClientKey, Session, encryptOtp, openWalletExport, inspectPayload, terminate });
 }
 
-/** Whether `brand` (a captured getter or function) accepts `value`: a brand check nothing can fake. */
+/** Whether `brand` (a captured getter) accepts `value`: a brand check nothing can fake. */
 function branded(brand, value) {
-  if (!brand) return false;
   try {
-    apply(brand, value, [value]);
+    apply(brand, value, []);
     return true;
   } catch {
     return false;
@@ -495,24 +494,21 @@ function branded(brand, value) {
 /**
  * What the Worker gets as `module_or_path` (see isolated-platform.js): nothing (the
  * Worker's own .wasm), an absolute URL (a string: a relative path resolves against the
- * document's base URL as it was when the kit loaded) or bytes; passed to `done` (or an
- * error to `fail`), through no method later script could replace and no thenable lookup.
- * Whatever it is, the Worker instantiates it only if its SHA-256 is the one the package
- * was built with; a WebAssembly.Module, whose bytes cannot be checked, is refused here.
+ * document's base URL as it was when the kit loaded), a Response's or Request's bytes, or
+ * the value itself (bytes; anything else the Worker refuses, a WebAssembly.Module too: its
+ * bytes cannot be checked); passed to `done` (or an error to `fail`), through no method
+ * later script could replace and no thenable lookup. Whatever it is, the Worker
+ * instantiates it only if its SHA-256 is the one the package was built with.
  */
 function workerSource(source, done, fail) {
-  const invalid = () => new KitError('INVALID_INPUT', 'init: module_or_path must be a URL, a path, a Request, a Response or bytes (not a promise) for the isolated signer');
   try {
-    if (source === undefined || source === null) done(undefined);
-    else if (typeof source === 'string') done(apply(hrefOf, new NativeURL(source, baseURL), []));
-    else if (typeof source !== 'object') fail(invalid());
+    // (In a Worker, which has no document, against its own URL, which script cannot move.)
+    if (typeof source === 'string') done(apply(hrefOf, new NativeURL(source, baseURL ?? globalThis.location?.href), []));
     else if (branded(hrefOf, source)) done(apply(hrefOf, source, []));
-    else if (branded(byteLength, source) || (isView && isView(source))) done(source);
-    else if (branded(responseOk, source)) settle(apply(arrayBuffer, source, []), done, fail);
     else if (branded(requestUrl, source)) settle(fetch(source), (response) => settle(apply(arrayBuffer, response, []), done, fail), fail);
-    else if (branded(moduleExports, source)) {
-      fail(new KitError('SIGNER_MODULE_REJECTED', "init({ isolate: 'worker' }): a WebAssembly.Module cannot be checked against the digest of the signer's module: pass its URL or its bytes"));
-    } else fail(invalid()); // a promise or any other object: never resolved as a thenable
+    // A Response's bytes (Response.prototype.arrayBuffer, captured, checks that it is one);
+    // anything else as it is.
+    else settle(apply(arrayBuffer, source, []), done, () => done(source ?? undefined));
   } catch (err) {
     fail(err);
   }
@@ -571,7 +567,9 @@ function start(source, resolveKit, rejectKit) {
   try {
     apply(workerPost, w, [{ __proto__: null, module_or_path: source }, [theirs]]);
   } catch (err) {
-    fail(`module_or_path cannot be passed to a Worker (${err && err.message})`, err);
+    // A promise, a thenable with a function: nothing is resolved here.
+    if (generation === gen) disconnect(stopped('the isolated signer'));
+    rejectKit(new KitError('INVALID_INPUT', 'init: module_or_path must be a URL, a path, a Request, a Response or bytes for the isolated signer', err));
   }
 }
 
@@ -585,7 +583,7 @@ function start(source, resolveKit, rejectKit) {
  * @param {Parameters<typeof install>[0]} deps what install() takes: the first call's; a later
  *   call with another object rejects NOT_INITIALIZED
  * @param {{ isolate?: unknown, source?: unknown, passkeys?: unknown }} options init()'s argument as
- *   js/init-input.js's readInit() read it (own data properties, in a null-prototype record)
+ *   js/options.js's readInit() read it (own data properties, in a null-prototype record)
  * @param {(source: unknown) => Promise<unknown>} loadPasskeys
  */
 export function initIsolated(deps, options, loadPasskeys) {

@@ -11,8 +11,7 @@ import './platform.js'; // first: WebCrypto and Date.now as they are now (js/bro
 import { readFileSync } from 'node:fs';
 import { initSync } from './embedded_wallet_kit.js';
 import { markReady } from './guard.js';
-import { readInit } from './init-input.js';
-import { wantsIsolation } from './isolated-platform.js';
+import { readInit, wantsIsolation } from './options.js';
 import { KitError } from './kit-error.js';
 import { moduleLoaded } from './passkey.js';
 import { provideWalletClient } from './wallet-client.js';

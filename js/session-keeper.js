@@ -2,18 +2,12 @@
 // clock, the timers, the refreshes) is loaded by the first SessionKeeper.start(), so
 // init(), and every page that never keeps a session, does not download it.
 import { KitError } from './kit-error.js';
-import { readOptions } from './options.js';
 
 // Resolved now, so that an import map injected later cannot redirect it (js/isolated-platform.js).
 import.meta.resolve?.('./session-keeper-impl.js');
 
 /** Lets the implementation (and only it) construct keepers. */
 export const TOKEN = Symbol('session-keeper');
-
-/** What SessionKeeper.start() reads of its options (js/session-keeper-impl.js checks each). */
-const KEEPER_OPTIONS = [
-  'leadMs', 'maxWaitMs', 'retryMs', 'maxRetryMs', 'now', 'setTimeout', 'clearTimeout', 'document', 'window', 'locks', 'lockWaitMs', 'leaseMs',
-];
 
 /** @type {Promise<typeof import('./session-keeper-impl.js')> | undefined} */
 let loading;
@@ -33,8 +27,6 @@ export class SessionKeeper {
    * @returns {Promise<import('./index.js').SessionKeeper<S>>}
    */
   static async start(client, session, options) {
-    // Read now, once (js/options.js); anything but an object is the implementation's to refuse.
-    const read = options !== null && typeof options === 'object' ? readOptions(options, KEEPER_OPTIONS, 'SessionKeeper.start') : options;
     if (loading === undefined) {
       const attempt = import('./session-keeper-impl.js').catch((err) => {
         if (loading === attempt) loading = undefined; // a later call retries
@@ -42,6 +34,6 @@ export class SessionKeeper {
       });
       loading = attempt;
     }
-    return (await loading).start(client, session, read);
+    return (await loading).start(client, session, options);
   }
 }

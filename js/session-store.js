@@ -3,7 +3,6 @@
 // keeps a session — does not download it; this file is what the entries import.
 import { KitError } from './kit-error.js';
 import { isReady, notInitialized } from './guard.js';
-import { readOptions } from './options.js';
 
 // Resolved now, so that an import map injected later cannot redirect it (js/isolated-platform.js).
 import.meta.resolve?.('./session-store-impl.js');
@@ -22,8 +21,6 @@ export class SessionStore {
   /** Opens (or creates) the store; see index.d.ts. */
   static async open(options) {
     if (!isReady()) throw notInitialized('SessionStore.open');
-    // Read now, once (js/options.js); anything but an object is the implementation's to refuse.
-    const read = options !== null && typeof options === 'object' ? readOptions(options, ['name', 'indexedDB'], 'SessionStore.open') : options;
     if (loading === undefined) {
       const attempt = import('./session-store-impl.js').catch((err) => {
         if (loading === attempt) loading = undefined; // a later call retries
@@ -31,6 +28,6 @@ export class SessionStore {
       });
       loading = attempt;
     }
-    return (await loading).open(read);
+    return (await loading).open(options);
   }
 }

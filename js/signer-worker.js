@@ -135,7 +135,8 @@ async function checkedModule(source) {
     // (a copy the page cannot reach: it was cloned into this realm)
     bytes = new Uint8Array(source.buffer, source.byteOffset, source.byteLength).slice().buffer;
   } else {
-    throw new KitError('SIGNER_MODULE_REJECTED', "the isolated signer takes its module as a URL or bytes, whose SHA-256 it checks");
+    // A WebAssembly.Module (its bytes cannot be checked), or anything else.
+    throw new KitError('SIGNER_MODULE_REJECTED', 'the isolated signer takes its module as a URL or bytes, whose SHA-256 it checks, never as a WebAssembly.Module');
   }
   const hash = new Uint8Array(await digest.call(subtle, 'SHA-256', bytes));
   let hex = '';

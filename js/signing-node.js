@@ -6,7 +6,8 @@ import './platform.js'; // first: WebCrypto and Date.now as they are now (js/sig
 import { readFileSync } from 'node:fs';
 import { initSync } from './embedded_wallet_kit_signing.js';
 import { signingReady } from './guard.js';
-import { readInit, refuseMainOptions } from './init-input.js';
+import { readInit } from './options.js';
+import { refuseMainOptions } from './signing-options.js';
 
 initSync({ module: readFileSync(new URL('./embedded_wallet_kit_signing_bg.wasm', import.meta.url)) });
 signingReady.markReady();

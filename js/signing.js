@@ -19,7 +19,8 @@ import __wbg_init, {
 } from './embedded_wallet_kit_signing.js';
 import { KitError } from './kit-error.js';
 import { warmUpLater } from './warm-up.js';
-import { readInit, refuseMainOptions, wasmSource } from './init-input.js';
+import { readInit } from './options.js';
+import { refuseMainOptions } from './signing-options.js';
 import { guardClass, signingReady } from './guard.js';
 
 export { KitError };
@@ -59,7 +60,7 @@ export function init(input) {
       initPromise = Promise.resolve();
     } else {
       const attempt = Promise.resolve()
-        .then(() => __wbg_init(wasmSource(read.source, () => new URL('./embedded_wallet_kit_signing_bg.wasm', import.meta.url))))
+        .then(() => __wbg_init({ module_or_path: read.source ?? new URL('./embedded_wallet_kit_signing_bg.wasm', import.meta.url) }))
         .then(
           () => {
             signingReady.markReady();

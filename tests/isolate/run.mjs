@@ -16,6 +16,11 @@
 // - page script that replaces Worker, URL, MessageChannel or the channel's methods (after
 //   init, or between the kit's load and init) intercepts nothing and cannot substitute
 //   its own Worker script;
+// - module pinning: the Worker runs only the kit's module, whatever page script that runs
+//   after the kit loaded does (an inherited module_or_path: a cross-origin or blob: URL, a
+//   getter returning a WebAssembly.Module; Object.prototype.then with a URL object; an
+//   injected <base href>), and an app's module_or_path only when its bytes are the
+//   package's (SIGNER_MODULE_REJECTED otherwise);
 // - encryptOtp and openWalletExport in the Worker (checked with the peer);
 // - the extra latency per stamp (median of 200), printed.
 //
