@@ -2,7 +2,7 @@
 // once, as an own data property; nothing inherited (script that runs after the kit could
 // have put it on Object.prototype), no getter run (refused: KitError INVALID_INPUT naming
 // the option), no thenable resolved. Checked for the reader itself and through init (the
-// Node entry), WalletClient, SessionStore.open and SessionKeeper.start; init in the
+// Node entry), WalletClient, SessionStore.open, SessionKeeper.start and <WalletProvider>; init in the
 // browser (the isolated signer's module_or_path) is tests/isolate/run.mjs's. Needs `make build`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -103,4 +103,23 @@ test('SessionKeeper.start: an inherited setTimeout (or any option) is not used; 
   const reads = { count: 0 };
   await assert.rejects(SessionKeeper.start(client, session, withGetter('leadMs', 1000, reads)), invalid('leadMs'));
   assert.equal(reads.count, 0);
+});
+
+test('<WalletProvider>: props inherited from Object.prototype are not read (no own transport: starting the client is INVALID_INPUT)', async () => {
+  const { createElement } = await import('react');
+  const { renderToString } = await import('react-dom/server');
+  const { WalletProvider, useWalletReady } = await import('../../pkg/react.js');
+  let started;
+  function Probe() {
+    try {
+      useWalletReady();
+    } catch (thrown) {
+      started = thrown; // Suspense: the store's start(), which makes the WalletClient
+    }
+    return null;
+  }
+  await inherited('transport', () => ({ status: 200, body: {} }), async () => {
+    renderToString(createElement(WalletProvider, null, createElement(Probe)));
+    await assert.rejects(started, invalid('transport'));
+  });
 });
