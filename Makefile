@@ -130,7 +130,7 @@ e2e-points: build
 	node tests/points/run.mjs
 
 # The isolated signer, init({ isolate: 'worker' }), through pkg/browser.js in headless
-# Chromium, Firefox ESR and WebKitGTK: stamps byte-identical to same-thread ones and verified in Node, the same
+# Chromium, Firefox ESR and WebKitGTK: stamps verified in Node as same-thread ones are, the same
 # errors, no session scalar in any wasm memory page script can reach, the channel not
 # interceptable by later script; prints the extra latency per stamp.
 e2e-isolate: build

@@ -29,11 +29,11 @@ import __wbg_init, {
 } from './embedded_wallet_kit.js';
 import { KitError } from './kit-error.js';
 import { warmUpLater } from './warm-up.js';
-import { isOptions, wasmSource } from './init-input.js';
+import { readInit, wantsIsolation } from './options.js';
 import { guardClass, guardFunction, isReady, markReady } from './guard.js';
 import { passkey, loadPasskeys, moduleLoaded, provideModuleLoader } from './passkey.js';
 import { WalletClient, loadWalletClient } from './wallet-client.js';
-import { initIsolated, wantsIsolation } from './isolated-platform.js';
+import { initIsolated } from './isolated-platform.js';
 
 export { KitError, passkey };
 export { WalletClient };
@@ -88,16 +88,17 @@ function loadFailure(err) {
  * rest; the isolated signer's page side, which keeps its keys in a Worker, needs the
  * module for passkeys only.
  */
-function loadModule(input, enclave = false) {
+function loadModule(source, enclave = false) {
   if (loading === undefined) {
     // Each URL a literal, for bundlers.
     const ownModule = enclave
       ? () => new URL('./embedded_wallet_kit_bg.wasm', import.meta.url)
       : () => new URL('./embedded_wallet_kit_no_enclave_bg.wasm', import.meta.url);
-    // Started in a callback, not in this call: reading `input` may throw (a getter), and
-    // the failure handler must then see `attempt` assigned, to reset it for a retry.
+    // Started in a callback, so that the failure handler sees `attempt` assigned (to reset
+    // it for a retry) whatever the loader throws.
     const attempt = Promise.resolve()
-      .then(() => __wbg_init(wasmSource(input, ownModule)))
+      // Always a fresh { module_or_path }: wasm-bindgen reads anything else as its deprecated positional form.
+      .then(() => __wbg_init({ module_or_path: source ?? ownModule() }))
       .then(
         () => {
           moduleLoaded();
@@ -114,12 +115,12 @@ function loadModule(input, enclave = false) {
 }
 provideModuleLoader(loadModule);
 
-function loadSigning(input, enclave) {
+function loadSigning(source, enclave) {
   if (initPromise === undefined) {
     if (isReady()) {
       initPromise = Promise.resolve();
     } else {
-      const attempt = loadModule(input, enclave).then(
+      const attempt = loadModule(source, enclave).then(
         () => {
           markReady();
           warmUpLater(warmUp);
@@ -176,20 +177,26 @@ function stalePasskeysOption() {
  * @param {unknown} [input]
  */
 export function init(input) {
-  const passkeys = isOptions(input) ? input.passkeys : undefined;
+  // Read once (js/options.js): own data properties only, no getter, no thenable.
+  let read;
+  try {
+    read = readInit(input);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  const { passkeys, enclave } = read;
   if (passkeys !== null && typeof passkeys === 'object') return Promise.reject(stalePasskeysOption());
-  const enclave = isOptions(input) ? input.enclave : undefined;
   if (enclave !== undefined && enclave !== null && typeof enclave !== 'boolean') {
     return Promise.reject(new KitError('INVALID_INPUT', 'init: enclave takes true or false'));
   }
   // The isolated signer (js/isolated-platform.js, which loads its code on the first such
   // call): signing runs in a Worker, which loads the build with the enclave exports; the
   // page instantiates the module for passkeys only.
-  if (wantsIsolation(input)) return initIsolated(input, loadPasskeys);
+  if (wantsIsolation(read)) return initIsolated(read, loadPasskeys);
   if (enclave === true && loading !== undefined && !loadingEnclave) {
     return Promise.reject(new KitError('INVALID_INPUT', 'init({ enclave: true }): an earlier init() or passkey call loaded the module without the enclave exports; pass enclave: true to the first call'));
   }
-  const signing = loadSigning(input, enclave === true);
+  const signing = loadSigning(read.source, enclave === true);
   if (passkeys === undefined || passkeys === null || passkeys === false) return signing;
   if (withPasskeys === undefined) {
     const attempt = Promise.all([signing, loadWalletClient()]).then(

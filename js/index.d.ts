@@ -36,7 +36,9 @@ export type KitErrorCode =
   | 'RANDOMNESS_UNAVAILABLE'
   | 'ENGINE_FAULT'
   | 'NOT_INITIALIZED'
-  | 'STORE_UNAVAILABLE';
+  | 'STORE_UNAVAILABLE'
+  | 'ENGINE_FAULT'
+  | 'SIGNER_MODULE_REJECTED';
 
 /** Every failure of the kit is a `KitError`. Messages never contain key material. */
 export declare class KitError extends Error {

@@ -88,11 +88,15 @@ export const platform = freeze({
   FinalizationRegistry: g.FinalizationRegistry,
   register: g.FinalizationRegistry?.prototype.register,
   fetch: g.fetch,
-  Request: g.Request,
-  Response: g.Response,
   arrayBuffer: g.Response?.prototype.arrayBuffer,
   hrefOf,
   NativeURL,
+  // What a relative module_or_path resolves against: the document's base URL as it is
+  // when the kit loads (a <base href> that later script injects moves nothing).
+  baseURL: g.document?.baseURI,
+  // A brand check (it throws for anything else, whatever its prototype or
+  // Symbol.hasInstance say): whether module_or_path is a Request.
+  requestUrl: getter(g.Request?.prototype, 'url'),
   Date: g.Date,
   dateTime: g.Date.prototype.getTime,
   dateNow: g.Date.now,
@@ -115,13 +119,6 @@ export const platform = freeze({
   port1: getter(MessageChannel?.prototype, 'port1'),
   port2: getter(MessageChannel?.prototype, 'port2'),
 });
-
-/** Whether `init(input)` asks for the isolated signer (decided before any of its code loads). */
-export function wantsIsolation(input) {
-  if (input === null || typeof input !== 'object' || !('isolate' in input)) return false;
-  const isolate = input.isolate;
-  return isolate !== undefined && isolate !== null && isolate !== false;
-}
 
 /** @type {Promise<{ signer: typeof import('./isolated.js'), deps: object }> | undefined} */
 let loading;

@@ -24,11 +24,11 @@ let platform;
 let startSignerWorker;
 let {
   apply, create, freeze, setPrototypeOf, KitPromise, settle, Result, isArray, entries, describe, get, stringify,
-  isFinite: isFiniteNumber, trunc, FinalizationRegistry, register, fetch, Request, Response, arrayBuffer, hrefOf,
+  isFinite: isFiniteNumber, trunc, FinalizationRegistry, register, fetch, arrayBuffer, hrefOf,
   NativeURL, Date, dateTime, dateNow, WeakMap, weakGet, weakSet, portPost, portClose, setPortOnMessage,
   workerPost, workerTerminate, setWorkerOnError, eventData, ErrorEvent, errorMessage,
+  baseURL, requestUrl,
 } = /** @type {import('./isolated-platform.js')['platform']} */ ({});
-const g = globalThis;
 
 /** @type {object} */
 let TOKEN;
@@ -45,6 +45,10 @@ let nextCall = 1;
 let pending;
 /** @type {Promise<object> | undefined} */
 let connecting;
+// Generations whose Worker faulted (their proxies answer ENGINE_FAULT), and whether the
+// last one did (the kit's own calls answer ENGINE_FAULT until a new init).
+let faults;
+let faulted = false;
 
 function sessionClosed() {
   return new KitError('SESSION_CLOSED', 'this session was freed; its key is gone');
@@ -56,7 +60,15 @@ function keyConsumed() {
   );
 }
 function stopped(what) {
+  if (faulted) return engineFault();
   return new KitError('NOT_INITIALIZED', `the isolated signer is not running: \`await init({ isolate: 'worker' })\` must resolve before ${what} is used`);
+}
+function engineFault() {
+  return new KitError('ENGINE_FAULT', 'the signing engine faulted (a WebAssembly trap or engine error): the isolated signer was stopped and its keys and sessions are gone; reload the page');
+}
+/** What a proxy made on generation `gen` answers once that Worker is gone. */
+function gone(gen, closed) {
+  return faults[gen] ? engineFault() : closed();
 }
 
 /** An error that crossed the channel as `{ kit, code, name, message }`, rethrown here. */
@@ -85,10 +97,23 @@ function onReply(event) {
   const reply = apply(eventData, event, []);
   // Nothing is read from the reply's prototype (where later script could sit).
   setPrototypeOf(reply, null);
+  if (reply.fault === true) {
+    // The Worker's module instance faulted (a trap, an engine error): it is stopped, and
+    // every call waiting on it, this one included, fails ENGINE_FAULT.
+    fault();
+    return;
+  }
   const waiting = pending[reply.id];
   if (waiting === undefined) return;
   delete pending[reply.id];
   waiting.done(reply);
+}
+
+/** Fails closed after a fault in the running Worker: terminates it. */
+function fault() {
+  faults[generation] = true;
+  faulted = true;
+  disconnect(engineFault());
 }
 
 /**
@@ -199,7 +224,7 @@ function keyRecord(key, what) {
 
 /** A key's handle for a request, or the error same-thread mode gives for a used key. */
 function liveKey(r) {
-  if (r.gen !== generation || port === null) throw keyConsumed();
+  if (r.gen !== generation || port === null) throw gone(r.gen, keyConsumed);
   return r.handle;
 }
 
@@ -363,7 +388,7 @@ export class Session {
   #sign(what, op, arg) {
     return attempt(() => {
       const r = record(this);
-      if (r.gen !== generation || port === null) throw sessionClosed();
+      if (r.gen !== generation || port === null) throw gone(r.gen, sessionClosed);
       return request(what, op, [r.handle, arg]);
     });
   }
@@ -433,13 +458,15 @@ function install(deps) {
   ({ KitError, platform, startSignerWorker } = deps);
   ({
     apply, create, freeze, setPrototypeOf, KitPromise, settle, Result, isArray, entries, describe, get, stringify,
-    isFinite: isFiniteNumber, trunc, FinalizationRegistry, register, fetch, Request, Response, arrayBuffer, hrefOf,
+    isFinite: isFiniteNumber, trunc, FinalizationRegistry, register, fetch, arrayBuffer, hrefOf,
     NativeURL, Date, dateTime, dateNow, WeakMap, weakGet, weakSet, portPost, portClose, setPortOnMessage,
     workerPost, workerTerminate, setWorkerOnError, eventData, ErrorEvent, errorMessage,
+    baseURL, requestUrl,
   } = platform);
   TOKEN = create(null);
   records = new WeakMap();
   pending = create(null);
+  faults = create(null);
   released = FinalizationRegistry
     ? new FinalizationRegistry((held) => {
         if (held.gen === generation && port !== null) send('release', 'release', [held.handle], nothing, nothing);
@@ -454,24 +481,37 @@ function install(deps) {
   kit = freeze({ __proto__: Result, ClientKey, Session, encryptOtp, openWalletExport, inspectPayload, terminate });
 }
 
+/** Whether `brand` (a captured getter) accepts `value`: a brand check nothing can fake. */
+function branded(brand, value) {
+  try {
+    apply(brand, value, []);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
- * What the Worker gets as `module_or_path`: something it can fetch or instantiate; passed
- * to `done` (or an error to `fail`), through no method later script could replace.
+ * What the Worker gets as `module_or_path` (see isolated-platform.js): nothing (the
+ * Worker's own .wasm), an absolute URL (a string: a relative path resolves against the
+ * document's base URL as it was when the kit loaded), a Response's or Request's bytes, or
+ * the value itself (bytes; anything else the Worker refuses, a WebAssembly.Module too: its
+ * bytes cannot be checked); passed to `done` (or an error to `fail`), through no method
+ * later script could replace and no thenable lookup. Whatever it is, the Worker
+ * instantiates it only if its SHA-256 is the one the package was built with.
  */
-function workerSource(input, done, fail) {
-  const use = (source) => {
-    try {
-      if (source === undefined || source === null) done(undefined);
-      else if (typeof source === 'string') done(apply(hrefOf, new NativeURL(source, g.document?.baseURI ?? g.location?.href), []));
-      else if (source instanceof NativeURL) done(apply(hrefOf, source, []));
-      else if (Request && source instanceof Request) settle(fetch(source), use, fail);
-      else if (Response && source instanceof Response) settle(apply(arrayBuffer, source, []), done, fail);
-      else done(source);
-    } catch (err) {
-      fail(err);
-    }
-  };
-  settle(resolved(input), use, fail);
+function workerSource(source, done, fail) {
+  try {
+    // (In a Worker, which has no document, against its own URL, which script cannot move.)
+    if (typeof source === 'string') done(apply(hrefOf, new NativeURL(source, baseURL ?? globalThis.location?.href), []));
+    else if (branded(hrefOf, source)) done(apply(hrefOf, source, []));
+    else if (branded(requestUrl, source)) settle(fetch(source), (response) => settle(apply(arrayBuffer, response, []), done, fail), fail);
+    // A Response's bytes (Response.prototype.arrayBuffer, captured, checks that it is one);
+    // anything else as it is.
+    else settle(apply(arrayBuffer, source, []), done, () => done(source ?? undefined));
+  } catch (err) {
+    fail(err);
+  }
 }
 
 function connect(options) {
@@ -479,7 +519,7 @@ function connect(options) {
     if (!platform.available) {
       throw new KitError('NOT_INITIALIZED', "init({ isolate: 'worker' }) needs module Workers, which this environment lacks");
     }
-    workerSource(options.module_or_path, (source) => start(source, resolve, reject), reject);
+    workerSource(options.source, (source) => start(source, resolve, reject), reject);
   });
 }
 
@@ -504,23 +544,32 @@ function start(source, resolveKit, rejectKit) {
   apply(setWorkerOnError, w, [(event) => {
     const message = errorMessage && event instanceof ErrorEvent ? apply(errorMessage, event, []) : '';
     if (port === null) fail(message || 'the Worker script failed to load');
-    else disconnect(new KitError('NOT_INITIALIZED', `the isolated signer stopped: ${message || 'Worker error'}`));
+    // An uncaught error in the running Worker: fail closed, as after a fault.
+    else if (generation === gen) fault();
   }]);
   apply(setPortOnMessage, mine, [(event) => {
     const hello = apply(eventData, event, []);
     setPrototypeOf(hello, null);
     if (!hello.ready) {
-      fail(hello.error ? revive(hello.error).message : 'unknown failure');
+      const err = hello.error ? revive(hello.error) : undefined;
+      // A refused module (SIGNER_MODULE_REJECTED) keeps its code; anything else could not start.
+      if (err instanceof KitError) {
+        if (generation === gen) disconnect(stopped('the isolated signer'));
+        rejectKit(err);
+      } else fail(err ? err.message : 'unknown failure');
       return;
     }
     port = mine;
+    faulted = false;
     apply(setPortOnMessage, mine, [onReply]);
     resolveKit(kit);
   }]);
   try {
     apply(workerPost, w, [{ __proto__: null, module_or_path: source }, [theirs]]);
   } catch (err) {
-    fail(`module_or_path cannot be passed to a Worker (${err && err.message})`, err);
+    // A promise, a thenable with a function: nothing is resolved here.
+    if (generation === gen) disconnect(stopped('the isolated signer'));
+    rejectKit(new KitError('INVALID_INPUT', 'init: module_or_path must be a URL, a path, a Request, a Response or bytes for the isolated signer', err));
   }
 }
 
@@ -533,7 +582,8 @@ function start(source, resolveKit, rejectKit) {
  *
  * @param {Parameters<typeof install>[0]} deps what install() takes: the first call's; a later
  *   call with another object rejects NOT_INITIALIZED
- * @param {{ isolate: unknown, module_or_path?: unknown, passkeys?: boolean | null }} options
+ * @param {{ isolate?: unknown, source?: unknown, passkeys?: unknown }} options init()'s argument as
+ *   js/options.js's readInit() read it (own data properties, in a null-prototype record)
  * @param {(source: unknown) => Promise<unknown>} loadPasskeys
  */
 export function initIsolated(deps, options, loadPasskeys) {
@@ -561,7 +611,7 @@ export function initIsolated(deps, options, loadPasskeys) {
   }
   const passkeys = options.passkeys;
   if (passkeys === undefined || passkeys === null || passkeys === false) return connecting;
-  const source = options.module_or_path;
+  const source = options.source;
   const both = connecting;
   return new KitPromise((resolve, reject) => {
     let waiting = 2;

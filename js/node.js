@@ -11,7 +11,7 @@ import './platform.js'; // first: WebCrypto and Date.now as they are now (js/bro
 import { readFileSync } from 'node:fs';
 import { initSync } from './embedded_wallet_kit.js';
 import { markReady } from './guard.js';
-import { wantsIsolation } from './isolated-platform.js';
+import { readInit, wantsIsolation } from './options.js';
 import { KitError } from './kit-error.js';
 import { moduleLoaded } from './passkey.js';
 import { provideWalletClient } from './wallet-client.js';
@@ -45,11 +45,17 @@ const ready = Promise.resolve();
  * @returns {Promise<any>}
  */
 export function init(input) {
-  const passkeys = input !== null && typeof input === 'object' && 'passkeys' in input ? input.passkeys : undefined;
+  let read;
+  try {
+    read = readInit(input);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  const passkeys = read.passkeys;
   if (passkeys !== null && typeof passkeys === 'object') {
     return Promise.reject(new KitError('INVALID_INPUT', 'init: passkeys takes true or false: the passkey API is part of the module init() loads'));
   }
-  if (wantsIsolation(input)) {
+  if (wantsIsolation(read)) {
     return Promise.reject(new KitError('INVALID_INPUT', "init({ isolate: 'worker' }) is browser-only: the Node entry has no Worker-isolated signer"));
   }
   return ready;

@@ -6,19 +6,23 @@
 import { createContext, createElement, useContext, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { init, KitError, SessionKeeper, WalletClient } from 'embedded-wallet-kit';
 import { WalletStore } from './react-store.js';
+import { readOptions } from './options.js';
 
 const WalletContext = createContext(/** @type {WalletStore | null} */ (null));
 
+/** What the provider reads of its props (js/options.js: own data properties only). */
+const PROVIDER_OPTIONS = ['transport', 'keys', 'sandbox', 'otpSignerPin', 'passkey', 'initOptions', 'keeper'];
+
 /** Props are read once, at the first render (pass a stable transport). */
-export function WalletProvider({ children, transport, keys, sandbox, otpSignerPin, passkey, initOptions, keeper }) {
+export function WalletProvider(props) {
   // StrictMode may call this initializer twice and keep one result: constructing a store
   // has no side effect; init() starts in the effect.
   const [store] = useState(() => new WalletStore(
-    { transport, keys, sandbox, otpSignerPin, passkey, initOptions, keeper },
+    readOptions(props, PROVIDER_OPTIONS, 'WalletProvider'),
     { init, WalletClient, SessionKeeper },
   ));
   useEffect(() => store.attach(), [store]);
-  return createElement(WalletContext.Provider, { value: store }, children);
+  return createElement(WalletContext.Provider, { value: store }, props.children);
 }
 
 function useStore(hook) {

@@ -28,6 +28,7 @@
 // read at every check instead.
 import { now as capturedNow } from './platform.js';
 import { KitError } from './kit-error.js';
+import { readOption } from './options.js';
 import { SessionKeeper, TOKEN } from './session-keeper.js';
 import { storedSessions } from './wallet-client.js';
 
@@ -53,14 +54,16 @@ const freed = (session) => session.publicKeyHex === undefined && !session.sandbo
 
 /** options.locks: a LockManager, null (none: the lease), or undefined (navigator.locks where there is one). */
 function lockManager(options) {
-  const value = options.locks === undefined ? globalThis.navigator?.locks : options.locks;
+  let value = readOption(options, 'locks');
+  if (value === undefined) value = globalThis.navigator?.locks;
   if (value === null || value === undefined) return undefined;
   if (typeof value.request !== 'function') throw invalid('options.locks must be a LockManager (navigator.locks) or null');
   return value;
 }
 
+// Each option is read once, as an own data property (js/options.js).
 function duration(options, name, fallback, min) {
-  const value = options[name];
+  const value = readOption(options, name);
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
     throw invalid(`options.${name} must be a finite number of milliseconds >= ${min}`);
@@ -69,7 +72,7 @@ function duration(options, name, fallback, min) {
 }
 
 function fn(options, name, fallback) {
-  const value = options[name];
+  const value = readOption(options, name);
   if (value === undefined) return fallback;
   if (typeof value !== 'function') throw invalid(`options.${name} must be a function`);
   return value;
@@ -77,7 +80,8 @@ function fn(options, name, fallback) {
 
 /** options.document / options.window: an EventTarget, null (none), or undefined (the global one). */
 function wakeTarget(options, name) {
-  const value = options[name] === undefined ? globalThis[name] : options[name];
+  let value = readOption(options, name);
+  if (value === undefined) value = globalThis[name];
   if (value === null || value === undefined) return undefined;
   if (typeof value.addEventListener !== 'function') throw invalid(`options.${name} must be an EventTarget or null`);
   return value;

@@ -26,6 +26,7 @@ import {
   storeStampFromP1363,
 } from './embedded_wallet_kit.js';
 import { KitError } from './kit-error.js';
+import { readOptions } from './options.js';
 import { now as clock, subtle } from './platform.js';
 import { SessionStore, TOKEN } from './session-store.js';
 import { storedSessions } from './wallet-client.js';
@@ -370,7 +371,8 @@ export class StoredSession {
  */
 export async function open(options = {}) {
   if (options === null || typeof options !== 'object') throw invalid('options must be an object');
-  const { name = 'embedded-wallet-kit', indexedDB: factory = globalThis.indexedDB } = options;
+  // Each option once, as an own data property (js/options.js).
+  const { name = 'embedded-wallet-kit', indexedDB: factory = globalThis.indexedDB } = readOptions(options, ['name', 'indexedDB']);
   if (typeof name !== 'string' || name === '') throw invalid('options.name must be a non-empty string');
   if (typeof factory?.open !== 'function') {
     throw fail('STORE_UNAVAILABLE', 'IndexedDB is not available here (options.indexedDB can supply one)');

@@ -4,8 +4,26 @@
 // Session it makes, by opaque handles. It answers requests only on the MessagePort the
 // page transferred in its first message, and it sends back public keys, stamps, headers
 // and (for openWalletExport, by design) the mnemonic: never key bytes.
+//
+// It instantiates only the kit's own module: whatever the page sends (nothing, a URL or
+// bytes), the bytes are checked against the SHA-256 that scripts/build-pkg.sh wrote below
+// when it built the package, before they are compiled; anything else is refused
+// (SIGNER_MODULE_REJECTED). After a fault (an exception out of a wasm call that is not a
+// KitError: a trap, an engine error) the instance is not trusted again: the reply says
+// so, every later request answers ENGINE_FAULT, and the page terminates this Worker.
 import initSigning, { ClientKey, Session, encryptOtp, openWalletExport, inspectPayload } from './embedded_wallet_kit.js';
 import { KitError } from './kit-error.js';
+
+// The SHA-256 (hex) of the package's embedded_wallet_kit_bg.wasm, written by
+// scripts/build-pkg.sh; as written here (unbuilt) it matches nothing, so every module is refused.
+const SIGNER_MODULE_SHA256 = 'SIGNER_MODULE_SHA256';
+// The Worker's own .wasm, resolved when this script loads (a literal, for bundlers), and
+// what checks and loads the bytes, captured before any message is read.
+const OWN_MODULE = new URL('./embedded_wallet_kit_bg.wasm', import.meta.url).href;
+const subtle = crypto.subtle;
+const digest = subtle.digest;
+const workerFetch = fetch;
+const isView = ArrayBuffer.isView;
 
 /** handle -> { kind: 'key' | 'session', raw }: the only references to the wasm objects. */
 const objects = new Map();
@@ -99,8 +117,45 @@ function errorInfo(err) {
     : { kit: false, name: err && err.name, message: err && err.message ? String(err.message) : String(err) };
 }
 
+/** Set by the first fault: the module instance is not called again. */
+let dead = false;
+const FAULT = { kit: true, code: 'ENGINE_FAULT', message: 'the signing engine faulted (a WebAssembly trap or engine error); reload the page' };
+
+/** The module's bytes from what the page sent, checked against SIGNER_MODULE_SHA256. */
+async function checkedModule(source) {
+  let bytes;
+  if (source === undefined || source === null || typeof source === 'string') {
+    const url = source ?? OWN_MODULE;
+    const response = await workerFetch(url);
+    if (!response.ok) throw new Error(`${url} answered HTTP ${response.status}`);
+    bytes = await response.arrayBuffer();
+  } else if (source instanceof ArrayBuffer) {
+    bytes = source;
+  } else if (isView(source)) {
+    // (a copy the page cannot reach: it was cloned into this realm)
+    bytes = new Uint8Array(source.buffer, source.byteOffset, source.byteLength).slice().buffer;
+  } else {
+    // A WebAssembly.Module (its bytes cannot be checked), or anything else.
+    throw new KitError('SIGNER_MODULE_REJECTED', 'the isolated signer takes its module as a URL or bytes, whose SHA-256 it checks, never as a WebAssembly.Module');
+  }
+  const hash = new Uint8Array(await digest.call(subtle, 'SHA-256', bytes));
+  let hex = '';
+  for (let i = 0; i < hash.length; i++) hex += (hash[i] < 16 ? '0' : '') + hash[i].toString(16);
+  if (hex !== SIGNER_MODULE_SHA256) {
+    throw new KitError(
+      'SIGNER_MODULE_REJECTED',
+      "the isolated signer refused its WebAssembly module: its SHA-256 is not that of the kit's own module (fixed when the package was built)",
+    );
+  }
+  return bytes;
+}
+
 function answer(data) {
   const { id, op, args } = data;
+  if (dead) {
+    port.postMessage({ id, ok: false, fault: true, error: FAULT });
+    return;
+  }
   const entry = Object.hasOwn(ops, op) ? ops[op] : undefined;
   if (entry === undefined) {
     port.postMessage({ id, ok: false, error: { kit: true, code: 'INVALID_INPUT', message: `unknown request ${String(op)}` } });
@@ -113,6 +168,14 @@ function answer(data) {
   try {
     reply = { id, ok: true, value: fn(...list) };
   } catch (err) {
+    if (!(err instanceof KitError)) {
+      // Fail closed: drop every object (the instance that holds them is not called again)
+      // and tell the page, which terminates this Worker.
+      dead = true;
+      objects.clear();
+      port.postMessage({ id, ok: false, fault: true, error: FAULT });
+      return;
+    }
     reply = { id, ok: false, error: errorInfo(err) };
   }
   if (keyArg >= 0) {
@@ -132,7 +195,7 @@ self.onmessage = async (event) => {
   port = p;
   const source = event.data && event.data.module_or_path;
   try {
-    await initSigning({ module_or_path: source ?? new URL('./embedded_wallet_kit_bg.wasm', import.meta.url) });
+    await initSigning({ module_or_path: await checkedModule(source) });
   } catch (err) {
     port.postMessage({ ready: false, error: errorInfo(err) });
     return;

@@ -6,7 +6,8 @@ import './platform.js'; // first: WebCrypto and Date.now as they are now (js/sig
 import { readFileSync } from 'node:fs';
 import { initSync } from './embedded_wallet_kit_signing.js';
 import { signingReady } from './guard.js';
-import { refuseMainOptions } from './init-input.js';
+import { readInit } from './options.js';
+import { refuseMainOptions } from './signing-options.js';
 
 initSync({ module: readFileSync(new URL('./embedded_wallet_kit_signing_bg.wasm', import.meta.url)) });
 signingReady.markReady();
@@ -21,7 +22,13 @@ const ready = Promise.resolve();
  * @returns {Promise<void>}
  */
 export function init(input) {
-  return refuseMainOptions(input) ?? ready;
+  let read;
+  try {
+    read = readInit(input);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  return refuseMainOptions(read) ?? ready;
 }
 
 // Everything else is the browser variant's (this file's own `init` takes precedence).

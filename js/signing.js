@@ -19,7 +19,8 @@ import __wbg_init, {
 } from './embedded_wallet_kit_signing.js';
 import { KitError } from './kit-error.js';
 import { warmUpLater } from './warm-up.js';
-import { refuseMainOptions, wasmSource } from './init-input.js';
+import { readInit } from './options.js';
+import { refuseMainOptions } from './signing-options.js';
 import { guardClass, signingReady } from './guard.js';
 
 export { KitError };
@@ -45,16 +46,21 @@ let initPromise;
  * @returns {Promise<void>}
  */
 export function init(input) {
+  let read;
+  try {
+    read = readInit(input);
+  } catch (err) {
+    return Promise.reject(err);
+  }
   // Checked on every call (not only the first): such a page wants the main entry.
-  const refused = refuseMainOptions(input);
+  const refused = refuseMainOptions(read);
   if (refused !== undefined) return refused;
   if (initPromise === undefined) {
     if (ready()) {
       initPromise = Promise.resolve();
     } else {
-      // Started in a callback: reading `input` may throw (a getter), and the failure handler must then see `attempt` assigned, to reset it for a retry.
       const attempt = Promise.resolve()
-        .then(() => __wbg_init(wasmSource(input, () => new URL('./embedded_wallet_kit_signing_bg.wasm', import.meta.url))))
+        .then(() => __wbg_init({ module_or_path: read.source ?? new URL('./embedded_wallet_kit_signing_bg.wasm', import.meta.url) }))
         .then(
           () => {
             signingReady.markReady();

@@ -9,6 +9,7 @@ import { ClientKey as RawClientKey } from './embedded_wallet_kit.js';
 import { KitError } from './kit-error.js';
 import { isHandle, isReady, notInitialized } from './guard.js';
 import { passkey as kitPasskey } from './passkey.js';
+import { readOptions } from './options.js';
 
 // Resolved now, so that an import map injected later cannot redirect it (js/isolated-platform.js).
 import.meta.resolve?.('./wallet-client-impl.js');
@@ -127,12 +128,12 @@ export class WalletClient {
     if (!isReady()) throw notInitialized('new WalletClient()');
     const {
       transport, sandbox = false, passkey = kitPasskey, keys = 'sealed', otpSignerPin, onPending, processing,
-    } = options ?? {};
+    } = readOptions(options, ['transport', 'sandbox', 'passkey', 'keys', 'otpSignerPin', 'onPending', 'processing'], 'WalletClient');
     if (typeof transport !== 'function') {
       throw invalid('WalletClient: options.transport must be a function ({ method, path, headers, body }) => { status, headers, body }');
     }
     if (passkey === null || typeof passkey !== 'object') throw invalid('WalletClient: options.passkey must be an object');
-    if (!KEY_MODES.includes(keys)) {
+    if (!KEY_MODES.includes(/** @type {string} */ (keys))) {
       throw invalid(`WalletClient: options.keys must be ${KEY_MODES.map((m) => `'${m}'`).join(' or ')}`);
     }
     if (otpSignerPin !== undefined && (typeof otpSignerPin !== 'string' || otpSignerPin === '')) {

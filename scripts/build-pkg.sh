@@ -142,8 +142,18 @@ export { KitError } from '${SNIPPET_REL}';
 JS
 
 say "copying entries, types and package files"
-ENTRIES=(browser.js node.js signing.js signing-node.js platform.js guard.js warm-up.js init-input.js passkey.js wallet-client.js wallet-client-impl.js session-store.js session-store-impl.js session-keeper.js session-keeper-impl.js isolated-platform.js isolated-boot.js isolated.js signer-worker.js testing.js testing-node.js react.js react-store.js)
+ENTRIES=(browser.js node.js signing.js signing-node.js platform.js guard.js warm-up.js options.js signing-options.js passkey.js wallet-client.js wallet-client-impl.js session-store.js session-store-impl.js session-keeper.js session-keeper-impl.js isolated-platform.js isolated-boot.js isolated.js signer-worker.js testing.js testing-node.js react.js react-store.js)
 cp "${ENTRIES[@]/#/js/}" "${OUT}/"
+# The isolated signer's Worker instantiates only the module it ships with: its SHA-256,
+# written into the Worker script in place of the placeholder (exactly once), which the
+# Worker checks the bytes against before compiling them (js/signer-worker.js).
+SIGNER_SHA256=$(sha256sum "${OUT}/${NAME}_bg.wasm" | cut -d' ' -f1)
+if [ "$(grep -c "'SIGNER_MODULE_SHA256'" "${OUT}/signer-worker.js")" -ne 1 ]; then
+  echo "[build] js/signer-worker.js must hold the placeholder 'SIGNER_MODULE_SHA256' exactly once" >&2
+  exit 1
+fi
+sed -i "s/'SIGNER_MODULE_SHA256'/'${SIGNER_SHA256}'/" "${OUT}/signer-worker.js"
+say "signer-worker.js pins ${NAME}_bg.wasm: sha256 ${SIGNER_SHA256}"
 # Everything ships minified (see the script): the entries and the KitError snippet with a
 # source map to the code as written (the documentation is in the .d.ts files and the
 # README); the glues without one (wasm-bindgen generates them from the Rust bindings, whose

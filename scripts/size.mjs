@@ -5,7 +5,7 @@
 // or the full one (the main entry).
 //
 //   1. a signing-only page: what the signing entry's `init()` loads: js/signing.js and
-//      what it imports statically (platform.js, guard.js, warm-up.js, init-input.js,
+//      what it imports statically (signing-options.js, platform.js, guard.js, warm-up.js, options.js,
 //      kit-error.js and the KitError snippet), the signing-only module's glue and .wasm.
 //      Budget: see BUDGETS below (issue 16's target: 50 KB).
 //   2. a passkey wallet page: the main entry's `init()` (browser.js and everything it
@@ -115,7 +115,7 @@ export const mainInitFiles = (pkgDir, enclave = false) => [
   'platform.js',
   'guard.js',
   'warm-up.js',
-  'init-input.js',
+  'options.js',
   'kit-error.js',
   'passkey.js',
   'wallet-client.js',
@@ -135,10 +135,11 @@ export function sizeTables(pkgDir, budgets = BUDGETS) {
   return [
     ['signing-only page: init() of embedded-wallet-kit/signing (signing-only module)', [
       'signing.js',
+      'signing-options.js',
       'platform.js',
       'guard.js',
       'warm-up.js',
-      'init-input.js',
+      'options.js',
       'kit-error.js',
       glue('signing'),
       ...snippets(pkgDir),

@@ -5,9 +5,8 @@
 // (WebKitWebDriver on Xvfb), the same checks in each:
 //
 // - stamps, signed retries and quote signatures made in the Worker verify here, in Node
-//   (@noble/curves and node:crypto, tests/support/fixtures.mjs), and are byte-identical to
-//   same-thread ones for the same session key (sealed by the service's peer,
-//   @turnkey/crypto) and payload (RFC 6979);
+//   (@noble/curves and node:crypto, tests/support/fixtures.mjs), under the session key
+//   (sealed by the service's peer, @turnkey/crypto), as same-thread ones for that key do;
 // - the same KitError codes and messages as same-thread mode, call by call (expired,
 //   freed, consumed, bad input, ...), and the same isExpired answers;
 // - custody: page script that imports the wasm-bindgen glue from the kit's URL and scans
@@ -17,13 +16,19 @@
 // - page script that replaces Worker, URL, MessageChannel or the channel's methods (after
 //   init, or between the kit's load and init) intercepts nothing and cannot substitute
 //   its own Worker script;
+// - module pinning: the Worker runs only the kit's module, whatever page script that runs
+//   after the kit loaded does (an inherited module_or_path: a cross-origin or blob: URL, a
+//   getter returning a WebAssembly.Module; Object.prototype.then with a URL object; an
+//   injected <base href>), and an app's module_or_path only when its bytes are the
+//   package's (SIGNER_MODULE_REJECTED otherwise);
 // - encryptOtp and openWalletExport in the Worker (checked with the peer);
 // - the extra latency per stamp (median of 200), printed.
 //
 // Prints "N passed, N failed"; exits non-zero on failure.
 //
 // Usage: node tests/isolate/run.mjs [--engine chromium|firefox|webkit|all] (default all)
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateKeyPairSync, sign } from 'node:crypto';
@@ -83,9 +88,25 @@ function exportFor(publicKeyHex, by) {
   return envelope({ encappedPublic: toHex(uncompressRawPublicKey(sealed.slice(0, 33))), ciphertext: toHex(sealed.slice(33)), organizationId: 'org-1' }, by);
 }
 
-const server = await serveStatic({ '/': here, '/pkg/': pkgDir });
+// What page script would have the signer's Worker instantiate instead of the kit's module
+// (the attack routes of the checks "module pinning"), served at /evil/ and from another
+// origin (127.0.0.1, with CORS): a valid module the Worker's glue drives, but not the
+// signer's, observably (the full module's build without the enclave exports:
+// openWalletExport is not in it), at signer.wasm and at pkg/embedded_wallet_kit_bg.wasm
+// (where a relative path lands under an injected <base href="/evil/">); and the signer's
+// own module with one custom section appended (the same code, other bytes) at tampered.wasm.
+const evilDir = mkdtempSync(join(tmpdir(), 'ewk-isolate-evil-'));
+mkdirSync(join(evilDir, 'pkg'));
+copyFileSync(join(pkgDir, 'embedded_wallet_kit_no_enclave_bg.wasm'), join(evilDir, 'signer.wasm'));
+copyFileSync(join(pkgDir, 'embedded_wallet_kit_no_enclave_bg.wasm'), join(evilDir, 'pkg', 'embedded_wallet_kit_bg.wasm'));
+const customSection = Buffer.concat([Buffer.from([0, 10, 4]), Buffer.from('evil'), Buffer.from('12345')]);
+writeFileSync(join(evilDir, 'tampered.wasm'), Buffer.concat([readFileSync(join(pkgDir, 'embedded_wallet_kit_bg.wasm')), customSection]));
+
+const server = await serveStatic({ '/': here, '/pkg/': pkgDir, '/evil/': evilDir });
 const origin = `http://localhost:${server.port}`;
 console.log(`# serving ${origin}`);
+const evilServer = await serveStatic({ '/': evilDir }, { host: ['127.0.0.1'], headers: { 'access-control-allow-origin': '*' } });
+const evilOrigin = `http://127.0.0.1:${evilServer.port}`;
 
 let browser;
 /** The whole suite in `engine`; `browser` is its launch (tests/support/engines.mjs). */
@@ -142,7 +163,7 @@ async function suite() {
   const scalar = randomScalar();
   const scalarPub = compressedPublicKeyHex(scalar);
   const payloads = ['', 'x', '{"type":"ACTIVITY_TYPE_X","timestampMs":"1700000000000"}', 'Zoë ✓ 🎉 \u0000', 'p'.repeat(20_000)];
-  await check('stamps, signRetry and signQuote are byte-identical to same-thread ones for the same key (RFC 6979) and verify in Node', async () => {
+  await check('stamps, signRetry and signQuote made in the Worker verify in Node under the session\'s public key, as same-thread ones for the same key do; the same fields and header names', async () => {
     const pubs = expectOk(await attempt(both, async () => {
       window.sameKey = window.kit.ClientKey.generate();
       window.isoKey = await window.ikit.ClientKey.generate();
@@ -163,15 +184,19 @@ async function suite() {
       });
       return { same: await run(window.sameS), iso: await run(window.isoS), consumed: [window.sameKey.consumed, window.isoKey.consumed] };
     }, { responses, payloads, pending, q }), 'open and sign');
-    assert(json(out.same) === json(out.iso), `isolated ${json(out.iso).slice(0, 400)} != same-thread ${json(out.same).slice(0, 400)}`);
+    // Compared by verification, not bytes: two signatures of one payload by one key may
+    // differ (hedged nonces); each mode's must verify under the same session key.
+    assert(json(out.same.fields) === json(out.iso.fields), `isolated ${json(out.iso.fields)} != same-thread ${json(out.same.fields)}`);
+    for (const mode of ['same', 'iso']) {
+      payloads.forEach((p, i) => expectStamp(out[mode].stamps[i], p, scalarPub));
+      assert(json(Object.keys(out[mode].retry)) === json(['Service-Wallet-Signature', 'Request-Id']) && out[mode].retry['Request-Id'] === pending.requestId,
+        `${mode}: ${json(out[mode].retry)}`);
+      expectStamp(out[mode].retry['Service-Wallet-Signature'], pending.payloadToSign, scalarPub);
+      assert(json(Object.keys(out[mode].quote)) === json(['Service-Wallet-Signature']), `${mode}: ${json(out[mode].quote)}`);
+      expectStamp(out[mode].quote['Service-Wallet-Signature'], q.payloadToSign, scalarPub);
+    }
     assert(json(out.iso.fields) === json([base.id, base.accountId, 'EMAIL_OTP', new Date(base.expiresAt).toISOString(), scalarPub, false, false]),
       json(out.iso.fields));
-    payloads.forEach((p, i) => expectStamp(out.iso.stamps[i], p, scalarPub));
-    assert(json(Object.keys(out.iso.retry)) === json(['Service-Wallet-Signature', 'Request-Id']) && out.iso.retry['Request-Id'] === pending.requestId,
-      json(out.iso.retry));
-    expectStamp(out.iso.retry['Service-Wallet-Signature'], pending.payloadToSign, scalarPub);
-    assert(json(Object.keys(out.iso.quote)) === json(['Service-Wallet-Signature']), json(out.iso.quote));
-    expectStamp(out.iso.quote['Service-Wallet-Signature'], q.payloadToSign, scalarPub);
     assert(json(out.consumed) === '[true,true]', `consumed ${json(out.consumed)}`);
   });
 
@@ -829,6 +854,153 @@ async function suite() {
     await page.close();
   });
 
+  // ---- module pinning: the Worker runs only the kit's own module ------------------------
+  const ownWasm = `${origin}/pkg/embedded_wallet_kit_bg.wasm`;
+  const evilWasm = `${evilOrigin}/signer.wasm`;
+  /** The paths of requests under /evil/ (this origin) and on the other origin since `seen`. */
+  const evilRequests = (seen, evilSeen) => [
+    ...server.requests.slice(seen).filter((r) => r.path.startsWith('/evil/')).map((r) => r.path),
+    ...evilServer.requests.slice(evilSeen).map((r) => `${evilOrigin}${r.path}`),
+  ];
+
+  await check('module pinning: an inherited module_or_path (Object.prototype) set after the kit loaded, as a cross-origin URL, a page blob: URL or a getter returning a WebAssembly.Module, is never read: the Worker runs the kit\'s module', async () => {
+    const [seen, evilSeen] = [server.requests.length, evilServer.requests.length];
+    const page = await open('?mode=none');
+    const out = expectOk(await attempt(page, async ({ evilWasm }) => {
+      // The page script's own copy of its module (the one request the other origin should see).
+      const bytes = await (await fetch(evilWasm)).arrayBuffer();
+      const blob = URL.createObjectURL(new Blob([bytes], { type: 'application/wasm' }));
+      const compiled = await WebAssembly.compile(bytes);
+      let getterReads = 0;
+      const out = {};
+      for (const [name, descriptor] of [
+        ['cross-origin URL', { value: evilWasm }],
+        ['blob: URL', { value: blob }],
+        ['getter returning a WebAssembly.Module', { get() { getterReads++; return compiled; } }],
+      ]) {
+        Object.defineProperty(Object.prototype, 'module_or_path', { configurable: true, ...descriptor });
+        let r;
+        try {
+          r = await window.attempt(async () => {
+            const ikit = await window.kit.init({ isolate: 'worker' });
+            const own = await window.signerIsKits(ikit);
+            await ikit.terminate();
+            return own;
+          });
+        } finally {
+          delete Object.prototype.module_or_path;
+        }
+        out[name] = r.ok ? r.value : r.error.code;
+      }
+      out.getterReads = getterReads;
+      return out;
+    }, { evilWasm }), 'inherited module_or_path');
+    assert(json(out) === json({ 'cross-origin URL': true, 'blob: URL': true, 'getter returning a WebAssembly.Module': true, getterReads: 0 }), json(out));
+    const evil = evilRequests(seen, evilSeen);
+    assert(json(evil) === json([`${evilOrigin}/signer.wasm`]), `requested by the kit: ${json(evil)} (only the page's own fetch expected)`);
+    await page.close();
+  });
+
+  await check('module pinning: Object.prototype.then set after the kit loaded, with the app passing a URL object: the URL is not resolved as a thenable; the Worker runs the kit\'s module', async () => {
+    const [seen, evilSeen] = [server.requests.length, evilServer.requests.length];
+    const page = await open('?mode=none');
+    const out = expectOk(await attempt(page, async ({ evilWasm, ownWasm }) => {
+      let thenReads = 0;
+      // A `then` for URL objects only (any other object stays no thenable).
+      Object.defineProperty(Object.prototype, 'then', {
+        configurable: true,
+        get() {
+          if (!(this instanceof URL)) return undefined;
+          thenReads++;
+          return (resolve) => resolve(evilWasm);
+        },
+      });
+      let r;
+      try {
+        r = await window.attempt(async () => {
+          const ikit = await window.kit.init({ isolate: 'worker', module_or_path: new URL(ownWasm) });
+          return window.signerIsKits(ikit);
+        });
+      } finally {
+        delete Object.prototype.then;
+      }
+      return { own: r.ok ? r.value : r.error.code, thenReads };
+    }, { evilWasm, ownWasm }), 'thenable');
+    assert(json(out) === json({ own: true, thenReads: 0 }), json(out));
+    assert(evilRequests(seen, evilSeen).length === 0, `requested: ${json(evilRequests(seen, evilSeen))}`);
+    await page.close();
+  });
+
+  await check('module pinning: a <base href> injected after the kit loaded moves no relative module_or_path: it resolves against the document\'s URL as it was when the kit loaded', async () => {
+    const [seen, evilSeen] = [server.requests.length, evilServer.requests.length];
+    const page = await open('?mode=none');
+    const out = expectOk(await attempt(page, async () => {
+      const base = document.createElement('base');
+      base.href = '/evil/';
+      document.head.prepend(base);
+      let r;
+      try {
+        r = await window.attempt(async () => {
+          const ikit = await window.kit.init({ isolate: 'worker', module_or_path: 'pkg/embedded_wallet_kit_bg.wasm' });
+          return window.signerIsKits(ikit);
+        });
+      } finally {
+        base.remove();
+      }
+      return r.ok ? r.value : r.error.code;
+    }), 'base href');
+    assert(out === true, json(out));
+    assert(evilRequests(seen, evilSeen).length === 0, `requested: ${json(evilRequests(seen, evilSeen))}`);
+    assert(server.requests.slice(seen).some((r) => r.path === '/pkg/embedded_wallet_kit_bg.wasm'), 'the kit\'s module was not fetched');
+    await page.close();
+  });
+
+  await check('module pinning: an app-supplied module_or_path is used only when its bytes are the kit\'s signer module (SHA-256 fixed at build): other or tampered modules (URL, bytes, Response, Request) and any WebAssembly.Module are SIGNER_MODULE_REJECTED; a thenable or a getter is INVALID_INPUT', async () => {
+    const page = await open('?mode=none');
+    const out = expectOk(await attempt(page, async ({ ownWasm }) => {
+      const real = await (await fetch(ownWasm)).arrayBuffer();
+      const tampered = await (await fetch('/evil/tampered.wasm')).arrayBuffer();
+      const other = await (await fetch('/evil/signer.wasm')).arrayBuffer();
+      const out = {};
+      // `options` is what init() gets with isolate: 'worker' (not spread in: that would run a getter).
+      const run = async (name, options) => {
+        const r = await window.attempt(async () => {
+          const ikit = await window.kit.init(Object.assign(options, { isolate: 'worker' }));
+          const own = await window.signerIsKits(ikit);
+          await ikit.terminate();
+          return own;
+        });
+        out[name] = r.ok ? r.value : r.error.code;
+        if (!r.ok && r.error.code === 'INVALID_INPUT' && !/module_or_path|isolate/.test(r.error.message)) out[name] += `: ${r.error.message}`;
+      };
+      await run('tampered URL', { module_or_path: '/evil/tampered.wasm' });
+      await run('other module URL', { module_or_path: '/evil/signer.wasm' });
+      await run('other module bytes', { module_or_path: other });
+      await run('tampered bytes (Uint8Array)', { module_or_path: new Uint8Array(tampered) });
+      await run('tampered Response', { module_or_path: new Response(tampered, { headers: { 'content-type': 'application/wasm' } }) });
+      await run('tampered Request', { module_or_path: new Request('/evil/tampered.wasm') });
+      await run('the kit\'s own module, compiled', { module_or_path: await WebAssembly.compile(real) });
+      await run('a thenable', { module_or_path: { then: (resolve) => resolve(ownWasm) } });
+      await run('a promise', { module_or_path: Promise.resolve(ownWasm) });
+      let getterReads = 0;
+      await run('an own getter', Object.defineProperty({}, 'module_or_path', { enumerable: true, get() { getterReads++; return ownWasm; } }));
+      const isolateGetter = await window.attempt(() => window.kit.init(Object.defineProperty({}, 'isolate', { enumerable: true, get() { getterReads++; return 'worker'; } })));
+      out['an isolate getter'] = isolateGetter.error?.code;
+      out.getterReads = getterReads;
+      await run('the kit\'s bytes', { module_or_path: real });
+      await run('a Response of the kit\'s bytes', { module_or_path: new Response(real, { headers: { 'content-type': 'application/wasm' } }) });
+      await run('the kit\'s URL object', { module_or_path: new URL(ownWasm) });
+      return out;
+    }, { ownWasm }), 'app-supplied');
+    const R = 'SIGNER_MODULE_REJECTED';
+    assert(json(out) === json({
+      'tampered URL': R, 'other module URL': R, 'other module bytes': R, 'tampered bytes (Uint8Array)': R, 'tampered Response': R, 'tampered Request': R,
+      'the kit\'s own module, compiled': R, 'a thenable': 'INVALID_INPUT', 'a promise': 'INVALID_INPUT', 'an own getter': 'INVALID_INPUT',
+      'an isolate getter': 'INVALID_INPUT', getterReads: 0, 'the kit\'s bytes': true, 'a Response of the kit\'s bytes': true, 'the kit\'s URL object': true,
+    }), json(out));
+    await page.close();
+  });
+
   await check('no page errors', async () => {
     assert(pageErrors.length === 0, `page errors: ${pageErrors.join('; ')}`);
   });
@@ -850,4 +1022,6 @@ for (engine of enginesFromArgs()) {
   console.log(`# ${engine}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
 await server.close();
+await evilServer.close();
+rmSync(evilDir, { recursive: true, force: true });
 finish();
