@@ -189,7 +189,7 @@ export class WalletFlows {
         const step = session === undefined ? flow.onUnsignedResponse(response) : flow.onResponse(response);
         if (step === undefined || step === null) return response;
         if (step.resend !== undefined) {
-          waitingSince ??= now();
+          if (waitingSince === undefined) waitingSince = now();
           await this.#pending(operationOf.get(flow) ?? 'request', step.resend, waitingSince);
           request = step.resend.request;
           continue;

@@ -88,14 +88,15 @@ export function provideWalletClient(mod) {
 function processingPolicy(given) {
   if (given === undefined) return Object.freeze({ ...PROCESSING_DEFAULTS });
   if (given === null || typeof given !== 'object') throw invalid('WalletClient: options.processing must be an object');
+  const read = readOptions(given, ['maxResends', 'firstDelayMs', 'maxDelayMs', 'timeoutMs', 'signal'], 'WalletClient: options.processing');
   const whole = (name, max) => {
-    const value = given[name] ?? PROCESSING_DEFAULTS[name];
+    const value = read[name] ?? PROCESSING_DEFAULTS[name];
     if (value !== undefined && !(Number.isInteger(value) && value >= 0 && value <= max)) {
       throw invalid(`WalletClient: options.processing.${name} must be a whole number from 0 to ${max}`);
     }
     return value;
   };
-  const { signal } = given;
+  const { signal } = read;
   if (signal !== undefined && !(signal !== null && typeof signal === 'object' && typeof signal.aborted === 'boolean' && typeof signal.addEventListener === 'function')) {
     throw invalid('WalletClient: options.processing.signal must be an AbortSignal');
   }

@@ -39,12 +39,13 @@ export const glue = (module) => `${MODULES[module]}.js`;
 export const wasm = (module) => `${MODULES[module]}_bg.wasm`;
 /** The full module's build without the enclave exports (a plain init() of the main entry; the full glue drives it). */
 export const noEnclaveWasm = `${MODULES.full}_no_enclave_bg.wasm`;
-// What was measured (50,611 and 102,246 B: LTO everywhere, no core::fmt, the JS minified,
-// the kit's own ECDH and basepoint table, the isolated signer's code out of init(), the
-// enclave exports out of a plain init()'s build, the binding crates at opt-level "z", the
-// lazily loaded files resolved at load), rounded up to the next KB;
-// lowered with every change that shrinks a page by more than the headroom.
-export const BUDGETS = { signing: 50 * 1024, wallet: 100 * 1024 }; // 51,200 and 102,400 bytes
+// What was measured, rounded up to the next KB; lowered with every change that shrinks a
+// page by more than the headroom. Issue 16's targets are 50 and 100 KB (make bench reports
+// MET / NOT MET): met at 50,611 and 102,246 B until issue 26 checked every signature
+// before release (p256's verification, +2.2 KB on each page) and guarded payloads
+// (+0.9 KB on the wallet page), and issue 27 added the still-processing re-sends; now
+// 53,339 and 108,384 B (README.md's Size section says where the bytes went).
+export const BUDGETS = { signing: 53 * 1024, wallet: 106 * 1024 }; // 54,272 and 108,544 bytes
 
 function walk(dir) {
   const out = [];
