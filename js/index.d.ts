@@ -37,7 +37,6 @@ export type KitErrorCode =
   | 'ENGINE_FAULT'
   | 'NOT_INITIALIZED'
   | 'STORE_UNAVAILABLE'
-  | 'ENGINE_FAULT'
   | 'SIGNER_MODULE_REJECTED';
 
 /** Every failure of the kit is a `KitError`. Messages never contain key material. */

@@ -99,6 +99,10 @@ error_codes! {
     /// The JS `SessionStore` cannot work: IndexedDB or WebCrypto is missing, or one of their
     /// calls failed. Raised only by the JS shim (js/session-store-impl.js), never by Rust.
     StoreUnavailable => "STORE_UNAVAILABLE",
+    /// `init({ isolate: 'worker' })`: the module given or fetched is not the kit's own
+    /// signing module (its SHA-256 is not the build's), or is a `WebAssembly.Module`.
+    /// Raised only by the isolated signer's JS (js/signer-worker.js), never by Rust.
+    SignerModuleRejected => "SIGNER_MODULE_REJECTED",
 }
 
 impl fmt::Display for ErrorCode {
@@ -217,8 +221,15 @@ mod tests {
 
         /// Upper-case literals in js/*.js that are not error codes (WebCrypto algorithm
         /// names, a credential type). Any other such literal must be a code of [`ErrorCode`].
-        const JS_LITERALS_NOT_CODES: &[&str] =
-            &["ECDH", "ECDSA", "EMAIL_OTP", "OAUTH", "PASSKEY", "URL"];
+        const JS_LITERALS_NOT_CODES: &[&str] = &[
+            "ECDH",
+            "ECDSA",
+            "EMAIL_OTP",
+            "OAUTH",
+            "PASSKEY",
+            "SIGNER_MODULE_SHA256",
+            "URL",
+        ];
 
         fn declared() -> BTreeSet<String> {
             ErrorCode::ALL

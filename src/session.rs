@@ -629,7 +629,7 @@ mod tests {
             let codes = [
                 s.stamp_at("p", BEFORE_EXPIRY).unwrap_err().code(),
                 s.stamp_at("p", EXPIRES_MS).unwrap_err().code(),
-                s.authorize_stamp_at(BEFORE_EXPIRY).unwrap_err().code(),
+                s.authorize_stamp_at("p", BEFORE_EXPIRY).unwrap_err().code(),
                 s.sign_quote_at(&quote, BEFORE_EXPIRY).unwrap_err().code(),
                 s.key_pkcs8().unwrap_err().code(),
                 s.sign_retry_at(
