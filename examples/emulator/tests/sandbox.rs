@@ -80,7 +80,10 @@ fn magic_otp_stub_bundle_and_magic_signature() {
         ),
         "{err:?}"
     );
-    assert!(!key.is_consumed());
+    // The stub's x is random: about half are not on P-256, and such an open consumes the
+    // key (an invalid-curve probe, to an honest production service); any other does not.
+    let off_curve = err.code() == ErrorCode::InvalidBundle && err.message().contains("not a point");
+    assert_eq!(key.is_consumed(), off_curve, "{err:?}");
     let mut session = Session::sandbox_json(&r.body).unwrap();
 
     // Signed retries: only the magic value.
