@@ -26,11 +26,12 @@ import __wbg_init, {
   encryptOtp as rawEncryptOtp,
   openWalletExport as rawOpenWalletExport,
   warmUp,
+  selfTest,
 } from './embedded_wallet_kit.js';
 import { KitError } from './kit-error.js';
 import { warmUpLater } from './warm-up.js';
 import { readInit, wantsIsolation } from './options.js';
-import { guardClass, guardFunction, isReady, markReady } from './guard.js';
+import { guardClass, guardFunction, isReady, mainModule, markReady, runSelfTest } from './guard.js';
 import { passkey, loadPasskeys, moduleLoaded, provideModuleLoader } from './passkey.js';
 import { WalletClient, loadWalletClient } from './wallet-client.js';
 import { initIsolated } from './isolated-platform.js';
@@ -101,6 +102,8 @@ function loadModule(source, enclave = false) {
       .then(() => __wbg_init({ module_or_path: source ?? ownModule() }))
       .then(
         () => {
+          // Before anything uses it: a faulty engine fails init() (ENGINE_FAULT), for good.
+          runSelfTest(selfTest, mainModule);
           moduleLoaded();
         },
         (err) => {
@@ -123,7 +126,7 @@ function loadSigning(source, enclave) {
       const attempt = loadModule(source, enclave).then(
         () => {
           markReady();
-          warmUpLater(warmUp);
+          warmUpLater(guardFunction(warmUp, 'warmUp'));
         },
         (err) => {
           if (initPromise === attempt) initPromise = undefined;

@@ -9,8 +9,8 @@
 // works as in the browser.
 import './platform.js'; // first: WebCrypto and Date.now as they are now (js/browser.js)
 import { readFileSync } from 'node:fs';
-import { initSync } from './embedded_wallet_kit.js';
-import { markReady } from './guard.js';
+import { initSync, selfTest } from './embedded_wallet_kit.js';
+import { mainModule, markReady, runSelfTest } from './guard.js';
 import { readInit, wantsIsolation } from './options.js';
 import { KitError } from './kit-error.js';
 import { moduleLoaded } from './passkey.js';
@@ -21,8 +21,14 @@ initSync({ module: readFileSync(new URL('./embedded_wallet_kit_bg.wasm', import.
 markReady();
 moduleLoaded();
 provideWalletClient(walletClientImpl);
-
-const ready = Promise.resolve();
+// A faulty engine: init() rejects ENGINE_FAULT and every call answers it (js/guard.js).
+let ready = Promise.resolve();
+try {
+  runSelfTest(selfTest, mainModule);
+} catch (err) {
+  ready = Promise.reject(err);
+  ready.catch(() => {});
+}
 
 /**
  * Resolves at once: the Node entry instantiates the module when it is imported.

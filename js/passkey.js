@@ -13,6 +13,7 @@
 // The state lives in this module, which both variants of the main entry import from the same URL.
 import * as glue from './embedded_wallet_kit.js';
 import { KitError } from './kit-error.js';
+import { failClosedExports, mainModule } from './guard.js';
 import { now } from './platform.js';
 
 /** The full module's glue, once it is instantiated. */
@@ -34,7 +35,7 @@ export function provideModuleLoader(loader) {
 
 /** Says that the full module is instantiated (the entries, once it is). */
 export function moduleLoaded() {
-  mod = glue;
+  mod = failClosedExports(glue, mainModule);
 }
 
 /**
@@ -48,7 +49,7 @@ export function moduleLoaded() {
  */
 export function loadPasskeys(source) {
   if (mod !== undefined) return Promise.resolve(mod);
-  return load(source).then(() => glue);
+  return load(source).then(() => mod ?? failClosedExports(glue, mainModule));
 }
 
 function notLoaded(what) {

@@ -11,7 +11,9 @@
 // (SIGNER_MODULE_REJECTED). After a fault (an exception out of a wasm call that is not a
 // KitError: a trap, an engine error) the instance is not trusted again: the reply says
 // so, every later request answers ENGINE_FAULT, and the page terminates this Worker.
-import initSigning, { ClientKey, Session, encryptOtp, openWalletExport, inspectPayload } from './embedded_wallet_kit.js';
+import initSigning, {
+  ClientKey, Session, encryptOtp, openWalletExport, inspectPayload, selfTest,
+} from './embedded_wallet_kit.js';
 import { KitError } from './kit-error.js';
 
 // The SHA-256 (hex) of the package's embedded_wallet_kit_bg.wasm, written by
@@ -196,6 +198,13 @@ self.onmessage = async (event) => {
   const source = event.data && event.data.module_or_path;
   try {
     await initSigning({ module_or_path: await checkedModule(source) });
+    // The start-up self-test: a faulty engine fails init() with ENGINE_FAULT.
+    try {
+      selfTest();
+    } catch (fault) {
+      dead = true;
+      throw fault instanceof KitError ? fault : new KitError('ENGINE_FAULT', FAULT.message);
+    }
   } catch (err) {
     port.postMessage({ ready: false, error: errorInfo(err) });
     return;

@@ -4,15 +4,21 @@
 // variant's argument).
 import './platform.js'; // first: WebCrypto and Date.now as they are now (js/signing.js)
 import { readFileSync } from 'node:fs';
-import { initSync } from './embedded_wallet_kit_signing.js';
-import { signingReady } from './guard.js';
+import { initSync, selfTest } from './embedded_wallet_kit_signing.js';
+import { runSelfTest, signingReady } from './guard.js';
 import { readInit } from './options.js';
 import { refuseMainOptions } from './signing-options.js';
 
 initSync({ module: readFileSync(new URL('./embedded_wallet_kit_signing_bg.wasm', import.meta.url)) });
 signingReady.markReady();
-
-const ready = Promise.resolve();
+// A faulty engine: init() rejects ENGINE_FAULT and every call answers it (js/guard.js).
+let ready = Promise.resolve();
+try {
+  runSelfTest(selfTest, signingReady);
+} catch (err) {
+  ready = Promise.reject(err);
+  ready.catch(() => {});
+}
 
 /**
  * Resolves at once: this entry instantiates its module when it is imported. Rejects

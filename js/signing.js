@@ -16,21 +16,23 @@ import __wbg_init, {
   ClientKey as RawClientKey,
   Session as RawSession,
   warmUp,
+  selfTest,
 } from './embedded_wallet_kit_signing.js';
 import { KitError } from './kit-error.js';
 import { warmUpLater } from './warm-up.js';
 import { readInit } from './options.js';
 import { refuseMainOptions } from './signing-options.js';
-import { guardClass, signingReady } from './guard.js';
+import { guardClass, guardFunction, runSelfTest, signingReady } from './guard.js';
 
 export { KitError };
 
 const ready = signingReady.isReady;
+const module = signingReady;
 
 /** @type {typeof RawClientKey} */
-export const ClientKey = guardClass(RawClientKey, 'ClientKey', { create: 'ClientKey.generate()', ready });
+export const ClientKey = guardClass(RawClientKey, 'ClientKey', { create: 'ClientKey.generate()', module });
 /** @type {typeof RawSession} */
-export const Session = guardClass(RawSession, 'Session', { create: 'Session.open, Session.sandbox or Session.fromClientKey', ready });
+export const Session = guardClass(RawSession, 'Session', { create: 'Session.open, Session.sandbox or Session.fromClientKey', module });
 
 /** @type {Promise<void> | undefined} */
 let initPromise;
@@ -63,8 +65,10 @@ export function init(input) {
         .then(() => __wbg_init({ module_or_path: read.source ?? new URL('./embedded_wallet_kit_signing_bg.wasm', import.meta.url) }))
         .then(
           () => {
+            // Before init() resolves: a faulty engine fails it (ENGINE_FAULT), for good.
+            runSelfTest(selfTest, signingReady);
             signingReady.markReady();
-            warmUpLater(warmUp);
+            warmUpLater(guardFunction(warmUp, 'warmUp', signingReady));
           },
           (err) => {
             if (initPromise === attempt) initPromise = undefined;

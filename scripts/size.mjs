@@ -44,8 +44,9 @@ export const noEnclaveWasm = `${MODULES.full}_no_enclave_bg.wasm`;
 // MET / NOT MET): met at 50,611 and 102,246 B until issue 26 checked every signature
 // before release (p256's verification, +2.2 KB on each page) and guarded payloads
 // (+0.9 KB on the wallet page), and issue 27 added the still-processing re-sends; now
-// 53,339 and 108,384 B (README.md's Size section says where the bytes went).
-export const BUDGETS = { signing: 53 * 1024, wallet: 106 * 1024 }; // 54,272 and 108,544 bytes
+// 53,339 and 108,384 B; with the start-up self-test and the same-thread fail-closed
+// guard, 55,158 and 110,346 B (README.md's Size section says where the bytes went).
+export const BUDGETS = { signing: 54 * 1024, wallet: 108 * 1024 }; // 55,296 and 110,592 bytes
 
 function walk(dir) {
   const out = [];

@@ -63,6 +63,7 @@ pub mod passkey;
 mod prelude;
 mod public_key;
 mod request_ids;
+mod self_test;
 mod session;
 #[cfg_attr(not(fuzzing), allow(unreachable_pub))]
 mod signing_key;
@@ -90,6 +91,7 @@ pub use public_key::{compressed_hex, parse_public_key_hex, uncompressed_hex};
 pub use request_ids::{
     canonical_request_id, SignedRequestIds, MAX_SIGNED_REQUEST_IDS, SIGNED_REQUEST_ID_HORIZON_MS,
 };
+pub use self_test::self_test;
 pub use session::{Session, SessionInfo, SANDBOX_SIGNATURE};
 #[cfg(feature = "std")]
 pub use timestamp::system_now;

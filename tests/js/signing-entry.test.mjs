@@ -16,9 +16,9 @@ const pkg = new URL('../../pkg/', import.meta.url);
 const signing = await import(new URL('signing.js', pkg).href);
 const main = await import(new URL('browser.js', pkg).href);
 
-test('the signing-only module exports ClientKey, Session and warmUp, nothing else', async () => {
+test('the signing-only module exports ClientKey, Session, warmUp and selfTest, nothing else', async () => {
   const glue = await import(new URL('embedded_wallet_kit_signing.js', pkg).href);
-  assert.deepEqual(Object.keys(glue).sort(), ['ClientKey', 'Session', 'default', 'initSync', 'warmUp']);
+  assert.deepEqual(Object.keys(glue).sort(), ['ClientKey', 'Session', 'default', 'initSync', 'selfTest', 'warmUp']);
   assert.deepEqual(
     Object.getOwnPropertyNames(glue.ClientKey.prototype).filter((n) => n !== 'constructor' && !n.startsWith('__')).sort(),
     ['close', 'compressedPublicKeyHex', 'consumed', 'free', 'oidcNonce', 'publicKeyHex', 'signRetry'],

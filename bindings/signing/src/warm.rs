@@ -24,6 +24,15 @@ pub fn warm_up() -> bool {
     scrubbed(|| core::hint::black_box(open_and_stamp()).is_some())
 }
 
+/// `selfTest()`: the core's start-up self-test (`embedded_wallet_kit::self_test`), which
+/// every entry (and the isolated signer's Worker) runs before its `init()` resolves;
+/// throws KitError `ENGINE_FAULT` on an engine that computes the kit's arithmetic wrong.
+/// Here, beside the warm-up, so that both modules that hold keys export it.
+#[wasm_bindgen(js_name = selfTest)]
+pub fn self_test() -> Result<(), JsValue> {
+    scrubbed(|| embedded_wallet_kit::self_test().map_err(ewk_common::to_js))
+}
+
 /// Generates a key, opens the throwaway response and stamps with its session.
 fn open_and_stamp() -> Option<usize> {
     core::hint::black_box(JsClientKey::generate().ok()?);

@@ -363,6 +363,14 @@ export function passkeyRejection(register: boolean, error: any, watchdog_fired: 
 export function passkeyRequestOptions(options: any): object;
 
 /**
+ * `selfTest()`: the core's start-up self-test (`embedded_wallet_kit::self_test`), which
+ * every entry (and the isolated signer's Worker) runs before its `init()` resolves;
+ * throws KitError `ENGINE_FAULT` on an engine that computes the kit's arithmetic wrong.
+ * Here, beside the warm-up, so that both modules that hold keys export it.
+ */
+export function selfTest(): void;
+
+/**
  * The guards of `signQuote`; returns the payload to sign.
  */
 export function storeAuthorizeQuote(session: Session, quote: any): string;

@@ -140,6 +140,14 @@ export class Session {
 }
 
 /**
+ * `selfTest()`: the core's start-up self-test (`embedded_wallet_kit::self_test`), which
+ * every entry (and the isolated signer's Worker) runs before its `init()` resolves;
+ * throws KitError `ENGINE_FAULT` on an engine that computes the kit's arithmetic wrong.
+ * Here, beside the warm-up, so that both modules that hold keys export it.
+ */
+export function selfTest(): void;
+
+/**
  * One round (the first also builds the table): whether it went through. The throwaway
  * keys are zeroized when dropped, and the scrub clears the stack.
  */
