@@ -135,6 +135,26 @@ export function failClosedExports(glue, module) {
 }
 
 /**
+ * runSelfTest for an entry that instantiates its module at import (Node): never throws
+ * there; the promise its init() returns, rejected with the fault (and marked handled)
+ * on a faulty engine.
+ *
+ * @param {() => void} selfTest
+ * @param {ReturnType<typeof readyFlag>} module
+ * @returns {Promise<void>}
+ */
+export function selfTestedAtImport(selfTest, module) {
+  try {
+    runSelfTest(selfTest, module);
+    return Promise.resolve();
+  } catch (err) {
+    const failed = Promise.reject(err);
+    failed.catch(() => {});
+    return failed;
+  }
+}
+
+/**
  * Runs the module's start-up self-test (the core's `selfTest()`: fixed answers for k·G, a
  * bundle open and a verified signature) once it is instantiated: a wrong answer, or a
  * trap, marks the module dead and is ENGINE_FAULT.

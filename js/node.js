@@ -10,7 +10,7 @@
 import './platform.js'; // first: WebCrypto and Date.now as they are now (js/browser.js)
 import { readFileSync } from 'node:fs';
 import { initSync, selfTest } from './embedded_wallet_kit.js';
-import { mainModule, markReady, runSelfTest } from './guard.js';
+import { mainModule, markReady, selfTestedAtImport } from './guard.js';
 import { readInit, wantsIsolation } from './options.js';
 import { KitError } from './kit-error.js';
 import { moduleLoaded } from './passkey.js';
@@ -22,13 +22,7 @@ markReady();
 moduleLoaded();
 provideWalletClient(walletClientImpl);
 // A faulty engine: init() rejects ENGINE_FAULT and every call answers it (js/guard.js).
-let ready = Promise.resolve();
-try {
-  runSelfTest(selfTest, mainModule);
-} catch (err) {
-  ready = Promise.reject(err);
-  ready.catch(() => {});
-}
+const ready = selfTestedAtImport(selfTest, mainModule);
 
 /**
  * Resolves at once: the Node entry instantiates the module when it is imported.

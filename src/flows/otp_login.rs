@@ -128,8 +128,10 @@ impl OtpLogin {
     /// expiry is checked against `now`.
     pub fn next_step_at(&mut self, response: &Response<'_>, now: UnixMillis) -> Result<OtpStep> {
         if is_processing(response) {
-            let sent = self.last_signed.as_ref().unwrap_or(&self.request);
-            return self.resends.next(sent, response).map(OtpStep::Resend);
+            return self
+                .resends
+                .after(self.last_signed.as_ref(), &self.request, response)
+                .map(OtpStep::Resend);
         }
         match response.status {
             202 => {}

@@ -70,6 +70,17 @@ impl Resends {
         self.done = 0;
     }
 
+    /// After a PROCESSING answer: the re-send of the signed retry last built or, before
+    /// one was, of the first request (both flows keep the two).
+    pub(crate) fn after(
+        &mut self,
+        last_signed: Option<&Request>,
+        first: &Request,
+        response: &Response<'_>,
+    ) -> Result<Resend> {
+        self.next(last_signed.unwrap_or(first), response)
+    }
+
     /// After a PROCESSING answer to `sent`: the re-send, or `STILL_PROCESSING` once the
     /// policy's bound is reached (nothing more is sent).
     pub(crate) fn next(&mut self, sent: &Request, response: &Response<'_>) -> Result<Resend> {

@@ -186,8 +186,8 @@ impl SignedRetryFlow {
 
     /// The identical request again: the signed retry last built, or the first request.
     fn resend(&mut self, response: &Response<'_>) -> Result<Resend> {
-        let sent = self.last_signed.as_ref().unwrap_or(&self.request);
-        self.resends.next(sent, response)
+        self.resends
+            .after(self.last_signed.as_ref(), &self.request, response)
     }
 
     /// The request after a [`Step::Sign`]: the retry with both headers, or, when the 202

@@ -120,6 +120,15 @@ fn request_to_js(request: &Request) -> Object {
     out
 }
 
+/// The policy both flows' `setProcessingPolicy` take.
+fn policy(max_resends: u16, first_delay_ms: u32, max_delay_ms: u32) -> ProcessingPolicy {
+    ProcessingPolicy {
+        max_resends,
+        first_delay_ms,
+        max_delay_ms,
+    }
+}
+
 /// `{ request, delayMs, attempt, requestId? }`: send `request` again, unchanged, after
 /// `delayMs` (the service answered PROCESSING).
 fn resend_to_js(resend: &Resend) -> Object {
@@ -234,11 +243,8 @@ impl JsSignedRetryFlow {
         max_delay_ms: u32,
     ) {
         scrubbed(|| {
-            self.0.set_processing_policy(ProcessingPolicy {
-                max_resends,
-                first_delay_ms,
-                max_delay_ms,
-            })
+            self.0
+                .set_processing_policy(policy(max_resends, first_delay_ms, max_delay_ms))
         })
     }
 
@@ -484,11 +490,8 @@ impl JsOtpLoginFlow {
         max_delay_ms: u32,
     ) {
         scrubbed(|| {
-            self.0.set_processing_policy(ProcessingPolicy {
-                max_resends,
-                first_delay_ms,
-                max_delay_ms,
-            })
+            self.0
+                .set_processing_policy(policy(max_resends, first_delay_ms, max_delay_ms))
         })
     }
 
