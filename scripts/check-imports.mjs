@@ -113,8 +113,9 @@ for (const file of lazyTargets) {
 }
 
 if (problems.length > 0) {
+  const shown = relative(process.cwd(), dir).startsWith('..') ? dir : relative(process.cwd(), dir) || '.';
   for (const problem of problems) console.error(`check-imports: ${problem}`);
-  console.error(`check-imports: FAIL — ${problems.length} problem(s) in ${relative(process.cwd(), dir) || '.'}/ (${cycles.size} import circle(s))`);
+  console.error(`check-imports: FAIL — ${problems.length} problem(s) in ${shown}/ (${cycles.size} import circle(s))`);
   process.exit(1);
 }
 
