@@ -56,6 +56,7 @@ check:
 
 lint-js: setup
 	node_modules/.bin/eslint --max-warnings=0 .
+	node scripts/check-imports.mjs
 	node_modules/.bin/tsc -p tsconfig.json && node_modules/.bin/tsc -p tests/types/tsconfig.json
 
 # The test-only fault injection (never in a shipped build) in its own test binary.

@@ -28,8 +28,7 @@ import {
 import { KitError } from './kit-error.js';
 import { readOptions } from './options.js';
 import { now as clock, subtle } from './platform.js';
-import { SessionStore, TOKEN } from './session-store.js';
-import { storedSessions } from './wallet-client.js';
+import { SessionStore, STORE_TOKEN as TOKEN, storedSessions } from './shared.js';
 
 /** @typedef {import('./index.js').StoredSession} DeclaredStoredSession */
 /** @typedef {import('./index.js').SessionStore} DeclaredSessionStore */
@@ -385,7 +384,7 @@ export async function open(options = {}) {
 
 /**
  * Sessions (and OAUTH client keys) in one IndexedDB database; see the README. The entries
- * export its base (js/session-store.js); this subclass has the methods index.d.ts declares.
+ * export its base (js/shared.js); this subclass has the methods index.d.ts declares.
  * Exported (for no importer) so that the minified package keeps the name page script
  * sees (constructor.name, devtools): scripts/minify.mjs renames what a module keeps to itself.
  *

@@ -16,7 +16,7 @@ import { KitError } from './kit-error.js';
 import { now } from './platform.js';
 import { isHandle } from './guard.js';
 import { loadPasskeys } from './passkey.js';
-import { keyArg, storedSessions } from './wallet-client.js';
+import { keyArg, storedSessions } from './shared.js';
 
 /** The credential that issued each session this module opened, so a refresh carries it over. */
 const issuedBy = new WeakMap();

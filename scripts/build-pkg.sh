@@ -142,7 +142,7 @@ export { KitError } from '${SNIPPET_REL}';
 JS
 
 say "copying entries, types and package files"
-ENTRIES=(browser.js node.js signing.js signing-node.js platform.js guard.js warm-up.js options.js signing-options.js passkey.js wallet-client.js wallet-client-impl.js session-store.js session-store-impl.js session-keeper.js session-keeper-impl.js isolated-platform.js isolated-boot.js isolated.js signer-worker.js testing.js testing-node.js react.js react-store.js)
+ENTRIES=(browser.js node.js signing.js signing-node.js platform.js guard.js warm-up.js options.js signing-options.js passkey.js shared.js wallet-client.js wallet-client-impl.js session-store.js session-store-impl.js session-keeper.js session-keeper-impl.js isolated-platform.js isolated-boot.js isolated.js signer-worker.js testing.js testing-node.js react.js react-store.js)
 cp "${ENTRIES[@]/#/js/}" "${OUT}/"
 # The isolated signer's Worker instantiates only the module it ships with: its SHA-256,
 # written into the Worker script in place of the placeholder (exactly once), which the

@@ -45,7 +45,7 @@ check('the tarball holds exactly the package files', () => {
     'embedded_wallet_kit_no_enclave_bg.wasm', 'embedded_wallet_kit_signing.d.ts', 'embedded_wallet_kit_signing.js', 'embedded_wallet_kit_signing_bg.wasm',
     'embedded_wallet_kit_testing.d.ts', 'embedded_wallet_kit_testing.js', 'embedded_wallet_kit_testing_bg.wasm', 'guard.js',
     'index.d.ts', 'isolated-boot.js', 'isolated-platform.js', 'isolated.js', 'kit-error.js', 'node.js', 'options.js', 'package.json', 'passkey.js', 'platform.js', 'react-store.js', 'react.d.ts', 'react.js',
-    'session-keeper-impl.js', 'session-keeper.js', 'session-store-impl.js', 'session-store.js', 'signer-worker.js', 'signing-node.js', 'signing-options.js', 'signing.d.ts', 'signing.js', 'testing-node.js', 'testing.d.ts', 'testing.js', 'wallet-client-impl.js', 'wallet-client.js', 'warm-up.js',
+    'session-keeper-impl.js', 'session-keeper.js', 'session-store-impl.js', 'session-store.js', 'shared.js', 'signer-worker.js', 'signing-node.js', 'signing-options.js', 'signing.d.ts', 'signing.js', 'testing-node.js', 'testing.d.ts', 'testing.js', 'wallet-client-impl.js', 'wallet-client.js', 'warm-up.js',
   ];
   // Each hand-written module ships with the source map to the code as written (the
   // generated glues and kit-error.js, a re-export, without).

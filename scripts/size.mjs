@@ -120,6 +120,7 @@ export const mainInitFiles = (pkgDir, enclave = false) => [
   'options.js',
   'kit-error.js',
   'passkey.js',
+  'shared.js',
   'wallet-client.js',
   'session-store.js',
   'session-keeper.js',
