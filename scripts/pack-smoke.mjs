@@ -6,7 +6,7 @@
 // every code block of the package README.
 // Prints "N passed, N failed"; exits non-zero on failure. Leaves the tarball in dist/.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readmeSnippets, snippetErrors } from '../tests/readme/snippets.mjs';
@@ -107,6 +107,26 @@ check('Node resolves the package to node.js and it works there', () => {
   `;
   const out = run(process.execPath, ['--input-type=module', '-e', script], project);
   assert(out.includes('node entry ok'), out);
+});
+
+// engines.node is the first Node whose require() loads ES modules (20.19): CommonJS
+// projects require() the package as they import it.
+check('CommonJS: require() loads the package on the Node engines names', () => {
+  const pkg = JSON.parse(readFileSync(join(root, 'pkg', 'package.json'), 'utf8'));
+  assert(pkg.engines.node === '>=20.19', `engines.node is ${pkg.engines.node}`);
+  writeFileSync(join(project, 'require.cjs'), `
+    const assert = require('node:assert/strict');
+    const { init, ClientKey, KitError } = require('embedded-wallet-kit');
+    const signing = require('embedded-wallet-kit/signing');
+    init().then(async () => {
+      assert.match(ClientKey.generate().publicKeyHex, /^04[0-9a-f]{128}$/);
+      await signing.init();
+      assert.equal(signing.KitError, KitError);
+      console.log('require ok');
+    });
+  `);
+  const out = run(process.execPath, ['require.cjs'], project);
+  assert(out.includes('require ok'), out);
 });
 
 check('Node resolves embedded-wallet-kit/testing to testing-node.js: register + authenticate, one KitError', () => {
