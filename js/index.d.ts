@@ -371,11 +371,13 @@ export interface TransportResponse {
 
 /**
  * Sends one request to the service, normally through the integrator backend, which adds
- * the API credentials: the API secret never enters the browser. It may be async. When it
- * throws or returns something that is not a response object, the operation rejects with
- * `SERVICE_ERROR` (the thrown error as `cause`); a `KitError` it throws passes through.
+ * the API credentials: the API secret never enters the browser. It may be async, and may
+ * return the fetch `Response` itself (its status, headers and text are read). When it
+ * throws or returns something that is not a response object, or a body of another kind
+ * (a stream, bytes), the operation rejects with `SERVICE_ERROR` (the thrown error as
+ * `cause`); a `KitError` it throws passes through.
  */
-export type Transport = (request: TransportRequest) => TransportResponse | Promise<TransportResponse>;
+export type Transport = (request: TransportRequest) => TransportResponse | Response | Promise<TransportResponse | Response>;
 
 /** What {@link WalletClientOptions.onPending} is told before a re-send. */
 export interface PendingEvent {

@@ -40,12 +40,7 @@ export const wasm = (module) => `${MODULES[module]}_bg.wasm`;
 /** The full module's build without the enclave exports (a plain init() of the main entry; the full glue drives it). */
 export const noEnclaveWasm = `${MODULES.full}_no_enclave_bg.wasm`;
 // What was measured, rounded up to the next KB; lowered with every change that shrinks a
-// page by more than the headroom. Issue 16's targets are 50 and 100 KB (make bench reports
-// MET / NOT MET): met at 50,611 and 102,246 B until issue 26 checked every signature
-// before release (p256's verification, +2.2 KB on each page) and guarded payloads
-// (+0.9 KB on the wallet page), and issue 27 added the still-processing re-sends; now
-// 53,339 and 108,384 B; with the start-up self-test and the same-thread fail-closed
-// guard, 55,158 and 110,346 B (README.md's Size section says where the bytes went).
+// page by more than the headroom. The targets are 50 and 100 KB (make bench reports them).
 export const BUDGETS = { signing: 54 * 1024, wallet: 108 * 1024 }; // 55,296 and 110,592 bytes
 
 function walk(dir) {
