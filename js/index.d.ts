@@ -400,7 +400,7 @@ export interface WalletClientOptions {
    */
   sandbox?: boolean;
   /**
-   * The session key mode (DESIGN §3), for every flow of this client:
+   * The session key mode, for every flow of this client:
    * - `'sealed'` (default): the spec's flow. `clientPublicKey` is the uncompressed key and
    *   the session key comes back sealed to it ({@link Session.open}).
    * - `'client-held'`: newer deployments. The PASSKEY challenge, OAUTH verify and refresh
@@ -694,7 +694,7 @@ export declare class SessionStore {
 }
 
 // ---------------------------------------------------------------------------------------
-// Newer deployments (DESIGN §3): encrypted OTP and wallet export
+// Newer deployments: encrypted OTP and wallet export
 
 /**
  * Who must have signed an enclave envelope. `"production"` (the default): the published

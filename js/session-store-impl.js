@@ -1,6 +1,5 @@
-// The session store (issue #6): sessions kept across page loads in IndexedDB, each key as
-// a non-extractable WebCrypto key (DESIGN §5: the one place a private key leaves wasm
-// memory), and a client key kept the same way across an OAUTH redirect. Loaded by the
+// The session store: sessions kept across page loads in IndexedDB, each key as a
+// non-extractable WebCrypto key (the one place a private key leaves wasm memory), and a client key kept the same way across an OAUTH redirect. Loaded by the
 // first SessionStore.open() (js/session-store.js), so init() does not download it.
 //
 // Rust keeps the logic: record checks, every signing guard, the stamp encoding (DER from

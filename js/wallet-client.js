@@ -16,7 +16,7 @@ import.meta.resolve?.('./wallet-client-impl.js');
 
 const invalid = (message) => new KitError('INVALID_INPUT', message);
 
-/** The session key modes (DESIGN §3): the spec's sealed bundle, or the client's own key. */
+/** The session key modes: the sealed bundle, or the client's own key. */
 const KEY_MODES = ['sealed', 'client-held'];
 
 /** The implementation module, once loaded. */

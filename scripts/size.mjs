@@ -7,13 +7,13 @@
 //   1. a signing-only page: what the signing entry's `init()` loads: js/signing.js and
 //      what it imports statically (signing-options.js, platform.js, guard.js, warm-up.js, options.js,
 //      kit-error.js and the KitError snippet), the signing-only module's glue and .wasm.
-//      Budget: see BUDGETS below (issue 16's target: 50 KB).
+//      Budget: see BUDGETS below (target: 50 KB).
 //   2. a passkey wallet page: the main entry's `init()` (browser.js and everything it
 //      imports statically, the full module's glue, the snippet and its .wasm without the
 //      enclave exports: a plain `init()` loads that build) plus the JS a
 //      wallet page loads on top: WalletClient's implementation (wallet-client-impl.js),
 //      the session store's (session-store-impl.js) and the keeper's
-//      (session-keeper-impl.js). Budget: see BUDGETS below (issue 16's target: 100 KB).
+//      (session-keeper-impl.js). Budget: see BUDGETS below (target: 100 KB).
 //   3. for information only, no budget: the same page with `init({ enclave: true })` (the
 //      full module's build with encryptOtp and openWalletExport); the main entry's `init()` alone; the isolated
 //      signer (isolated.js, isolated-boot.js and signer-worker.js, and the full module again, in the
