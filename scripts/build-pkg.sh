@@ -142,7 +142,8 @@ export { KitError } from '${SNIPPET_REL}';
 JS
 
 say "copying entries, types and package files"
-ENTRIES=(browser.js node.js signing.js signing-node.js platform.js guard.js warm-up.js options.js signing-options.js passkey.js shared.js wallet-client.js wallet-client-impl.js session-store.js session-store-impl.js session-keeper.js session-keeper-impl.js isolated-platform.js isolated-boot.js isolated.js signer-worker.js testing.js testing-node.js react.js react-store.js)
+# Every module in js/ ships (kit-error.js as the re-export written above).
+mapfile -t ENTRIES < <(cd js && ls -1 *.js | grep -vx kit-error.js)
 cp "${ENTRIES[@]/#/js/}" "${OUT}/"
 # The isolated signer's Worker instantiates only the module it ships with: its SHA-256,
 # written into the Worker script in place of the placeholder (exactly once), which the
@@ -160,7 +161,7 @@ say "signer-worker.js pins ${NAME}_bg.wasm: sha256 ${SIGNER_SHA256}"
 # docs the generated .d.ts carry).
 node scripts/minify.mjs --map "${ENTRIES[@]/#/${OUT}/}" "${SNIPPETS[0]}"
 node scripts/minify.mjs "${OUT}/${NAME}.js" "${OUT}/${SIGNING_NAME}.js" "${OUT}/${TESTING_NAME}.js" "${OUT}/kit-error.js"
-cp js/index.d.ts js/signing.d.ts js/testing.d.ts js/react.d.ts "${OUT}/"
+cp js/*.d.ts "${OUT}/"
 # (and ${NAME}.d.ts, ${SIGNING_NAME}.d.ts and ${TESTING_NAME}.d.ts, generated above, which they re-export)
 cp pkg-template/package.json pkg-template/README.md pkg-template/LICENSE "${OUT}/"
 
