@@ -21,7 +21,8 @@
 //!        "type":"EMAIL_OTP","expiresAt":"2999-01-01T00:00:00Z","encryptedSessionSigningKey":"{sealed}"}}"#
 //! );
 //! let session = Session::open_json(&response, &mut key)?;
-//! let header = session.stamp("{\"type\":\"ACTIVITY\"}")?;
+//! // `now` is an argument (sans-IO): natively the system clock, `system_now()`.
+//! let header = session.stamp("{\"type\":\"ACTIVITY\"}", embedded_wallet_kit::system_now())?;
 //! assert!(!header.contains('='));
 //! # Ok(()) }
 //! ```

@@ -372,7 +372,7 @@ mod tests {
             .with("expiresAt", "2025-10-13T12:15:00Z");
         let mut session = Session::from_client_key(&response, &mut tek).unwrap();
         for spent in [id, other] {
-            let err = session.sign_retry_at(&pending(spent), NOW + 3).unwrap_err();
+            let err = session.sign_retry(&pending(spent), NOW + 3).unwrap_err();
             assert_eq!(
                 err.code(),
                 ErrorCode::RequestAlreadySigned,
@@ -380,7 +380,7 @@ mod tests {
             );
         }
         session
-            .sign_retry_at(
+            .sign_retry(
                 &pending("Request:00000000-0000-4000-8000-000000000002"),
                 NOW + 3,
             )

@@ -14,8 +14,6 @@ use crate::json::json_object;
 use crate::message::{PendingSignature, SignedRetryHeaders, REQUEST_ID_HEADER, SIGNATURE_HEADER};
 use crate::prelude::*;
 use crate::session::Session;
-#[cfg(feature = "std")]
-use crate::timestamp::system_now;
 use crate::timestamp::UnixMillis;
 
 /// The `otpEncryptionTargetBundle` of a `/challenge` response (JSON text, to verify and
@@ -126,7 +124,7 @@ impl OtpLogin {
     /// first leg, so an expired 202 is `REQUEST_EXPIRED` rather than a silent restart
     /// (a restart would send a spent code); a second 202 is `SERVICE_ERROR`. The 202's
     /// expiry is checked against `now`.
-    pub fn next_step_at(&mut self, response: &Response<'_>, now: UnixMillis) -> Result<OtpStep> {
+    pub fn next_step(&mut self, response: &Response<'_>, now: UnixMillis) -> Result<OtpStep> {
         if is_processing(response) {
             return self
                 .resends
@@ -152,12 +150,6 @@ impl OtpLogin {
         Ok(OtpStep::Sign(pending))
     }
 
-    #[cfg(feature = "std")]
-    /// [`OtpLogin::next_step_at`] the system clock ([`system_now`]).
-    pub fn next_step(&mut self, response: &Response<'_>) -> Result<OtpStep> {
-        self.next_step_at(response, system_now())
-    }
-
     /// The retry after an [`OtpStep::Sign`]: the same body with the TEK's headers. A
     /// signing failure is passed on unchanged (no restart: the code is spent).
     pub fn after_signing(&mut self, signed: Result<SignedRetryHeaders>) -> Result<Request> {
@@ -172,23 +164,16 @@ impl OtpLogin {
         Ok(retry)
     }
 
-    #[cfg(feature = "std")]
-    /// Reads a response with the TEK at hand: a 202 is stamped with `tek` (the key whose
-    /// public half is in the sealed bundle) and retried with the same body; the 200 opens
-    /// the session with `tek` as its key (consuming it). Reads the system clock
-    /// ([`system_now`]); [`OtpLogin::on_response_at`] takes `now`.
-    pub fn on_response(&mut self, tek: &mut ClientKey, response: &Response<'_>) -> Result<OtpNext> {
-        self.on_response_at(tek, response, system_now())
-    }
-
-    /// [`OtpLogin::on_response`] at `now`.
-    pub fn on_response_at(
+    /// Reads a response with the TEK at hand, at `now`: a 202 is stamped with `tek` (the
+    /// key whose public half is in the sealed bundle) and retried with the same body; the
+    /// 200 opens the session with `tek` as its key (consuming it).
+    pub fn on_response(
         &mut self,
         tek: &mut ClientKey,
         response: &Response<'_>,
         now: UnixMillis,
     ) -> Result<OtpNext> {
-        match self.next_step_at(response, now)? {
+        match self.next_step(response, now)? {
             OtpStep::Sign(pending) => {
                 let signed = sign_with_tek(tek, &pending, now);
                 self.after_signing(signed).map(OtpNext::Send)
@@ -276,7 +261,7 @@ mod tests {
 
         let payload = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ4In0.sig";
         let OtpNext::Send(retry) = login
-            .on_response_at(&mut tek, &respond(202, &pending(payload)), BEFORE)
+            .on_response(&mut tek, &respond(202, &pending(payload)), BEFORE)
             .unwrap()
         else {
             panic!("expected a retry")
@@ -289,11 +274,11 @@ mod tests {
 
         // A bundle in the answer means this is not the client-held flow: refused.
         let err = login
-            .on_response_at(&mut tek, &respond(200, &session(Some("x"))), BEFORE)
+            .on_response(&mut tek, &respond(200, &session(Some("x"))), BEFORE)
             .unwrap_err();
         assert_eq!(err.code(), ErrorCode::InvalidSession);
         let OtpNext::Session(s) = login
-            .on_response_at(&mut tek, &respond(200, &session(None)), BEFORE)
+            .on_response(&mut tek, &respond(200, &session(None)), BEFORE)
             .unwrap()
         else {
             panic!("expected the session")
@@ -310,7 +295,7 @@ mod tests {
         assert_eq!(login.credential_id(), CRED);
         let first = login.first_request();
         let OtpStep::Sign(pending202) = login
-            .next_step_at(&respond(202, &pending("p")), BEFORE)
+            .next_step(&respond(202, &pending("p")), BEFORE)
             .unwrap()
         else {
             panic!("expected a 202 to sign")
@@ -324,7 +309,7 @@ mod tests {
         assert_eq!(stamp.public_key, tek.compressed_public_key_hex());
         assert_eq!(
             login
-                .next_step_at(&respond(200, &session(None)), BEFORE)
+                .next_step(&respond(200, &session(None)), BEFORE)
                 .unwrap(),
             OtpStep::Done
         );
@@ -337,7 +322,7 @@ mod tests {
         // Expired when it arrives: refused before anything is signed, with the reason.
         let mut late = OtpLogin::new(CRED, "EMAIL_OTP", SEALED).unwrap();
         let err = late
-            .next_step_at(&respond(202, &pending("p")), BEFORE + 300_000)
+            .next_step(&respond(202, &pending("p")), BEFORE + 300_000)
             .unwrap_err();
         assert_eq!(err.code(), ErrorCode::RequestExpired);
         assert!(err.message().contains("the code is spent"), "{err}");
@@ -364,7 +349,7 @@ mod tests {
         let mut login = OtpLogin::new(CRED, "SMS_OTP", SEALED).unwrap();
         assert_eq!(
             login
-                .on_response_at(&mut tek, &respond(202, &pending("p")), BEFORE + 3_600_000)
+                .on_response(&mut tek, &respond(202, &pending("p")), BEFORE + 3_600_000)
                 .unwrap_err()
                 .code(),
             ErrorCode::RequestExpired
@@ -372,11 +357,11 @@ mod tests {
         // A second 202, and a 401.
         let mut login = OtpLogin::new(CRED, "EMAIL_OTP", SEALED).unwrap();
         login
-            .on_response_at(&mut tek, &respond(202, &pending("p")), BEFORE)
+            .on_response(&mut tek, &respond(202, &pending("p")), BEFORE)
             .unwrap();
         assert_eq!(
             login
-                .on_response_at(&mut tek, &respond(202, &pending("p")), BEFORE)
+                .on_response(&mut tek, &respond(202, &pending("p")), BEFORE)
                 .unwrap_err()
                 .code(),
             ErrorCode::ServiceError
@@ -384,7 +369,7 @@ mod tests {
         let denied = TestFields::default().with("reason", "Invalid OTP code");
         assert_eq!(
             login
-                .on_response_at(&mut tek, &respond(401, &denied), BEFORE)
+                .on_response(&mut tek, &respond(401, &denied), BEFORE)
                 .unwrap_err()
                 .code(),
             ErrorCode::Unauthorized
@@ -395,7 +380,7 @@ mod tests {
         let mut login = OtpLogin::new(CRED, "EMAIL_OTP", SEALED).unwrap();
         assert_eq!(
             login
-                .on_response_at(&mut used, &respond(202, &pending("p")), BEFORE)
+                .on_response(&mut used, &respond(202, &pending("p")), BEFORE)
                 .unwrap_err()
                 .code(),
             ErrorCode::KeyConsumed

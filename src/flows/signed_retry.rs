@@ -11,8 +11,6 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::message::{PendingSignature, SignedRetryHeaders, REQUEST_ID_HEADER, SIGNATURE_HEADER};
 use crate::prelude::*;
 use crate::session::Session;
-#[cfg(feature = "std")]
-use crate::timestamp::system_now;
 use crate::timestamp::UnixMillis;
 
 /// More 202s than any operation has legs means something is wrong: stop.
@@ -129,7 +127,7 @@ impl SignedRetryFlow {
     }
 
     /// Reads a response and says what to send next, signing 202s with `session` at `now`.
-    pub fn on_response_at(
+    pub fn on_response(
         &mut self,
         session: &mut Session,
         response: &Response<'_>,
@@ -140,15 +138,9 @@ impl SignedRetryFlow {
             Step::Resend(resend) => Ok(Next::Resend(resend)),
             Step::Done => Ok(Next::Done),
             Step::Sign(pending) => self
-                .after_signing(session.sign_retry_at(&pending, now))
+                .after_signing(session.sign_retry(&pending, now))
                 .map(Next::Send),
         }
-    }
-
-    #[cfg(feature = "std")]
-    /// [`SignedRetryFlow::on_response_at`] the system clock ([`system_now`]).
-    pub fn on_response(&mut self, session: &mut Session, response: &Response<'_>) -> Result<Next> {
-        self.on_response_at(session, response, system_now())
     }
 
     /// Reads a response and says what to do next, leaving a 202's signature to the
@@ -312,7 +304,7 @@ mod tests {
                     body: Some(&empty),
                 }
             };
-            match flow.on_response_at(&mut s, &response, NOW)? {
+            match flow.on_response(&mut s, &response, NOW)? {
                 Next::Send(next) => sent.push(next),
                 Next::Resend(resend) => sent.push(resend.request),
                 Next::Done => return Ok((sent, issued)),
@@ -331,14 +323,14 @@ mod tests {
         let leg = pending(1, "2025-10-13T12:05:00Z");
         let processing = TestFields::default().with("status", "PROCESSING");
         let Next::Send(signed) = flow
-            .on_response_at(&mut s, &respond(202, Some(&leg)), NOW)
+            .on_response(&mut s, &respond(202, Some(&leg)), NOW)
             .unwrap()
         else {
             panic!("a 202 is signed");
         };
         for attempt in 1..=3u16 {
             let Next::Resend(resend) = flow
-                .on_response_at(&mut s, &respond(200, Some(&processing)), NOW)
+                .on_response(&mut s, &respond(200, Some(&processing)), NOW)
                 .unwrap()
             else {
                 panic!("PROCESSING is re-sent");
@@ -355,7 +347,7 @@ mod tests {
         }
         let done = TestFields::default().with("id", "x");
         assert_eq!(
-            flow.on_response_at(&mut s, &respond(204, Some(&done)), NOW)
+            flow.on_response(&mut s, &respond(204, Some(&done)), NOW)
                 .unwrap(),
             Next::Done
         );
@@ -475,7 +467,7 @@ mod tests {
         ];
         for (payload, refused) in cases {
             let body = pending(&payload);
-            let result = flow().on_response_at(&mut s, &respond(202, Some(&body)), NOW);
+            let result = flow().on_response(&mut s, &respond(202, Some(&body)), NOW);
             match refused {
                 None => assert!(matches!(result.unwrap(), Next::Send(_)), "{payload}"),
                 Some(needle) => {
@@ -499,28 +491,28 @@ mod tests {
         let mut flow = SignedRetryFlow::new(Request::new("POST", "/x", None));
         let reason = TestFields::default().with("reason", "WALLET_SIGNATURE_BODY_MISMATCH");
         let err = flow
-            .on_response_at(&mut s, &respond(401, Some(&reason)), NOW)
+            .on_response(&mut s, &respond(401, Some(&reason)), NOW)
             .unwrap_err();
         assert_eq!(err.code(), ErrorCode::Unauthorized);
         assert!(err.message().contains("WALLET_SIGNATURE_BODY_MISMATCH"));
         let err = flow
-            .on_response_at(&mut s, &respond(202, None), NOW)
+            .on_response(&mut s, &respond(202, None), NOW)
             .unwrap_err();
         assert_eq!(err.code(), ErrorCode::InvalidPendingSignature);
         let bad = TestFields::default().with("payloadToSign", "p");
         let err = flow
-            .on_response_at(&mut s, &respond(202, Some(&bad)), NOW)
+            .on_response(&mut s, &respond(202, Some(&bad)), NOW)
             .unwrap_err();
         assert_eq!(err.code(), ErrorCode::InvalidPendingSignature);
         // The same requestId twice is refused by the session, not signed again.
         let p = pending(1, "2025-10-13T12:05:00Z");
         assert!(matches!(
-            flow.on_response_at(&mut s, &respond(202, Some(&p)), NOW)
+            flow.on_response(&mut s, &respond(202, Some(&p)), NOW)
                 .unwrap(),
             Next::Send(_)
         ));
         let err = flow
-            .on_response_at(&mut s, &respond(202, Some(&p)), NOW)
+            .on_response(&mut s, &respond(202, Some(&p)), NOW)
             .unwrap_err();
         assert_eq!(err.code(), ErrorCode::RequestAlreadySigned);
         // The signed retry refused for a missing permission (quote creation without
@@ -529,7 +521,7 @@ mod tests {
             .with("code", "FORBIDDEN")
             .with("reason", "Missing TRANSACT permission");
         let err = flow
-            .on_response_at(&mut s, &respond(403, Some(&denied)), NOW)
+            .on_response(&mut s, &respond(403, Some(&denied)), NOW)
             .unwrap_err();
         assert_eq!(err.code(), ErrorCode::Forbidden);
         let service = err.service().unwrap();

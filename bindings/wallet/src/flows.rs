@@ -508,7 +508,7 @@ impl JsOtpLoginFlow {
             let response = JsResponse::read(response)?;
             match self
                 .0
-                .next_step_at(&response.view(), ewk_common::now_ms())
+                .next_step(&response.view(), ewk_common::now_ms())
                 .map_err(to_js)?
             {
                 OtpStep::Done => Ok(None),

@@ -9,6 +9,7 @@ use embedded_wallet_kit::flows::body_string;
 use embedded_wallet_kit::flows::wallet::{self, PasskeyChallenge};
 use embedded_wallet_kit::flows::QuoteExecution;
 use embedded_wallet_kit::passkey::SoftAuthenticator;
+use embedded_wallet_kit::system_now;
 use embedded_wallet_kit::{ClientKey, ErrorCode};
 use emulator::Mode;
 use serde_json::json;
@@ -110,7 +111,7 @@ fn a_whole_wallet_through_the_kits_flows() {
     quote.expect(201);
     let execution = QuoteExecution::new(&body(&quote).unwrap()).unwrap();
     for _attempt in 0..2 {
-        let resp = send(&emu, &execution.request(&session).unwrap());
+        let resp = send(&emu, &execution.request(&session, system_now()).unwrap());
         execution.on_response(&view(&resp, &body(&resp))).unwrap();
     }
     assert_eq!(

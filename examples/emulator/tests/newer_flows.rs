@@ -4,6 +4,7 @@
 
 mod common;
 
+use embedded_wallet_kit::system_now;
 use std::time::Duration;
 
 use common::{body, drive, send, start_with, view, Emu};
@@ -28,7 +29,7 @@ fn otp_login(emu: &Emu, mut login: OtpLogin, tek: &mut ClientKey) -> Result<Sess
     loop {
         let resp = send(emu, &request);
         let parsed = body(&resp);
-        match login.on_response(tek, &view(&resp, &parsed))? {
+        match login.on_response(tek, &view(&resp, &parsed), system_now())? {
             OtpNext::Send(next) => request = next,
             OtpNext::Resend(resend) => {
                 std::thread::sleep(Duration::from_millis(resend.delay_ms.into()));
@@ -106,7 +107,7 @@ fn encrypted_otp_login_then_client_held_refresh_and_export() {
     assert_eq!(first.json()["type"], "EMAIL_OTP");
     let mut impostor = ClientKey::generate().unwrap();
     let OtpNext::Send(forged) = login
-        .on_response(&mut impostor, &view(&first, &body(&first)))
+        .on_response(&mut impostor, &view(&first, &body(&first)), system_now())
         .unwrap()
     else {
         panic!("expected a retry")
@@ -121,7 +122,7 @@ fn encrypted_otp_login_then_client_held_refresh_and_export() {
     // The kit signs one 202 per login; a fresh login object retries with the TEK.
     let mut login = OtpLogin::new(&cred, "EMAIL_OTP", &sealed).unwrap();
     let OtpNext::Send(retry) = login
-        .on_response(&mut tek, &view(&first, &body(&first)))
+        .on_response(&mut tek, &view(&first, &body(&first)), system_now())
         .unwrap()
     else {
         panic!("expected a retry")
@@ -134,7 +135,7 @@ fn encrypted_otp_login_then_client_held_refresh_and_export() {
     );
     let tek_pub = tek.compressed_public_key_hex();
     let OtpNext::Session(mut session) = login
-        .on_response(&mut tek, &view(&done, &body(&done)))
+        .on_response(&mut tek, &view(&done, &body(&done)), system_now())
         .unwrap()
     else {
         panic!("expected the session")

@@ -5,6 +5,7 @@
 
 mod common;
 
+use embedded_wallet_kit::system_now;
 use std::time::Duration;
 
 use common::{start_with, Emu, Resp};
@@ -359,7 +360,7 @@ fn refresh_of_an_expired_session_is_refused_on_every_leg_and_in_both_key_modes()
         let first = emu.api("POST", &path, &[], &body);
         first.expect(202);
         let pending = PendingSignature::from_json(&first.body).unwrap();
-        let headers = session.sign_retry(&pending).unwrap();
+        let headers = session.sign_retry(&pending, system_now()).unwrap();
         outlive(born);
         // ...but the retry after the expiry is refused,
         let r = emu.retry_with(
@@ -491,7 +492,7 @@ fn quotes_are_forbidden_without_the_transact_permission() {
     r.expect(201);
     let quote = embedded_wallet_kit::QuoteToSign::from_json(&r.body).unwrap();
     let quote_id = r.json()["id"].as_str().unwrap().to_owned();
-    let signature = session.sign_quote(&quote).unwrap();
+    let signature = session.sign_quote(&quote, system_now()).unwrap();
 
     // ...until the permission is withdrawn: execute is refused and no money moves.
     set_transact(&emu, false).expect(200);

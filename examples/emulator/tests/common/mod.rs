@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+use embedded_wallet_kit::system_now;
 use std::io::{Read as _, Write as _};
 use std::net::TcpStream;
 use std::time::Duration;
@@ -269,7 +270,7 @@ impl Emu {
         let first = self.api(method, path, &[], body);
         first.expect(202);
         let pending = PendingSignature::from_json(&first.body).unwrap();
-        let headers = session.sign_retry(&pending).unwrap();
+        let headers = session.sign_retry(&pending, system_now()).unwrap();
         self.api(
             method,
             path,
@@ -407,7 +408,7 @@ pub fn drive(emu: &Emu, session: &mut Session, mut flow: SignedRetryFlow) -> Res
     loop {
         let resp = send(emu, &request);
         let parsed = body(&resp);
-        match flow.on_response(session, &view(&resp, &parsed))? {
+        match flow.on_response(session, &view(&resp, &parsed), system_now())? {
             Next::Send(next) => request = next,
             Next::Resend(resend) => {
                 std::thread::sleep(std::time::Duration::from_millis(resend.delay_ms.into()));

@@ -13,6 +13,7 @@
 
 use embedded_wallet_kit::p256::elliptic_curve::Generate as _;
 use embedded_wallet_kit::p256::SecretKey;
+use embedded_wallet_kit::system_now;
 use embedded_wallet_kit::{bundle, ClientKey, Session};
 use ewk_ct::{is_secret, public, secret};
 
@@ -54,7 +55,9 @@ fn main() {
     );
 
     // Signing.
-    let stamp = session.stamp(r#"{"type":"ACTIVITY"}"#).unwrap();
+    let stamp = session
+        .stamp(r#"{"type":"ACTIVITY"}"#, system_now())
+        .unwrap();
     public(&stamp);
     public(stamp.as_bytes());
     assert!(!stamp.is_empty());
