@@ -396,8 +396,7 @@ impl Session {
     /// payload readers could read differently `INVALID_PENDING_SIGNATURE` (as in
     /// [`Session::authorize_stamp`]), an expired 202 `REQUEST_EXPIRED`, a requestId
     /// seen before (in any letter case) `REQUEST_ALREADY_SIGNED`, more than
-    /// [`MAX_SIGNED_REQUEST_IDS`](crate::MAX_SIGNED_REQUEST_IDS) within
-    /// [`SIGNED_REQUEST_ID_HORIZON_MS`](crate::SIGNED_REQUEST_ID_HORIZON_MS) `RATE_LIMITED`.
+    /// 1024 within an hour `RATE_LIMITED` (see [`SignedRequestIds`]).
     pub fn authorize_retry(&mut self, pending: &PendingSignature, now: UnixMillis) -> Result<()> {
         self.check_live(now)?;
         check_signable(&pending.payload_to_sign, ErrorCode::InvalidPendingSignature)?;
@@ -467,7 +466,7 @@ fn parse_response(text: &str) -> Result<serde_json::Map<String, serde_json::Valu
 mod tests {
     use super::*;
     use crate::bundle::seal;
-    use crate::encoding::base58check_encode;
+    use crate::codec::base58check_encode;
     use crate::fields::test_support::TestFields;
     use crate::signing_key::{deterministic, fault};
     use crate::stamp::stamp;

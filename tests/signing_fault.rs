@@ -13,9 +13,9 @@ use std::mem::ManuallyDrop;
 
 use embedded_wallet_kit::enclave::sign_with_tek;
 use embedded_wallet_kit::fault_injection::corrupt_next_signatures;
-use embedded_wallet_kit::p256::SecretKey;
 use embedded_wallet_kit::system_now;
-use embedded_wallet_kit::{bundle, ClientKey, ErrorCode, PendingSignature, Session};
+use embedded_wallet_kit::SecretKey;
+use embedded_wallet_kit::{service, ClientKey, ErrorCode, PendingSignature, Session};
 
 #[path = "support/freed_copies.rs"]
 mod freed;
@@ -29,7 +29,7 @@ fn in_memory(secret: &SecretKey) -> Vec<u8> {
 
 fn session_of(secret: &SecretKey) -> Box<ManuallyDrop<Session>> {
     let mut key = ClientKey::generate().unwrap();
-    let sealed = bundle::seal(key.public_key(), &secret.to_bytes()).unwrap();
+    let sealed = service::seal(key.public_key(), &secret.to_bytes()).unwrap();
     let response = format!(
         r#"{{"id":"Session:0b9a4a2e-5f7e-4d7e-9a57-2f0f8c1d3e4b","accountId":"InternalAccount:1",
             "type":"EMAIL_OTP","expiresAt":"2999-01-01T00:00:00Z","encryptedSessionSigningKey":"{sealed}"}}"#

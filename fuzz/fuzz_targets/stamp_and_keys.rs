@@ -2,7 +2,7 @@
 //! Stamp verification (the emulator's side) and public-key parsing; and, when the header
 //! is "sign", our own stamp of the payload, which must verify.
 use embedded_wallet_kit::parse_public_key_hex;
-use embedded_wallet_kit::stamp::verify_stamp;
+use embedded_wallet_kit::service::verify_stamp;
 use libfuzzer_sys::fuzz_target;
 
 #[path = "common.rs"]

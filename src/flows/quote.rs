@@ -11,7 +11,7 @@ use crate::session::Session;
 use crate::timestamp::UnixMillis;
 
 /// The header that makes a request idempotent.
-pub const IDEMPOTENCY_KEY_HEADER: &str = "Idempotency-Key";
+pub(crate) const IDEMPOTENCY_KEY_HEADER: &str = "Idempotency-Key";
 
 /// One execution of one quote.
 #[derive(Clone, Debug, PartialEq, Eq)]

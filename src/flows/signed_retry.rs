@@ -14,7 +14,7 @@ use crate::session::Session;
 use crate::timestamp::UnixMillis;
 
 /// More 202s than any operation has legs means something is wrong: stop.
-pub const MAX_SIGNED_LEGS: u8 = 8;
+pub(crate) const MAX_SIGNED_LEGS: u8 = 8;
 // The error message spells the bound out (no formatting code in the wasm for it).
 const _: () = assert!(MAX_SIGNED_LEGS == 8);
 

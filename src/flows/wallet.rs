@@ -2,7 +2,6 @@
 //! credential flows (EMAIL_OTP, OAUTH, PASSKEY), sessions (refresh, revoke), credential
 //! add/revoke, account export and update. Each is sans-IO, like the signed-retry driver.
 
-pub use super::http::body_string;
 use super::http::{expect_success, Request, Response};
 use super::signed_retry::SignedRetryFlow;
 use crate::client_key::ClientKey;

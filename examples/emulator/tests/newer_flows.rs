@@ -12,7 +12,6 @@ use embedded_wallet_kit::enclave::encrypt_otp_json;
 use embedded_wallet_kit::enclave::{
     open_export_json, SignerPin, PRODUCTION_TLS_FETCHER_PUBLIC_KEY,
 };
-use embedded_wallet_kit::flows::body_string;
 use embedded_wallet_kit::flows::wallet;
 use embedded_wallet_kit::flows::{target_bundle, OtpLogin, OtpNext};
 use embedded_wallet_kit::{ClientKey, ErrorCode, Result, Session, SIGNATURE_HEADER};
@@ -45,7 +44,7 @@ fn account_with_otp(emu: &Emu) -> (String, String) {
     let (account, _) = emu.new_account();
     let created = send(emu, &wallet::create_email_otp(&account).unwrap());
     created.expect(201);
-    let cred = body_string(&view(&created, &body(&created)), "id").unwrap();
+    let cred = body(&created).unwrap()["id"].as_str().unwrap().to_owned();
     (account, cred)
 }
 
@@ -213,7 +212,7 @@ fn encrypted_otp_refusals() {
     let tek = ClientKey::generate().unwrap();
     let elsewhere = format!(
         r#"{{"version":"v1.0.0","data":"{}","dataSignature":"","enclaveQuorumPublic":""}}"#,
-        embedded_wallet_kit::encoding::hex_encode(
+        embedded_wallet_kit::service::hex_encode(
             format!(r#"{{"targetPublic":"{}"}}"#, stranger.public_key_hex()).as_bytes()
         )
     );
@@ -241,7 +240,7 @@ fn encrypted_otp_refusals() {
     let sandbox = start_with(Mode::Sandbox, |_| {});
     let (account, _) = sandbox.new_account();
     let created = send(&sandbox, &wallet::create_email_otp(&account).unwrap());
-    let cred = body_string(&view(&created, &body(&created)), "id").unwrap();
+    let cred = body(&created).unwrap()["id"].as_str().unwrap().to_owned();
     let resp = send(&sandbox, &wallet::challenge(&cred, None).unwrap());
     resp.expect(200);
     let target = target_bundle(&view(&resp, &body(&resp))).unwrap();
@@ -288,7 +287,7 @@ fn client_held_oauth_verify_and_key_reuse() {
     // The nonce binds the clientPublicKey string as sent: here the compressed form.
     let mut key = ClientKey::generate().unwrap();
     let compressed = key.compressed_public_key_hex();
-    let nonce = embedded_wallet_kit::oidc_nonce_for(&compressed);
+    let nonce = embedded_wallet_kit::service::oidc_nonce_for(&compressed);
     let verify_body =
         json!({"type": "OAUTH", "oidcToken": token(&nonce), "clientPublicKey": compressed});
     let r = emu.post(&format!("/auth/credentials/{cred}/verify"), &verify_body);

@@ -9,15 +9,16 @@ use embedded_wallet_kit::system_now;
 use std::time::Duration;
 
 use common::{start_with, Emu, Resp};
-use embedded_wallet_kit::bundle::seal_raw;
-use embedded_wallet_kit::encoding::{base64url_encode, hex_decode, hex_encode};
-use embedded_wallet_kit::p256::ecdsa::SigningKey;
-use embedded_wallet_kit::p256::elliptic_curve::sec1::ToSec1Point;
-use embedded_wallet_kit::p256::{PublicKey, SecretKey};
-use embedded_wallet_kit::stamp::{sign_der, stamp};
-use embedded_wallet_kit::{compressed_hex, uncompressed_hex};
+use embedded_wallet_kit::encoding::base64url_encode;
+use embedded_wallet_kit::service::seal_raw;
+use embedded_wallet_kit::service::{compressed_hex, uncompressed_hex};
+use embedded_wallet_kit::service::{hex_decode, hex_encode};
+use embedded_wallet_kit::service::{sign_der, stamp};
 use embedded_wallet_kit::{ClientKey, PendingSignature, SANDBOX_SIGNATURE};
 use emulator::Mode;
+use p256::ecdsa::SigningKey;
+use p256::elliptic_curve::sec1::ToSec1Point;
+use p256::{PublicKey, SecretKey};
 use serde_json::{json, Value};
 
 const WALLET_REQUEST: &str = "Invalid wallet request.";

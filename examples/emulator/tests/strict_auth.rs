@@ -377,7 +377,7 @@ fn passkey_registration_and_login_with_a_software_authenticator() {
     let other = authenticator
         .authenticate(
             &AuthenticationInput {
-                challenge: Some(embedded_wallet_kit::encoding::sha256_hex(b"something else")),
+                challenge: Some(embedded_wallet_kit::service::sha256_hex(b"something else")),
                 credential_id: Some(credential_id.clone()),
                 rp_id: Some("localhost".into()),
                 ..Default::default()

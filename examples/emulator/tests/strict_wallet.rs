@@ -6,15 +6,15 @@ use embedded_wallet_kit::system_now;
 use std::time::Duration;
 
 use common::{assert_id, stamp_json, start, start_with};
-use embedded_wallet_kit::bundle::Bundle;
-use embedded_wallet_kit::encoding::hex_decode;
-use embedded_wallet_kit::p256::ecdsa::signature::Verifier as _;
-use embedded_wallet_kit::p256::ecdsa::{Signature, VerifyingKey};
-use embedded_wallet_kit::p256::elliptic_curve::sec1::ToSec1Point;
-use embedded_wallet_kit::p256::PublicKey;
-use embedded_wallet_kit::uncompressed_hex;
+use embedded_wallet_kit::service::hex_decode;
+use embedded_wallet_kit::service::uncompressed_hex;
+use embedded_wallet_kit::service::Bundle;
+use embedded_wallet_kit::PublicKey;
 use embedded_wallet_kit::{ClientKey, ErrorCode, PendingSignature, QuoteToSign, Session};
 use emulator::Mode;
+use p256::ecdsa::signature::Verifier as _;
+use p256::ecdsa::{Signature, VerifyingKey};
+use p256::elliptic_curve::sec1::ToSec1Point;
 use serde_json::{json, Value};
 
 #[test]
