@@ -12,8 +12,8 @@ mod signed_retry;
 pub mod wallet;
 
 pub use http::{Request, Response};
-pub use otp_login::{target_bundle, OtpLogin, OtpNext, OtpStep};
+pub use otp_login::{target_bundle, OtpLogin, OtpNext};
 pub use processing::{ProcessingPolicy, Resend};
 pub use quote::QuoteExecution;
-pub use signed_retry::{Next, SignedRetryFlow, Step};
+pub use signed_retry::{Next, SignedRetryFlow};
 pub use wallet::{KeyMode, KeyRef, Operation, PasskeyChallenge, SessionRef};

@@ -28,28 +28,23 @@ pub fn target_bundle(response: &Response<'_>) -> Result<String> {
     })
 }
 
-/// What to do next in an OTP login.
+/// What to do next in an [`OtpLogin`]. [`OtpLogin::on_response`] has the TEK in hand: it
+/// answers `Send`, `Resend` or `Session`. [`OtpLogin::next_step`] leaves the TEK to the
+/// caller (it may live elsewhere, e.g. in the signing wasm module): it answers `Sign`,
+/// `Resend` or `Done`.
 #[derive(Debug)]
 pub enum OtpNext {
     /// Send this request and report its response.
     Send(Request),
-    /// The service is still processing: wait, then send the identical request again.
-    Resend(Resend),
-    /// Logged in: the TEK became this session's key.
-    Session(Session),
-}
-
-/// What to do next when the caller's TEK signs (it may live elsewhere, e.g. in the
-/// signing wasm module): [`OtpLogin::next_step`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum OtpStep {
     /// Stamp this 202 with the TEK (it is unexpired and checked), then hand the headers
-    /// to [`OtpLogin::after_signing`].
+    /// to [`OtpLogin::after_signing`] for the request to send.
     Sign(PendingSignature),
     /// The service is still processing: wait, then send the identical request again.
     Resend(Resend),
     /// The verify succeeded: open its body with the TEK ([`Session::from_client_key`]).
     Done,
+    /// Logged in: the TEK became this session's key.
+    Session(Session),
 }
 
 /// One encrypted-OTP verify in progress.
@@ -124,16 +119,16 @@ impl OtpLogin {
     /// first leg, so an expired 202 is `REQUEST_EXPIRED` rather than a silent restart
     /// (a restart would send a spent code); a second 202 is `SERVICE_ERROR`. The 202's
     /// expiry is checked against `now`.
-    pub fn next_step(&mut self, response: &Response<'_>, now: UnixMillis) -> Result<OtpStep> {
+    pub fn next_step(&mut self, response: &Response<'_>, now: UnixMillis) -> Result<OtpNext> {
         if is_processing(response) {
             return self
                 .resends
                 .after(self.last_signed.as_ref(), &self.request, response)
-                .map(OtpStep::Resend);
+                .map(OtpNext::Resend);
         }
         match response.status {
             202 => {}
-            200..=299 => return Ok(OtpStep::Done),
+            200..=299 => return Ok(OtpNext::Done),
             _ => return Err(response_error(response)),
         }
         if self.signed {
@@ -147,10 +142,10 @@ impl OtpLogin {
             return Err(expired());
         }
         self.signed = true;
-        Ok(OtpStep::Sign(pending))
+        Ok(OtpNext::Sign(pending))
     }
 
-    /// The retry after an [`OtpStep::Sign`]: the same body with the TEK's headers. A
+    /// The retry after an [`OtpNext::Sign`]: the same body with the TEK's headers. A
     /// signing failure is passed on unchanged (no restart: the code is spent).
     pub fn after_signing(&mut self, signed: Result<SignedRetryHeaders>) -> Result<Request> {
         let headers = signed?;
@@ -174,12 +169,11 @@ impl OtpLogin {
         now: UnixMillis,
     ) -> Result<OtpNext> {
         match self.next_step(response, now)? {
-            OtpStep::Sign(pending) => {
+            OtpNext::Sign(pending) => {
                 let signed = sign_with_tek(tek, &pending, now);
                 self.after_signing(signed).map(OtpNext::Send)
             }
-            OtpStep::Resend(resend) => Ok(OtpNext::Resend(resend)),
-            OtpStep::Done => {
+            OtpNext::Done => {
                 let body = response.body.ok_or_else(|| {
                     Error::new(
                         ErrorCode::InvalidSession,
@@ -191,6 +185,8 @@ impl OtpLogin {
                     session.with_credential_id(&self.credential_id),
                 ))
             }
+            // Resend; next_step answers neither Send nor Session.
+            next => Ok(next),
         }
     }
 }
@@ -294,7 +290,7 @@ mod tests {
         let mut login = OtpLogin::new(CRED, "EMAIL_OTP", SEALED).unwrap();
         assert_eq!(login.credential_id(), CRED);
         let first = login.first_request();
-        let OtpStep::Sign(pending202) = login
+        let OtpNext::Sign(pending202) = login
             .next_step(&respond(202, &pending("p")), BEFORE)
             .unwrap()
         else {
@@ -307,12 +303,12 @@ mod tests {
         assert_eq!(retry.header("Request-Id"), Some(REQ));
         let stamp = verify_stamp(retry.header(SIGNATURE_HEADER).unwrap(), "p").unwrap();
         assert_eq!(stamp.public_key, tek.compressed_public_key_hex());
-        assert_eq!(
+        assert!(matches!(
             login
                 .next_step(&respond(200, &session(None)), BEFORE)
                 .unwrap(),
-            OtpStep::Done
-        );
+            OtpNext::Done
+        ));
         // The signer's own expiry refusal is passed on, never turned into a restart.
         let refused = Error::new(ErrorCode::RequestExpired, "expired");
         assert_eq!(

@@ -18,24 +18,15 @@ pub(crate) const MAX_SIGNED_LEGS: u8 = 8;
 // The error message spells the bound out (no formatting code in the wasm for it).
 const _: () = assert!(MAX_SIGNED_LEGS == 8);
 
-/// What to do next.
+/// What to do next in a [`SignedRetryFlow`]. [`SignedRetryFlow::on_response`] signs with
+/// the session in hand, so it never answers `Sign`; [`SignedRetryFlow::next_step`] leaves
+/// the signing to the caller, so it answers `Sign` where the other answers `Send`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Next {
     /// Send this request and report its response.
     Send(Request),
-    /// The service is still processing: wait, then send the identical request again.
-    Resend(Resend),
-    /// The operation succeeded; the last response is its result.
-    Done,
-}
-
-/// What to do next when the caller signs: [`SignedRetryFlow::next_step`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Step {
-    /// Send this request and report its response.
-    Send(Request),
     /// Sign this 202 (its payload already checked) with the session, then hand the
-    /// result to [`SignedRetryFlow::after_signing`].
+    /// result to [`SignedRetryFlow::after_signing`] for the request to send.
     Sign(PendingSignature),
     /// The service is still processing: wait, then send the identical request again.
     Resend(Resend),
@@ -134,25 +125,23 @@ impl SignedRetryFlow {
         now: UnixMillis,
     ) -> Result<Next> {
         match self.next_step(response)? {
-            Step::Send(request) => Ok(Next::Send(request)),
-            Step::Resend(resend) => Ok(Next::Resend(resend)),
-            Step::Done => Ok(Next::Done),
-            Step::Sign(pending) => self
+            Next::Sign(pending) => self
                 .after_signing(session.sign_retry(&pending, now))
                 .map(Next::Send),
+            next => Ok(next),
         }
     }
 
     /// Reads a response and says what to do next, leaving a 202's signature to the
     /// caller (whose session may live elsewhere, e.g. in another wasm module). The 202
     /// is parsed, bounded and its payload checked here; only the signing is left out.
-    pub fn next_step(&mut self, response: &Response<'_>) -> Result<Step> {
+    pub fn next_step(&mut self, response: &Response<'_>) -> Result<Next> {
         if is_processing(response) {
-            return self.resend(response).map(Step::Resend);
+            return self.resend(response).map(Next::Resend);
         }
         match response.status {
             202 => {}
-            200..=299 => return Ok(Step::Done),
+            200..=299 => return Ok(Next::Done),
             _ => return Err(response_error(response)),
         }
         self.legs += 1;
@@ -164,7 +153,7 @@ impl SignedRetryFlow {
         }
         let pending = super::http::pending_signature(response)?;
         self.check_target_key(&pending.payload_to_sign)?;
-        Ok(Step::Sign(pending))
+        Ok(Next::Sign(pending))
     }
 
     /// Reads the response to a request sent without a session (a login step): a 202 is
@@ -182,7 +171,7 @@ impl SignedRetryFlow {
             .after(self.last_signed.as_ref(), &self.request, response)
     }
 
-    /// The request after a [`Step::Sign`]: the retry with both headers, or, when the 202
+    /// The request after a [`Next::Sign`]: the retry with both headers, or, when the 202
     /// expired before it could be signed, the first request again (once).
     pub fn after_signing(&mut self, signed: Result<SignedRetryHeaders>) -> Result<Request> {
         self.resends.reset();
@@ -308,6 +297,7 @@ mod tests {
                 Next::Send(next) => sent.push(next),
                 Next::Resend(resend) => sent.push(resend.request),
                 Next::Done => return Ok((sent, issued)),
+                Next::Sign(_) => unreachable!("on_response signs with the session"),
             }
         }
     }

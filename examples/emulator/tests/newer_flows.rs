@@ -35,6 +35,7 @@ fn otp_login(emu: &Emu, mut login: OtpLogin, tek: &mut ClientKey) -> Result<Sess
                 request = resend.request;
             }
             OtpNext::Session(session) => return Ok(session),
+            OtpNext::Sign(_) | OtpNext::Done => unreachable!("on_response has the TEK"),
         }
     }
 }

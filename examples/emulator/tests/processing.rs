@@ -282,6 +282,7 @@ fn the_bound_reached_is_still_processing_with_the_request_id_and_sends_nothing_m
                 request = resend.request;
             }
             Ok(Next::Done) => panic!("done while the service is still processing"),
+            Ok(Next::Sign(_)) => unreachable!("on_response signs with the session"),
             Err(e) => break e,
         }
     };

@@ -415,6 +415,7 @@ pub fn drive(emu: &Emu, session: &mut Session, mut flow: SignedRetryFlow) -> Res
                 request = resend.request;
             }
             Next::Done => return Ok(resp),
+            Next::Sign(_) => unreachable!("on_response signs with the session"),
         }
     }
 }
