@@ -3,9 +3,10 @@
 
 mod common;
 
+use common::wallet;
 use common::{body, drive, register_body, send, start, view};
 use embedded_wallet_kit::enclave::{open_export_json, SignerPin};
-use embedded_wallet_kit::flows::wallet::{self, PasskeyChallenge};
+use embedded_wallet_kit::flows::wallet::PasskeyChallenge;
 use embedded_wallet_kit::flows::QuoteExecution;
 use embedded_wallet_kit::passkey::SoftAuthenticator;
 use embedded_wallet_kit::system_now;

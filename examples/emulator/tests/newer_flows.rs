@@ -7,12 +7,12 @@ mod common;
 use embedded_wallet_kit::system_now;
 use std::time::Duration;
 
+use common::wallet;
 use common::{body, drive, send, start_with, view, Emu};
 use embedded_wallet_kit::enclave::encrypt_otp_json;
 use embedded_wallet_kit::enclave::{
     open_export_json, SignerPin, PRODUCTION_TLS_FETCHER_PUBLIC_KEY,
 };
-use embedded_wallet_kit::flows::wallet;
 use embedded_wallet_kit::flows::{target_bundle, OtpLogin, OtpNext};
 use embedded_wallet_kit::{ClientKey, ErrorCode, Result, Session, SIGNATURE_HEADER};
 use emulator::Mode;

@@ -8,8 +8,8 @@ mod common;
 use embedded_wallet_kit::system_now;
 use std::time::Duration;
 
+use common::wallet;
 use common::{body, drive, register_body, send, start_with, view, Emu, Resp};
-use embedded_wallet_kit::flows::wallet;
 use embedded_wallet_kit::flows::{Next, ProcessingPolicy};
 use embedded_wallet_kit::passkey::SoftAuthenticator;
 use embedded_wallet_kit::{
