@@ -76,7 +76,6 @@ mod session;
 mod signing_key;
 #[cfg_attr(not(feature = "service"), allow(unreachable_pub))]
 mod stamp;
-#[doc(hidden)]
 pub mod text;
 #[cfg_attr(not(feature = "service"), allow(unreachable_pub))]
 mod timestamp;
@@ -102,7 +101,7 @@ pub use message::{
 pub use public_key::parse_public_key_hex;
 pub use request_ids::SignedRequestIds;
 pub use self_test::self_test;
-pub use session::{Session, SessionInfo, SANDBOX_SIGNATURE};
+pub use session::{Session, SessionInfo};
 #[cfg(feature = "std")]
 pub use timestamp::system_now;
 pub use timestamp::{format_rfc3339, UnixMillis};
@@ -127,6 +126,7 @@ pub mod service {
     };
     pub use crate::flows::http::{uuid_v4, uuid_v4_from};
     pub use crate::public_key::{compressed_hex, uncompressed_hex};
+    pub use crate::session::SANDBOX_SIGNATURE;
     pub use crate::stamp::{
         decode_stamp, sign_der, stamp, stamp_from_signature, stamp_json, verify_stamp,
         DecodedStamp, STAMP_SCHEME,
@@ -136,7 +136,6 @@ pub mod service {
 
 /// Test-only fault injection (the `fault-injection` feature, never in a shipped build).
 #[cfg(feature = "fault-injection")]
-#[doc(hidden)]
 pub mod fault_injection {
     pub use crate::signing_key::fault::corrupt_next_signatures;
 }

@@ -22,6 +22,7 @@ use crate::stamp::stamp_with;
 use crate::timestamp::{parse_rfc3339, UnixMillis};
 
 /// The sandbox's accepted `Service-Wallet-Signature` (spec §5.3).
+#[cfg_attr(not(feature = "service"), allow(unreachable_pub))]
 pub const SANDBOX_SIGNATURE: &str = "sandbox-valid-signature";
 
 const WHAT: &str = "session response";

@@ -1,8 +1,8 @@
 //! Numbers as text without `core::fmt`. Error messages are built from `&str` pieces
 //! (`[a, b, c].concat()`) and these, never with `format!`: a single `format!` links
 //! `core::fmt`'s machinery (`fmt::write`, `Formatter::pad_integral`, the `Display`
-//! impls), a few KB of every wasm module. Public but hidden: the binding crates use it
-//! for the same reason; it is not part of the API.
+//! impls), a few KB of every wasm module. Public for the binding crates, which build
+//! their messages the same way; useful to any caller that keeps `core::fmt` out.
 
 /// The decimal digits of a `u64` in a stack buffer; derefs to `str` (what `{}` prints).
 #[derive(Clone, Copy)]

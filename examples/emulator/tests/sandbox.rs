@@ -6,8 +6,9 @@ use common::{assertion_body, register_body, start};
 use embedded_wallet_kit::encoding::base64url_encode;
 use embedded_wallet_kit::passkey::{AuthenticationInput, SoftAuthenticator};
 use embedded_wallet_kit::service::base58check_decode;
+use embedded_wallet_kit::service::SANDBOX_SIGNATURE;
 use embedded_wallet_kit::system_now;
-use embedded_wallet_kit::{ClientKey, ErrorCode, PendingSignature, Session, SANDBOX_SIGNATURE};
+use embedded_wallet_kit::{ClientKey, ErrorCode, PendingSignature, Session};
 use emulator::Mode;
 use serde_json::{json, Value};
 
