@@ -801,7 +801,7 @@ mod tests {
 
     #[test]
     fn the_guards_judge_by_the_now_they_are_given() {
-        // The system clock is past EXPIRES; the `*_at` guards go by their argument.
+        // The system clock is past EXPIRES; the guards go by the `now` they are given.
         let s = Session::sandbox(&response("")).unwrap();
         let (before, at) = (EXPIRES_MS - 1, EXPIRES_MS);
         assert!(s.stamp("p", before).is_ok());

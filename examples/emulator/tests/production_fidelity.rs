@@ -1,6 +1,6 @@
 //! Strict mode refuses what production refuses (issue #12), and the sandbox stays as
 //! lenient as the real sandbox. The encrypted-OTP plaintexts are built here by hand and
-//! sealed with the kit's HPKE (`bundle::seal_raw`), so that both key forms are exercised
+//! sealed with the kit's HPKE (`service::seal_raw`), so that both key forms are exercised
 //! explicitly, whatever form the kit's `encrypt_otp` puts in `public_key`.
 
 mod common;
