@@ -43,9 +43,9 @@ extern crate std;
 
 // The public API is what this file re-exports, plus the modules declared `pub` below
 // (each a namespace of its own: `enclave::…`, `passkey::…`, `flows::…`, `encoding::…`,
-// `text::…`),
-// plus, with the `service` feature, `service::…`. Everything else is internal. The
-// modules whose items `service` (or the fuzz targets) re-export keep them `pub`.
+// `text::…`), plus, with the `service` feature, `service::…`. Everything else is
+// internal. The modules whose items `service` (or the fuzz targets) re-export keep them
+// `pub`.
 #[cfg_attr(not(fuzzing), allow(unreachable_pub))]
 mod basepoint;
 #[cfg_attr(not(any(fuzzing, feature = "service")), allow(unreachable_pub))]
