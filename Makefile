@@ -37,6 +37,7 @@ lint-rust: setup
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo clippy --target wasm32-unknown-unknown $(WASM_CRATES) --features ewk-wallet/enclave --all-targets -- -D warnings
 	cargo clippy --target wasm32-unknown-unknown $(WASM_CRATES) --lib --no-default-features --features ewk-common/trap-panics -- -D warnings
+	bash scripts/public-items.sh
 
 # Fast, and installs nothing: formatting, the native clippy pass, the native tests.
 check:

@@ -74,10 +74,10 @@ build_module() {
   local features=ewk-common/trap-panics${3:+,$3}
   local codegen=(-C llvm-args=-inline-threshold=0)
   # The core's test-only `fault-injection` feature (it corrupts signatures) never ships,
-  # whichever crate might switch it on.
+  # whichever crate might switch it on; nor does `service` (the emulator's side).
   if cargo tree -p "${crate}" --target wasm32-unknown-unknown -e features,no-dev --features "${features}" \
-      -i embedded-wallet-kit | grep 'embedded-wallet-kit feature "fault-injection"' >/dev/null; then
-    echo "[build] ${crate} would build with the core's test-only fault-injection feature; refusing" >&2
+      -i embedded-wallet-kit | grep -E 'embedded-wallet-kit feature "(fault-injection|service)"' >/dev/null; then
+    echo "[build] ${crate} would build with the core's test-only fault-injection or service feature; refusing" >&2
     exit 1
   fi
   say "cargo rustc --lib --crate-type cdylib --release --target wasm32-unknown-unknown -p ${crate} --features ${features} -- ${codegen[*]}"

@@ -11,7 +11,9 @@ use p256::elliptic_curve::sec1::ToSec1Point;
 use p256::{PublicKey, SecretKey};
 use zeroize::Zeroizing;
 
-use crate::encoding::{base58check_decode, base58check_encode, hex_encode, Base58CheckError};
+#[cfg(any(test, feature = "service"))]
+use crate::codec::base58check_encode;
+use crate::codec::{base58check_decode, hex_encode, Base58CheckError};
 use crate::error::{Error, ErrorCode, Result};
 use crate::public_key::decode_sec1;
 
@@ -133,6 +135,7 @@ impl Bundle {
         &self.enc
     }
 
+    #[cfg(any(test, feature = "service"))]
     /// HPKE-opens the bundle with the recipient's secret key. `DECRYPTION_FAILED` when it
     /// was sealed to another key or altered.
     pub fn open(&self, recipient: &SecretKey) -> Result<Zeroizing<Vec<u8>>> {
@@ -390,6 +393,7 @@ fn seal_with(
     Ok((enc, ciphertext))
 }
 
+#[cfg(any(test, feature = "service"))]
 /// Seals `plaintext` to `recipient` in the bundle format (base58check of the compressed
 /// encapsulated key and the ciphertext). The service does this; the kit exposes it for
 /// emulators and tests.
@@ -439,7 +443,7 @@ pub(crate) mod fuzzing {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::encoding::{base58check_encode, hex_encode};
+    use crate::codec::{base58check_encode, hex_encode};
     use crate::test_vectors::{hex, vectors};
     use hkdf::Hkdf;
     use p256::elliptic_curve::sec1::ToSec1Point;

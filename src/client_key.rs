@@ -8,7 +8,7 @@ use crate::prelude::*;
 use p256::elliptic_curve::Generate;
 use p256::{PublicKey, SecretKey};
 
-use crate::encoding::sha256_hex;
+use crate::codec::sha256_hex;
 use crate::error::{Error, ErrorCode, Result};
 use crate::public_key::{compressed_hex, uncompressed_hex};
 use crate::request_ids::SignedRequestIds;
@@ -182,7 +182,7 @@ pub fn oidc_nonce_for(client_public_key_hex: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::encoding::hex_encode;
+    use crate::codec::hex_encode;
     use crate::test_vectors::{hex, vectors};
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;

@@ -161,13 +161,13 @@ mod tests {
             &[],
             &[0x30],
         ] {
-            assert_eq!(decode(bad), None, "{}", crate::encoding::hex_encode(bad));
+            assert_eq!(decode(bad), None, "{}", crate::codec::hex_encode(bad));
             assert!(Signature::from_der(bad).is_err());
         }
     }
 
     fn hex_literal(hex: &str) -> Vec<u8> {
-        crate::encoding::hex_decode(hex).unwrap()
+        crate::codec::hex_decode(hex).unwrap()
     }
 
     proptest! {

@@ -83,7 +83,7 @@ error_codes! {
     Forbidden => "FORBIDDEN",
     /// The service answered 429; wait as told by Retry-After. Also the kit's own refusal
     /// when one session signed more requestIds within an hour than any real use
-    /// ([`crate::MAX_SIGNED_REQUEST_IDS`]).
+    /// (1024, see [`crate::SignedRequestIds`]).
     RateLimited => "RATE_LIMITED",
     /// The service answered with an unexpected status or body.
     ServiceError => "SERVICE_ERROR",

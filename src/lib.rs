@@ -10,18 +10,20 @@
 //! (`bindings/` in the repository).
 //!
 //! ```
-//! use embedded_wallet_kit::{ClientKey, bundle, Session};
+//! use embedded_wallet_kit::{ClientKey, SecretKey, Session};
 //! # fn main() -> Result<(), embedded_wallet_kit::Error> {
 //! let mut key = ClientKey::generate()?;
-//! // The service seals a session key to key.public_key_hex(); here we play the service.
-//! let session_key = p256::SecretKey::from_slice(&[7u8; 32]).unwrap();
-//! let sealed = bundle::seal(key.public_key(), &session_key.to_bytes())?;
+//! // The service seals a session key to key.public_key_hex(); here we play the service
+//! // (the `service` feature, for emulators and tests).
+//! let session_key = SecretKey::from_slice(&[7u8; 32]).unwrap();
+//! let sealed = embedded_wallet_kit::service::seal(key.public_key(), &session_key.to_bytes())?;
 //! let response = format!(
 //!     r#"{{"id":"Session:0b9a4a2e-5f7e-4d7e-9a57-2f0f8c1d3e4b","accountId":"InternalAccount:1",
 //!        "type":"EMAIL_OTP","expiresAt":"2999-01-01T00:00:00Z","encryptedSessionSigningKey":"{sealed}"}}"#
 //! );
 //! let session = Session::open_json(&response, &mut key)?;
-//! let header = session.stamp("{\"type\":\"ACTIVITY\"}")?;
+//! // `now` is an argument (sans-IO): natively the system clock, `system_now()`.
+//! let header = session.stamp("{\"type\":\"ACTIVITY\"}", embedded_wallet_kit::system_now())?;
 //! assert!(!header.contains('='));
 //! # Ok(()) }
 //! ```
@@ -40,18 +42,23 @@ extern crate alloc;
 extern crate std;
 
 // The public API is what this file re-exports, plus the modules declared `pub` below
-// (each a namespace of its own: `bundle::seal`, `stamp::verify_stamp`, `enclave::…`,
-// `passkey::…`, `flows::…`, `encoding::…`). Everything else is internal.
+// (each a namespace of its own: `enclave::…`, `passkey::…`, `flows::…`, `encoding::…`,
+// `text::…`), plus, with the `service` feature, `service::…`. Everything else is
+// internal. The modules whose items `service` (or the fuzz targets) re-export keep them
+// `pub`.
 #[cfg_attr(not(fuzzing), allow(unreachable_pub))]
 mod basepoint;
-pub mod bundle;
+#[cfg_attr(not(any(fuzzing, feature = "service")), allow(unreachable_pub))]
+mod bundle;
+#[cfg_attr(not(feature = "service"), allow(unreachable_pub))]
 mod client_key;
+#[cfg_attr(not(feature = "service"), allow(unreachable_pub))]
+mod codec;
 #[cfg_attr(not(fuzzing), allow(unreachable_pub))]
 mod ecdh;
 #[cfg_attr(not(fuzzing), allow(unreachable_pub))]
 mod ecdsa_der;
 pub mod enclave;
-pub mod encoding;
 mod error;
 mod fields;
 pub mod flows;
@@ -61,24 +68,29 @@ mod json;
 mod message;
 pub mod passkey;
 mod prelude;
+#[cfg_attr(not(feature = "service"), allow(unreachable_pub))]
 mod public_key;
 mod request_ids;
 mod self_test;
 mod session;
 #[cfg_attr(not(fuzzing), allow(unreachable_pub))]
 mod signing_key;
-pub mod stamp;
-#[doc(hidden)]
+#[cfg_attr(not(feature = "service"), allow(unreachable_pub))]
+mod stamp;
 pub mod text;
+#[cfg_attr(not(feature = "service"), allow(unreachable_pub))]
 mod timestamp;
 mod webcrypto;
 
 #[cfg(test)]
 mod test_vectors;
 
-pub use p256;
+/// The P-256 key types the API takes and returns ([`ClientKey::from_secret`],
+/// [`ClientKey::public_key`], [`Session::external`], [`parse_public_key_hex`]), from the
+/// `p256` version the kit is built with.
+pub use p256::{PublicKey, SecretKey};
 
-pub use client_key::{oidc_nonce_for, ClientKey, KeyForm};
+pub use client_key::{ClientKey, KeyForm};
 pub use error::{Error, ErrorCode, Result, ServiceDetails};
 #[cfg(feature = "json")]
 pub use fields::parse_object;
@@ -87,19 +99,44 @@ pub use inspect::{inspect_payload, PayloadInspection};
 pub use message::{
     PendingSignature, QuoteToSign, SignedRetryHeaders, REQUEST_ID_HEADER, SIGNATURE_HEADER,
 };
-pub use public_key::{compressed_hex, parse_public_key_hex, uncompressed_hex};
-pub use request_ids::{
-    canonical_request_id, SignedRequestIds, MAX_SIGNED_REQUEST_IDS, SIGNED_REQUEST_ID_HORIZON_MS,
-};
+pub use public_key::parse_public_key_hex;
+pub use request_ids::SignedRequestIds;
 pub use self_test::self_test;
-pub use session::{Session, SessionInfo, SANDBOX_SIGNATURE};
+pub use session::{Session, SessionInfo};
 #[cfg(feature = "std")]
 pub use timestamp::system_now;
-pub use timestamp::{format_rfc3339, parse_rfc3339, UnixMillis};
+pub use timestamp::{format_rfc3339, UnixMillis};
+
+/// base64url without padding: how the API's passkey JSON and the stamps carry bytes.
+pub mod encoding {
+    pub use crate::codec::{base64url_decode, base64url_encode};
+}
+
+/// The service's side of the protocol, for emulators and tests (the `service` feature;
+/// no shipped build enables it): sealing session bundles, making and verifying stamps
+/// with any P-256 key, the encodings and identifiers the service writes.
+#[cfg(feature = "service")]
+pub mod service {
+    pub use crate::bundle::{
+        seal, seal_raw, Bundle, ENC_LEN, HPKE_INFO, MAX_BUNDLE_CHARS, SESSION_BUNDLE_LEN, TAG_LEN,
+    };
+    pub use crate::client_key::oidc_nonce_for;
+    pub use crate::codec::{
+        base58check_decode, base58check_encode, hex_decode, hex_encode, sha256_hex,
+        Base58CheckError,
+    };
+    pub use crate::flows::http::{uuid_v4, uuid_v4_from};
+    pub use crate::public_key::{compressed_hex, uncompressed_hex};
+    pub use crate::session::SANDBOX_SIGNATURE;
+    pub use crate::stamp::{
+        decode_stamp, sign_der, stamp, stamp_from_signature, stamp_json, verify_stamp,
+        DecodedStamp, STAMP_SCHEME,
+    };
+    pub use crate::timestamp::parse_rfc3339;
+}
 
 /// Test-only fault injection (the `fault-injection` feature, never in a shipped build).
 #[cfg(feature = "fault-injection")]
-#[doc(hidden)]
 pub mod fault_injection {
     pub use crate::signing_key::fault::corrupt_next_signatures;
 }

@@ -5,7 +5,7 @@ use crate::text::Decimal;
 use p256::elliptic_curve::sec1::ToSec1Point;
 use p256::PublicKey;
 
-use crate::encoding::{hex_decode, hex_encode};
+use crate::codec::{hex_decode, hex_encode};
 use crate::error::{Error, ErrorCode, Result};
 
 /// Uncompressed SEC1 lowercase hex (130 characters).

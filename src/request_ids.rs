@@ -14,25 +14,26 @@ use crate::timestamp::UnixMillis;
 /// check's linear scan) without bound. At the cap, ids signed at least
 /// [`SIGNED_REQUEST_ID_HORIZON_MS`] ago are forgotten; if none is that old, signing is
 /// refused with `RATE_LIMITED`.
-pub const MAX_SIGNED_REQUEST_IDS: usize = 1024;
+pub(crate) const MAX_SIGNED_REQUEST_IDS: usize = 1024;
 
 /// How long after this session signed a requestId it may be forgotten (only at the cap):
 /// one hour by the session's own clock, twelve times the service's signed-retry window
 /// ("typically five minutes", spec §4.2), so the service has long closed that request.
 /// Measured from our signature, not from the 202's `expiresAt`, which the 202 itself
 /// claims and a replayed 202 can push later.
-pub const SIGNED_REQUEST_ID_HORIZON_MS: UnixMillis = 3_600_000;
+pub(crate) const SIGNED_REQUEST_ID_HORIZON_MS: UnixMillis = 3_600_000;
 
 /// A requestId in one spelling per request: `Request:` and the uuid in lower case (the
 /// 202 reader accepts hex digits in either case, RFC 9562 §4).
-pub fn canonical_request_id(request_id: &str) -> String {
+pub(crate) fn canonical_request_id(request_id: &str) -> String {
     let uuid = request_id.strip_prefix("Request:").unwrap_or(request_id);
     ["Request:", &uuid.to_ascii_lowercase()].concat()
 }
 
-/// The requestIds one key signed (canonical form, see [`canonical_request_id`]), with
-/// when it signed them, so none is signed twice. Kept for the key's life, never
-/// forgotten because of what a 202 claims; bounded by [`MAX_SIGNED_REQUEST_IDS`]. A
+/// The requestIds one key signed (canonical form: `Request:` and the uuid in lower case),
+/// with when it signed them, so none is signed twice. Kept for the key's life, never
+/// forgotten because of what a 202 claims; bounded at 1024 ids (those signed over an hour
+/// ago are forgotten at the cap, else signing is refused with `RATE_LIMITED`). A
 /// handful in real use, so a Vec beats a map (and is smaller in wasm).
 #[derive(Debug, Default)]
 pub struct SignedRequestIds(Vec<(String, UnixMillis)>);
@@ -40,7 +41,7 @@ pub struct SignedRequestIds(Vec<(String, UnixMillis)>);
 impl SignedRequestIds {
     /// Records `request_id` as signed at `now`, or refuses: `REQUEST_ALREADY_SIGNED` for
     /// an id recorded before (in any letter case), `RATE_LIMITED` for more than
-    /// [`MAX_SIGNED_REQUEST_IDS`] within [`SIGNED_REQUEST_ID_HORIZON_MS`].
+    /// 1024 within an hour.
     pub fn record(&mut self, request_id: &str, now: UnixMillis) -> Result<()> {
         let id = canonical_request_id(request_id);
         if self.0.iter().any(|(signed, _)| *signed == id) {

@@ -19,11 +19,10 @@ use crate::request_ids::SignedRequestIds;
 use crate::request_ids::{MAX_SIGNED_REQUEST_IDS, SIGNED_REQUEST_ID_HORIZON_MS};
 use crate::signing_key::SigningKey;
 use crate::stamp::stamp_with;
-#[cfg(feature = "std")]
-use crate::timestamp::system_now;
 use crate::timestamp::{parse_rfc3339, UnixMillis};
 
 /// The sandbox's accepted `Service-Wallet-Signature` (spec §5.3).
+#[cfg_attr(not(feature = "service"), allow(unreachable_pub))]
 pub const SANDBOX_SIGNATURE: &str = "sandbox-valid-signature";
 
 const WHAT: &str = "session response";
@@ -322,14 +321,8 @@ impl Session {
     }
 
     /// Whether `now` is at or after `expiresAt`.
-    pub fn is_expired_at(&self, now: UnixMillis) -> bool {
+    pub fn is_expired(&self, now: UnixMillis) -> bool {
         now >= self.info.expires_at_ms
-    }
-
-    #[cfg(feature = "std")]
-    /// Whether the system clock ([`system_now`]) reads at or after `expiresAt`.
-    pub fn is_expired(&self) -> bool {
-        self.is_expired_at(system_now())
     }
 
     /// Zeroizes the key; every later signing call is `SESSION_CLOSED`.
@@ -357,7 +350,7 @@ impl Session {
         if self.is_closed() {
             return Err(closed());
         }
-        if self.is_expired_at(now) {
+        if self.is_expired(now) {
             return Err(Error::new(
                 ErrorCode::SessionExpired,
                 "the session's expiresAt has passed; refresh or re-authenticate",
@@ -380,49 +373,32 @@ impl Session {
         }
     }
 
-    // The guards take the time as an argument (`*_at`); the methods without it are thin
-    // wrappers reading the system clock ([`system_now`]).
+    // The guards take the time as an argument (sans-IO): natively `system_now()`, in the
+    // wasm modules the bindings' `Date.now()`.
 
     /// Whether the session may stamp `payload` at `now`: live, not expired, and (with the
     /// `payload-guard` feature) the payload not JSON that readers could read differently
     /// (`INVALID_INPUT`, see [`crate::inspect_payload`]). Nothing else: no requestId or
-    /// 202 expiry is known here, those are [`Session::sign_retry_at`]'s and
-    /// [`Session::sign_quote_at`]'s.
-    pub fn authorize_stamp_at(&self, payload: &str, now: UnixMillis) -> Result<()> {
+    /// 202 expiry is known here, those are [`Session::sign_retry`]'s and
+    /// [`Session::sign_quote`]'s.
+    pub fn authorize_stamp(&self, payload: &str, now: UnixMillis) -> Result<()> {
         self.check_live(now)?;
         check_signable(payload, ErrorCode::InvalidInput)
     }
 
-    #[cfg(feature = "std")]
-    /// [`Session::authorize_stamp_at`] the system clock ([`system_now`]).
-    pub fn authorize_stamp(&self, payload: &str) -> Result<()> {
-        self.authorize_stamp_at(payload, system_now())
-    }
-
     /// The `Service-Wallet-Signature` value for `payload` at `now`, signed byte for byte,
-    /// after [`Session::authorize_stamp_at`].
-    pub fn stamp_at(&self, payload: &str, now: UnixMillis) -> Result<String> {
-        self.authorize_stamp_at(payload, now)?;
+    /// after [`Session::authorize_stamp`].
+    pub fn stamp(&self, payload: &str, now: UnixMillis) -> Result<String> {
+        self.authorize_stamp(payload, now)?;
         self.sign(payload)
     }
 
-    #[cfg(feature = "std")]
-    /// [`Session::stamp_at`] the system clock ([`system_now`]).
-    pub fn stamp(&self, payload: &str) -> Result<String> {
-        self.stamp_at(payload, system_now())
-    }
-
-    /// The guards of [`Session::sign_retry_at`], and the requestId recorded as signed: a
+    /// The guards of [`Session::sign_retry`], and the requestId recorded as signed: a
     /// payload readers could read differently `INVALID_PENDING_SIGNATURE` (as in
-    /// [`Session::authorize_stamp_at`]), an expired 202 `REQUEST_EXPIRED`, a requestId
+    /// [`Session::authorize_stamp`]), an expired 202 `REQUEST_EXPIRED`, a requestId
     /// seen before (in any letter case) `REQUEST_ALREADY_SIGNED`, more than
-    /// [`MAX_SIGNED_REQUEST_IDS`](crate::MAX_SIGNED_REQUEST_IDS) within
-    /// [`SIGNED_REQUEST_ID_HORIZON_MS`](crate::SIGNED_REQUEST_ID_HORIZON_MS) `RATE_LIMITED`.
-    pub fn authorize_retry_at(
-        &mut self,
-        pending: &PendingSignature,
-        now: UnixMillis,
-    ) -> Result<()> {
+    /// 1024 within an hour `RATE_LIMITED` (see [`SignedRequestIds`]).
+    pub fn authorize_retry(&mut self, pending: &PendingSignature, now: UnixMillis) -> Result<()> {
         self.check_live(now)?;
         check_signable(&pending.payload_to_sign, ErrorCode::InvalidPendingSignature)?;
         if now >= pending.expires_at_ms {
@@ -434,35 +410,23 @@ impl Session {
         self.signed_requests.record(&pending.request_id, now)
     }
 
-    #[cfg(feature = "std")]
-    /// [`Session::authorize_retry_at`] the system clock ([`system_now`]).
-    pub fn authorize_retry(&mut self, pending: &PendingSignature) -> Result<()> {
-        self.authorize_retry_at(pending, system_now())
-    }
-
-    /// Signs a 202 at `now`: both retry headers, after [`Session::authorize_retry_at`].
-    pub fn sign_retry_at(
+    /// Signs a 202 at `now`: both retry headers, after [`Session::authorize_retry`].
+    pub fn sign_retry(
         &mut self,
         pending: &PendingSignature,
         now: UnixMillis,
     ) -> Result<SignedRetryHeaders> {
-        self.authorize_retry_at(pending, now)?;
+        self.authorize_retry(pending, now)?;
         Ok(SignedRetryHeaders {
             signature: self.sign(&pending.payload_to_sign)?,
             request_id: pending.request_id.clone(),
         })
     }
 
-    #[cfg(feature = "std")]
-    /// [`Session::sign_retry_at`] the system clock ([`system_now`]).
-    pub fn sign_retry(&mut self, pending: &PendingSignature) -> Result<SignedRetryHeaders> {
-        self.sign_retry_at(pending, system_now())
-    }
-
-    /// The guards of [`Session::sign_quote_at`]: a payload readers could read differently
-    /// `INVALID_INPUT` (as in [`Session::authorize_stamp_at`]), `QUOTE_EXPIRED` at or
+    /// The guards of [`Session::sign_quote`]: a payload readers could read differently
+    /// `INVALID_INPUT` (as in [`Session::authorize_stamp`]), `QUOTE_EXPIRED` at or
     /// after the quote's expiresAt.
-    pub fn authorize_quote_at(&self, quote: &QuoteToSign, now: UnixMillis) -> Result<()> {
+    pub fn authorize_quote(&self, quote: &QuoteToSign, now: UnixMillis) -> Result<()> {
         self.check_live(now)?;
         check_signable(&quote.payload_to_sign, ErrorCode::InvalidInput)?;
         if now >= quote.expires_at_ms {
@@ -474,22 +438,10 @@ impl Session {
         Ok(())
     }
 
-    #[cfg(feature = "std")]
-    /// [`Session::authorize_quote_at`] the system clock ([`system_now`]).
-    pub fn authorize_quote(&self, quote: &QuoteToSign) -> Result<()> {
-        self.authorize_quote_at(quote, system_now())
-    }
-
     /// Signs a quote at `now` for `POST /quotes/{id}/execute`: the header value alone.
-    pub fn sign_quote_at(&self, quote: &QuoteToSign, now: UnixMillis) -> Result<String> {
-        self.authorize_quote_at(quote, now)?;
+    pub fn sign_quote(&self, quote: &QuoteToSign, now: UnixMillis) -> Result<String> {
+        self.authorize_quote(quote, now)?;
         self.sign(&quote.payload_to_sign)
-    }
-
-    #[cfg(feature = "std")]
-    /// [`Session::sign_quote_at`] the system clock ([`system_now`]).
-    pub fn sign_quote(&self, quote: &QuoteToSign) -> Result<String> {
-        self.sign_quote_at(quote, system_now())
     }
 
     /// The stamp of a payload an authorize_* call let through, from the signature
@@ -515,7 +467,7 @@ fn parse_response(text: &str) -> Result<serde_json::Map<String, serde_json::Valu
 mod tests {
     use super::*;
     use crate::bundle::seal;
-    use crate::encoding::base58check_encode;
+    use crate::codec::base58check_encode;
     use crate::fields::test_support::TestFields;
     use crate::signing_key::{deterministic, fault};
     use crate::stamp::stamp;
@@ -589,12 +541,12 @@ mod tests {
         let payload = case["payloadUtf8"].as_str().unwrap();
         // Through the test-only deterministic nonces: byte for byte.
         assert_eq!(
-            deterministic::with(|| session.stamp_at(payload, BEFORE_EXPIRY)).unwrap(),
+            deterministic::with(|| session.stamp(payload, BEFORE_EXPIRY)).unwrap(),
             case["stampHeaderValue"].as_str().unwrap()
         );
         // Shipped, hedged: two stamps of one payload differ, and both verify.
-        let a = session.stamp_at(payload, BEFORE_EXPIRY).unwrap();
-        let b = session.stamp_at(payload, BEFORE_EXPIRY).unwrap();
+        let a = session.stamp(payload, BEFORE_EXPIRY).unwrap();
+        let b = session.stamp(payload, BEFORE_EXPIRY).unwrap();
         assert_ne!(a, b);
         for header in [a, b] {
             crate::stamp::verify_stamp(&header, payload).unwrap();
@@ -613,26 +565,24 @@ mod tests {
         for faulty in 0..3 {
             let (resp, mut key) = sealed_session(&SecretKey::from_slice(&[9u8; 32]).unwrap());
             let mut s = Session::open(&resp, &mut key).unwrap();
-            s.stamp_at("p", BEFORE_EXPIRY).unwrap();
+            s.stamp("p", BEFORE_EXPIRY).unwrap();
             fault::corrupt_next_signatures(1);
             let err = match faulty {
-                0 => s.stamp_at("p", BEFORE_EXPIRY).unwrap_err(),
-                1 => s
-                    .sign_retry_at(&pending(EXPIRES), BEFORE_EXPIRY)
-                    .unwrap_err(),
-                _ => s.sign_quote_at(&quote, BEFORE_EXPIRY).unwrap_err(),
+                0 => s.stamp("p", BEFORE_EXPIRY).unwrap_err(),
+                1 => s.sign_retry(&pending(EXPIRES), BEFORE_EXPIRY).unwrap_err(),
+                _ => s.sign_quote(&quote, BEFORE_EXPIRY).unwrap_err(),
             };
             assert_eq!(err.code(), ErrorCode::EngineFault, "{faulty}");
             assert!(err.message().contains("reload the page"), "{err}");
             assert!(s.is_poisoned());
             assert!(!s.is_closed());
             let codes = [
-                s.stamp_at("p", BEFORE_EXPIRY).unwrap_err().code(),
-                s.stamp_at("p", EXPIRES_MS).unwrap_err().code(),
-                s.authorize_stamp_at("p", BEFORE_EXPIRY).unwrap_err().code(),
-                s.sign_quote_at(&quote, BEFORE_EXPIRY).unwrap_err().code(),
+                s.stamp("p", BEFORE_EXPIRY).unwrap_err().code(),
+                s.stamp("p", EXPIRES_MS).unwrap_err().code(),
+                s.authorize_stamp("p", BEFORE_EXPIRY).unwrap_err().code(),
+                s.sign_quote(&quote, BEFORE_EXPIRY).unwrap_err().code(),
                 s.key_pkcs8().unwrap_err().code(),
-                s.sign_retry_at(
+                s.sign_retry(
                     &PendingSignature {
                         request_id: "Request:00000000-0000-4000-8000-000000000001".into(),
                         ..pending(EXPIRES)
@@ -752,10 +702,10 @@ mod tests {
             assert!(s.is_sandbox());
             assert_eq!(s.public_key_hex(), None);
             assert_eq!(
-                s.stamp_at("anything", BEFORE_EXPIRY).unwrap(),
+                s.stamp("anything", BEFORE_EXPIRY).unwrap(),
                 SANDBOX_SIGNATURE
             );
-            let h = s.sign_retry_at(&pending(EXPIRES), BEFORE_EXPIRY).unwrap();
+            let h = s.sign_retry(&pending(EXPIRES), BEFORE_EXPIRY).unwrap();
             assert_eq!(h.signature, SANDBOX_SIGNATURE);
             assert_eq!(h.request_id, REQUEST);
         }
@@ -801,17 +751,17 @@ mod tests {
         let secret = SecretKey::from_slice(&[5u8; 32]).unwrap();
         let (resp, mut key) = sealed_session(&secret);
         let s = Session::open(&resp, &mut key).unwrap();
-        assert!(!s.is_expired_at(EXPIRES_MS - 1));
-        assert!(s.stamp_at("p", EXPIRES_MS - 1).is_ok());
+        assert!(!s.is_expired(EXPIRES_MS - 1));
+        assert!(s.stamp("p", EXPIRES_MS - 1).is_ok());
         for now in [EXPIRES_MS, EXPIRES_MS + 1, EXPIRES_MS + 86_400_000] {
             let mut s2 = Session::sandbox(&resp).unwrap();
-            assert!(s2.is_expired_at(now));
+            assert!(s2.is_expired(now));
             assert_eq!(
-                s2.stamp_at("p", now).unwrap_err().code(),
+                s2.stamp("p", now).unwrap_err().code(),
                 ErrorCode::SessionExpired
             );
             assert_eq!(
-                s2.sign_retry_at(&pending("2030-01-01T00:00:00Z"), now)
+                s2.sign_retry(&pending("2030-01-01T00:00:00Z"), now)
                     .unwrap_err()
                     .code(),
                 ErrorCode::SessionExpired
@@ -821,61 +771,63 @@ mod tests {
                 expires_at_ms: now + 1,
             };
             assert_eq!(
-                s2.sign_quote_at(&q, now).unwrap_err().code(),
+                s2.sign_quote(&q, now).unwrap_err().code(),
                 ErrorCode::SessionExpired
             );
         }
     }
 
+    #[cfg(feature = "std")]
     #[test]
-    fn the_methods_without_now_read_the_system_clock() {
+    fn the_system_clock_as_now() {
         // EXPIRES is in 2025: past by the system clock natively, and on wasm32 the core's
         // clock reads as the end of time (failing closed).
+        let now = crate::system_now();
         let past = Session::sandbox(&response("")).unwrap();
-        assert!(past.is_expired());
+        assert!(past.is_expired(now));
         assert_eq!(
-            past.stamp("p").unwrap_err().code(),
+            past.stamp("p", now).unwrap_err().code(),
             ErrorCode::SessionExpired
         );
         let future =
             Session::sandbox(&response("").with("expiresAt", "2999-01-01T00:00:00Z")).unwrap();
         if cfg!(target_arch = "wasm32") {
-            assert!(future.is_expired());
+            assert!(future.is_expired(now));
         } else {
-            assert!(!future.is_expired());
-            assert_eq!(future.stamp("p").unwrap(), SANDBOX_SIGNATURE);
+            assert!(!future.is_expired(now));
+            assert_eq!(future.stamp("p", now).unwrap(), SANDBOX_SIGNATURE);
         }
     }
 
     #[test]
     fn the_guards_judge_by_the_now_they_are_given() {
-        // The system clock is past EXPIRES; the `*_at` guards go by their argument.
+        // The system clock is past EXPIRES; the guards go by the `now` they are given.
         let s = Session::sandbox(&response("")).unwrap();
         let (before, at) = (EXPIRES_MS - 1, EXPIRES_MS);
-        assert!(s.stamp_at("p", before).is_ok());
+        assert!(s.stamp("p", before).is_ok());
         assert_eq!(
-            s.stamp_at("p", at).unwrap_err().code(),
+            s.stamp("p", at).unwrap_err().code(),
             ErrorCode::SessionExpired
         );
         let mut s = s;
         let p = pending("2025-10-13T12:10:00Z"); // five minutes before the session expires
         let request_expiry = p.expires_at_ms;
         assert_eq!(
-            s.sign_retry_at(&p, request_expiry).unwrap_err().code(),
+            s.sign_retry(&p, request_expiry).unwrap_err().code(),
             ErrorCode::RequestExpired
         );
-        assert!(s.sign_retry_at(&p, request_expiry - 1).is_ok());
+        assert!(s.sign_retry(&p, request_expiry - 1).is_ok());
         let q = QuoteToSign {
             payload_to_sign: "q".into(),
             expires_at_ms: 1_000,
         };
-        assert!(s.sign_quote_at(&q, 999).is_ok());
+        assert!(s.sign_quote(&q, 999).is_ok());
         assert_eq!(
-            s.sign_quote_at(&q, 1_000).unwrap_err().code(),
+            s.sign_quote(&q, 1_000).unwrap_err().code(),
             ErrorCode::QuoteExpired
         );
-        assert!(s.authorize_stamp_at("p", before).is_ok());
-        assert!(s.authorize_quote_at(&q, 999).is_ok());
+        assert!(s.authorize_stamp("p", before).is_ok());
+        assert!(s.authorize_quote(&q, 999).is_ok());
     }
 
     #[test]
@@ -884,20 +836,20 @@ mod tests {
         let (resp, mut key) = sealed_session(&secret);
         let mut s = Session::open(&resp, &mut key).unwrap();
         let p = pending(EXPIRES);
-        let headers = s.sign_retry_at(&p, BEFORE_EXPIRY).unwrap();
+        let headers = s.sign_retry(&p, BEFORE_EXPIRY).unwrap();
         assert_eq!(headers.request_id, REQUEST);
         // The retry's signature is a stamp of the payload by the session's key.
         let signed = crate::stamp::verify_stamp(&headers.signature, &p.payload_to_sign).unwrap();
         assert_eq!(Some(signed.public_key), s.public_key_hex());
         assert_eq!(
-            s.sign_retry_at(&p, BEFORE_EXPIRY).unwrap_err().code(),
+            s.sign_retry(&p, BEFORE_EXPIRY).unwrap_err().code(),
             ErrorCode::RequestAlreadySigned
         );
         let other = PendingSignature {
             request_id: "Request:00000000-0000-4000-8000-000000000000".into(),
             ..p.clone()
         };
-        assert!(s.sign_retry_at(&other, BEFORE_EXPIRY).is_ok());
+        assert!(s.sign_retry(&other, BEFORE_EXPIRY).is_ok());
         // At the 202's expiresAt the window is closed.
         let at = PendingSignature {
             expires_at_ms: EXPIRES_MS - 60_000,
@@ -905,7 +857,7 @@ mod tests {
             ..p
         };
         assert_eq!(
-            s.sign_retry_at(&at, BEFORE_EXPIRY).unwrap_err().code(),
+            s.sign_retry(&at, BEFORE_EXPIRY).unwrap_err().code(),
             ErrorCode::RequestExpired
         );
     }
@@ -919,7 +871,7 @@ mod tests {
             expires_at_ms: now + 1,
         };
         assert_eq!(
-            s.sign_quote_at(&live, BEFORE_EXPIRY).unwrap(),
+            s.sign_quote(&live, BEFORE_EXPIRY).unwrap(),
             SANDBOX_SIGNATURE
         );
         let dead = QuoteToSign {
@@ -927,7 +879,7 @@ mod tests {
             ..live
         };
         assert_eq!(
-            s.sign_quote_at(&dead, BEFORE_EXPIRY).unwrap_err().code(),
+            s.sign_quote(&dead, BEFORE_EXPIRY).unwrap_err().code(),
             ErrorCode::QuoteExpired
         );
     }
@@ -941,11 +893,11 @@ mod tests {
         assert!(s.is_closed());
         assert_eq!(s.public_key_hex(), None);
         assert_eq!(
-            s.stamp_at("p", BEFORE_EXPIRY).unwrap_err().code(),
+            s.stamp("p", BEFORE_EXPIRY).unwrap_err().code(),
             ErrorCode::SessionClosed
         );
         assert_eq!(
-            s.sign_retry_at(&pending(EXPIRES), BEFORE_EXPIRY)
+            s.sign_retry(&pending(EXPIRES), BEFORE_EXPIRY)
                 .unwrap_err()
                 .code(),
             ErrorCode::SessionClosed
@@ -955,7 +907,7 @@ mod tests {
             expires_at_ms: EXPIRES_MS,
         };
         assert_eq!(
-            s.sign_quote_at(&q, BEFORE_EXPIRY).unwrap_err().code(),
+            s.sign_quote(&q, BEFORE_EXPIRY).unwrap_err().code(),
             ErrorCode::SessionClosed
         );
     }
@@ -1017,7 +969,7 @@ mod tests {
             Some(crate::public_key::compressed_hex(&public))
         );
         let p = pending(EXPIRES);
-        s.authorize_retry_at(&p, BEFORE_EXPIRY).unwrap();
+        s.authorize_retry(&p, BEFORE_EXPIRY).unwrap();
         // What crypto.subtle.sign returns for the payload: r ‖ s.
         let signature: p256::ecdsa::Signature = signer.sign(p.payload_to_sign.as_bytes());
         let header = s.stamp_from_p1363(&signature.to_bytes()).unwrap();
@@ -1028,16 +980,16 @@ mod tests {
             deterministic::with(|| stamp(&signer, &p.payload_to_sign)).unwrap()
         );
         assert_eq!(
-            s.authorize_retry_at(&p, BEFORE_EXPIRY).unwrap_err().code(),
+            s.authorize_retry(&p, BEFORE_EXPIRY).unwrap_err().code(),
             ErrorCode::RequestAlreadySigned
         );
         // It never signs by itself.
         assert_eq!(
-            s.stamp_at("x", BEFORE_EXPIRY).unwrap_err().code(),
+            s.stamp("x", BEFORE_EXPIRY).unwrap_err().code(),
             ErrorCode::InvalidSession
         );
         assert_eq!(
-            s.authorize_stamp_at("p", EXPIRES_MS).unwrap_err().code(),
+            s.authorize_stamp("p", EXPIRES_MS).unwrap_err().code(),
             ErrorCode::SessionExpired
         );
         // A key session does not take outside signatures.
@@ -1116,8 +1068,8 @@ mod tests {
             expires_at_ms: start + 60_000,
             ..pending(EXPIRES)
         };
-        key_session.sign_retry_at(&first, now).unwrap();
-        external.authorize_retry_at(&first, now).unwrap();
+        key_session.sign_retry(&first, now).unwrap();
+        external.authorize_retry(&first, now).unwrap();
         // The first 202's window closes; other retries are signed meanwhile.
         now = start + 120_000;
         let other = PendingSignature {
@@ -1125,22 +1077,19 @@ mod tests {
             expires_at_ms: start + 400_000,
             ..first.clone()
         };
-        key_session.sign_retry_at(&other, now).unwrap();
-        external.authorize_retry_at(&other, now).unwrap();
+        key_session.sign_retry(&other, now).unwrap();
+        external.authorize_retry(&other, now).unwrap();
         // The same 202 again, now claiming a later expiresAt.
         let replay = PendingSignature {
             expires_at_ms: start + 500_000,
             ..first
         };
         assert_eq!(
-            key_session.sign_retry_at(&replay, now).unwrap_err().code(),
+            key_session.sign_retry(&replay, now).unwrap_err().code(),
             ErrorCode::RequestAlreadySigned
         );
         assert_eq!(
-            external
-                .authorize_retry_at(&replay, now)
-                .unwrap_err()
-                .code(),
+            external.authorize_retry(&replay, now).unwrap_err().code(),
             ErrorCode::RequestAlreadySigned
         );
     }
@@ -1173,11 +1122,9 @@ mod tests {
             .with("expiresAt", EXPIRES);
         let upper_202 = PendingSignature::from_fields(&body).unwrap();
         assert_eq!(upper_202.request_id, upper);
-        s.sign_retry_at(&pending(EXPIRES), BEFORE_EXPIRY).unwrap();
+        s.sign_retry(&pending(EXPIRES), BEFORE_EXPIRY).unwrap();
         assert_eq!(
-            s.sign_retry_at(&upper_202, BEFORE_EXPIRY)
-                .unwrap_err()
-                .code(),
+            s.sign_retry(&upper_202, BEFORE_EXPIRY).unwrap_err().code(),
             ErrorCode::RequestAlreadySigned
         );
         let mixed = PendingSignature {
@@ -1185,18 +1132,18 @@ mod tests {
             ..pending(EXPIRES)
         };
         assert_eq!(
-            s.sign_retry_at(&mixed, BEFORE_EXPIRY).unwrap_err().code(),
+            s.sign_retry(&mixed, BEFORE_EXPIRY).unwrap_err().code(),
             ErrorCode::RequestAlreadySigned
         );
         // Upper case first, lower case after: refused the same way.
         let mut s = Session::sandbox(&response("x")).unwrap();
-        let headers = s.sign_retry_at(&upper_202, BEFORE_EXPIRY).unwrap();
+        let headers = s.sign_retry(&upper_202, BEFORE_EXPIRY).unwrap();
         assert_eq!(
             headers.request_id, upper,
             "the header echoes the 202's id as sent"
         );
         assert_eq!(
-            s.sign_retry_at(&pending(EXPIRES), BEFORE_EXPIRY)
+            s.sign_retry(&pending(EXPIRES), BEFORE_EXPIRY)
                 .unwrap_err()
                 .code(),
             ErrorCode::RequestAlreadySigned
@@ -1216,32 +1163,32 @@ mod tests {
         };
         let cap = MAX_SIGNED_REQUEST_IDS as u32;
         for n in 0..cap - 1 {
-            s.sign_retry_at(&retry(n), now).unwrap();
+            s.sign_retry(&retry(n), now).unwrap();
         }
         now = start + 1_000;
-        s.sign_retry_at(&retry(cap - 1), now).unwrap();
-        let err = s.sign_retry_at(&retry(cap), now).unwrap_err();
+        s.sign_retry(&retry(cap - 1), now).unwrap();
+        let err = s.sign_retry(&retry(cap), now).unwrap_err();
         assert_eq!(err.code(), ErrorCode::RateLimited, "{err}");
         assert!(err.message().contains("requestIds"), "{err}");
         // Still refused just before the horizon; every id is still remembered.
         now = start + SIGNED_REQUEST_ID_HORIZON_MS - 1;
         assert_eq!(
-            s.sign_retry_at(&retry(cap), now).unwrap_err().code(),
+            s.sign_retry(&retry(cap), now).unwrap_err().code(),
             ErrorCode::RateLimited
         );
         assert_eq!(
-            s.sign_retry_at(&retry(0), now).unwrap_err().code(),
+            s.sign_retry(&retry(0), now).unwrap_err().code(),
             ErrorCode::RequestAlreadySigned
         );
         // At the horizon the ids signed at `start` go; the one signed later stays.
         now = start + SIGNED_REQUEST_ID_HORIZON_MS;
-        s.sign_retry_at(&retry(cap), now).unwrap();
+        s.sign_retry(&retry(cap), now).unwrap();
         assert_eq!(
-            s.sign_retry_at(&retry(cap - 1), now).unwrap_err().code(),
+            s.sign_retry(&retry(cap - 1), now).unwrap_err().code(),
             ErrorCode::RequestAlreadySigned
         );
         assert_eq!(
-            s.sign_retry_at(&retry(cap), now).unwrap_err().code(),
+            s.sign_retry(&retry(cap), now).unwrap_err().code(),
             ErrorCode::RequestAlreadySigned
         );
         assert!(s.signed_requests.len() <= MAX_SIGNED_REQUEST_IDS);
@@ -1269,7 +1216,7 @@ mod tests {
             Session::external(&response(""), PublicKey::from(webcrypto.verifying_key())).unwrap();
         let mut tek = ClientKey::generate().unwrap();
         for payload in AMBIGUOUS {
-            let err = s.stamp_at(payload, BEFORE_EXPIRY).unwrap_err();
+            let err = s.stamp(payload, BEFORE_EXPIRY).unwrap_err();
             assert_eq!(err.code(), ErrorCode::InvalidInput, "{payload}");
             // The reason inspectPayload gives.
             assert_eq!(
@@ -1286,11 +1233,11 @@ mod tests {
             };
             for (result, code) in [
                 (
-                    s.sign_retry_at(&p, BEFORE_EXPIRY).map(|_| ()),
+                    s.sign_retry(&p, BEFORE_EXPIRY).map(|_| ()),
                     ErrorCode::InvalidPendingSignature,
                 ),
                 (
-                    external.authorize_retry_at(&p, BEFORE_EXPIRY),
+                    external.authorize_retry(&p, BEFORE_EXPIRY),
                     ErrorCode::InvalidPendingSignature,
                 ),
                 (
@@ -1298,11 +1245,11 @@ mod tests {
                     ErrorCode::InvalidPendingSignature,
                 ),
                 (
-                    s.sign_quote_at(&q, BEFORE_EXPIRY).map(|_| ()),
+                    s.sign_quote(&q, BEFORE_EXPIRY).map(|_| ()),
                     ErrorCode::InvalidInput,
                 ),
                 (
-                    external.authorize_quote_at(&q, BEFORE_EXPIRY),
+                    external.authorize_quote(&q, BEFORE_EXPIRY),
                     ErrorCode::InvalidInput,
                 ),
             ] {
@@ -1310,9 +1257,9 @@ mod tests {
             }
         }
         // Refused before the requestId was spent: the 202 with a readable payload signs.
-        s.sign_retry_at(&pending(EXPIRES), BEFORE_EXPIRY).unwrap();
+        s.sign_retry(&pending(EXPIRES), BEFORE_EXPIRY).unwrap();
         external
-            .authorize_retry_at(&pending(EXPIRES), BEFORE_EXPIRY)
+            .authorize_retry(&pending(EXPIRES), BEFORE_EXPIRY)
             .unwrap();
         // Anything else is signed as before, byte for byte: opaque text, and JSON with
         // one member per name in any case (the same name in different objects).
@@ -1322,7 +1269,7 @@ mod tests {
             "eyJhbGciOiJFUzI1NiJ9.e30.sig",
             r#" {"a":{"b":1},"B":[{"b":2}]}"#,
         ] {
-            let header = s.stamp_at(payload, BEFORE_EXPIRY).unwrap();
+            let header = s.stamp(payload, BEFORE_EXPIRY).unwrap();
             crate::stamp::verify_stamp(&header, payload).unwrap();
         }
     }
@@ -1336,14 +1283,14 @@ mod tests {
         for payload in AMBIGUOUS {
             assert_eq!(
                 external
-                    .authorize_stamp_at(payload, BEFORE_EXPIRY)
+                    .authorize_stamp(payload, BEFORE_EXPIRY)
                     .unwrap_err()
                     .code(),
                 ErrorCode::InvalidInput
             );
         }
         external
-            .authorize_stamp_at("{\"a\":1}", BEFORE_EXPIRY)
+            .authorize_stamp("{\"a\":1}", BEFORE_EXPIRY)
             .unwrap();
     }
 
@@ -1360,9 +1307,9 @@ mod tests {
             expires_at_ms: BEFORE_EXPIRY + 1,
             ..pending(EXPIRES)
         };
-        s.sign_retry_at(&p, BEFORE_EXPIRY).unwrap();
+        s.sign_retry(&p, BEFORE_EXPIRY).unwrap();
         assert_eq!(
-            s.sign_retry_at(&p, BEFORE_EXPIRY).unwrap_err().code(),
+            s.sign_retry(&p, BEFORE_EXPIRY).unwrap_err().code(),
             ErrorCode::RequestAlreadySigned
         );
         let q = QuoteToSign {
@@ -1371,12 +1318,12 @@ mod tests {
         };
         let after = BEFORE_EXPIRY + 1;
         assert_eq!(
-            s.sign_quote_at(&q, after).unwrap_err().code(),
+            s.sign_quote(&q, after).unwrap_err().code(),
             ErrorCode::QuoteExpired
         );
         for payload in [&p.payload_to_sign, &q.payload_to_sign] {
             for now in [BEFORE_EXPIRY, after] {
-                let header = s.stamp_at(payload, now).unwrap();
+                let header = s.stamp(payload, now).unwrap();
                 crate::stamp::verify_stamp(&header, payload).unwrap();
             }
         }

@@ -7,17 +7,20 @@
 //! here that signs is `ENGINE_FAULT` rather than return a signature that does not verify.
 
 use crate::prelude::*;
-use p256::ecdsa::{Signature, SigningKey};
+use p256::ecdsa::Signature;
+#[cfg(any(test, feature = "service"))]
+use p256::ecdsa::SigningKey;
 use p256::PublicKey;
 
+use crate::codec::{base64url_encode, hex_encode};
 use crate::ecdsa_der::{self, DerSignature};
-use crate::encoding::{base64url_encode, hex_encode};
 use crate::error::Result;
 use crate::signing_key::SigningKey as KitSigningKey;
 
 /// The `scheme` of every stamp.
 pub const STAMP_SCHEME: &str = "SIGNATURE_SCHEME_TK_API_P256";
 
+#[cfg(any(test, feature = "service"))]
 /// DER-encoded signature over SHA-256 of `payload`, byte for byte as given.
 pub fn sign_der(key: &SigningKey, payload: &str) -> Result<DerSignature> {
     Ok(ecdsa_der::encode(
@@ -25,6 +28,7 @@ pub fn sign_der(key: &SigningKey, payload: &str) -> Result<DerSignature> {
     ))
 }
 
+#[cfg(any(test, feature = "service"))]
 /// The stamp JSON text for `payload`, before base64url.
 pub fn stamp_json(key: &SigningKey, payload: &str) -> Result<String> {
     stamp_json_with(&KitSigningKey::from(key), payload)
@@ -51,6 +55,7 @@ fn stamp_json_of(public: &PublicKey, signature: &DerSignature) -> String {
     json
 }
 
+#[cfg(any(test, feature = "service"))]
 /// The `Service-Wallet-Signature` header value for `payload`.
 pub fn stamp(key: &SigningKey, payload: &str) -> Result<String> {
     stamp_with(&KitSigningKey::from(key), payload)
@@ -68,12 +73,12 @@ pub fn stamp_from_signature(public: &PublicKey, signature: &Signature) -> String
     base64url_encode(stamp_json_of(public, &ecdsa_der::encode(signature)).as_bytes())
 }
 
-#[cfg(feature = "json")]
+#[cfg(all(feature = "json", any(test, feature = "service")))]
 mod verify {
     use p256::ecdsa::signature::Verifier as _;
     use p256::ecdsa::VerifyingKey;
 
-    use crate::encoding::{base64url_decode, hex_decode};
+    use crate::codec::{base64url_decode, hex_decode};
     use crate::error::{Error, ErrorCode, Result};
     use crate::public_key::parse_public_key_hex;
 
@@ -135,13 +140,13 @@ mod verify {
     }
 }
 
-#[cfg(feature = "json")]
+#[cfg(all(feature = "json", any(test, feature = "service")))]
 pub use verify::{decode_stamp, verify_stamp, DecodedStamp};
 
 #[cfg(all(test, feature = "json"))]
 mod tests {
     use super::*;
-    use crate::encoding::base64url_decode;
+    use crate::codec::base64url_decode;
     use crate::error::ErrorCode;
     use crate::signing_key::{deterministic, fault};
     use crate::test_vectors::{hex, vectors};

@@ -23,5 +23,5 @@ pub(crate) fn vectors(name: &str) -> Value {
 
 /// Hex to bytes, for test data.
 pub(crate) fn hex(text: &str) -> Vec<u8> {
-    crate::encoding::hex_decode(text).expect("test hex")
+    crate::codec::hex_decode(text).expect("test hex")
 }

@@ -1,8 +1,8 @@
 //! Numbers as text without `core::fmt`. Error messages are built from `&str` pieces
 //! (`[a, b, c].concat()`) and these, never with `format!`: a single `format!` links
 //! `core::fmt`'s machinery (`fmt::write`, `Formatter::pad_integral`, the `Display`
-//! impls), a few KB of every wasm module. Public but hidden: the binding crates use it
-//! for the same reason; it is not part of the API.
+//! impls), a few KB of every wasm module. Public for the binding crates, which build
+//! their messages the same way; useful to any caller that keeps `core::fmt` out.
 
 /// The decimal digits of a `u64` in a stack buffer; derefs to `str` (what `{}` prints).
 #[derive(Clone, Copy)]
@@ -88,7 +88,8 @@ mod tests {
     #[test]
     fn messages_with_numbers_read_as_format_wrote_them() {
         use crate::bundle::{Bundle, MAX_BUNDLE_CHARS};
-        use crate::passkey::{validate_nickname, RegistrationInput, MAX_TIMEOUT_MS};
+        use crate::passkey::options::MAX_TIMEOUT_MS;
+        use crate::passkey::{validate_nickname, RegistrationInput};
         let message = |r: crate::Result<()>| r.unwrap_err().message().to_owned();
 
         let long = "1".repeat(MAX_BUNDLE_CHARS + 1);
@@ -162,15 +163,18 @@ mod tests {
         );
 
         let mut ids = crate::SignedRequestIds::default();
-        for i in 0..crate::MAX_SIGNED_REQUEST_IDS {
-            ids.record(&crate::flows::uuid_v4_from((i as u128).to_be_bytes()), 0)
-                .unwrap();
+        for i in 0..crate::request_ids::MAX_SIGNED_REQUEST_IDS {
+            ids.record(
+                &crate::flows::http::uuid_v4_from((i as u128).to_be_bytes()),
+                0,
+            )
+            .unwrap();
         }
         assert_eq!(
             message(ids.record("Request:00000000-0000-4000-8000-ffffffffffff", 0)),
             format!(
                 "this key signed {} requestIds within the last hour, more than any real use; refusing more",
-                crate::MAX_SIGNED_REQUEST_IDS
+                crate::request_ids::MAX_SIGNED_REQUEST_IDS
             )
         );
 
@@ -197,7 +201,7 @@ mod tests {
                 body: None,
             };
             assert_eq!(
-                crate::flows::response_error(&limited).message(),
+                crate::flows::http::response_error(&limited).message(),
                 format!("the service is rate limiting this request; retry in {secs} s")
             );
         }
@@ -208,7 +212,7 @@ mod tests {
                 body: None,
             };
             assert_eq!(
-                crate::flows::response_error(&response).message(),
+                crate::flows::http::response_error(&response).message(),
                 format!("the service answered {status}")
             );
         }

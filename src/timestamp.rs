@@ -9,8 +9,8 @@ use crate::text::Decimal;
 /// Milliseconds since the Unix epoch, UTC.
 pub type UnixMillis = i64;
 
-/// The system's wall clock, read by the convenience methods that take no `now` (the
-/// guards and flows themselves take `now` as an argument: the `*_at` methods).
+/// The system's wall clock: the `now` a native caller passes to the guards and flows,
+/// which take it as an argument (the core reads no clock itself).
 ///
 /// wasm32-unknown-unknown has no clock the core can read without JavaScript bindings, so
 /// there it reads as the end of time and every guard refuses (failing closed): pass `now`

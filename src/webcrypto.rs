@@ -53,7 +53,7 @@ pub(crate) fn stamp_from_p1363(public: &PublicKey, p1363: &[u8]) -> Result<Strin
 mod tests {
     use super::*;
     use crate::bundle::Bundle;
-    use crate::encoding::hex_encode;
+    use crate::codec::hex_encode;
     use crate::test_vectors::{hex, vectors};
     use p256::ecdsa::signature::{Signer as _, Verifier as _};
     use p256::ecdsa::{SigningKey, VerifyingKey};

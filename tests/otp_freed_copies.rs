@@ -10,11 +10,11 @@
 #![allow(clippy::disallowed_macros)]
 
 use embedded_wallet_kit::enclave::encrypt_otp;
-use embedded_wallet_kit::p256::SecretKey;
 use embedded_wallet_kit::parse_object;
-use embedded_wallet_kit::uncompressed_hex;
+use embedded_wallet_kit::service::uncompressed_hex;
 use embedded_wallet_kit::ClientKey;
 use embedded_wallet_kit::ErrorCode;
+use embedded_wallet_kit::SecretKey;
 
 #[path = "support/freed_copies.rs"]
 mod freed;

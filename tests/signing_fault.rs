@@ -13,8 +13,9 @@ use std::mem::ManuallyDrop;
 
 use embedded_wallet_kit::enclave::sign_with_tek;
 use embedded_wallet_kit::fault_injection::corrupt_next_signatures;
-use embedded_wallet_kit::p256::SecretKey;
-use embedded_wallet_kit::{bundle, ClientKey, ErrorCode, PendingSignature, Session};
+use embedded_wallet_kit::system_now;
+use embedded_wallet_kit::SecretKey;
+use embedded_wallet_kit::{service, ClientKey, ErrorCode, PendingSignature, Session};
 
 #[path = "support/freed_copies.rs"]
 mod freed;
@@ -28,7 +29,7 @@ fn in_memory(secret: &SecretKey) -> Vec<u8> {
 
 fn session_of(secret: &SecretKey) -> Box<ManuallyDrop<Session>> {
     let mut key = ClientKey::generate().unwrap();
-    let sealed = bundle::seal(key.public_key(), &secret.to_bytes()).unwrap();
+    let sealed = service::seal(key.public_key(), &secret.to_bytes()).unwrap();
     let response = format!(
         r#"{{"id":"Session:0b9a4a2e-5f7e-4d7e-9a57-2f0f8c1d3e4b","accountId":"InternalAccount:1",
             "type":"EMAIL_OTP","expiresAt":"2999-01-01T00:00:00Z","encryptedSessionSigningKey":"{sealed}"}}"#
@@ -45,17 +46,17 @@ fn a_faulty_stamp_poisons_the_session_and_wipes_its_scalar() {
 
     // Control: a live session's block, freed without its destructor, holds the scalar.
     let live = session_of(&secret);
-    live.stamp("{}").unwrap();
+    live.stamp("{}", system_now()).unwrap();
     assert_eq!(freed_copies(&needle, || drop(live)), 1);
 
     let mut session = session_of(&secret);
     corrupt_next_signatures(1);
-    let err = session.stamp("{}").unwrap_err();
+    let err = session.stamp("{}", system_now()).unwrap_err();
     assert_eq!(err.code(), ErrorCode::EngineFault);
     assert!(err.message().contains("reload the page"), "{err}");
     assert!(session.is_poisoned());
     for code in [
-        session.stamp("{}").unwrap_err().code(),
+        session.stamp("{}", system_now()).unwrap_err().code(),
         session.key_pkcs8().unwrap_err().code(),
     ] {
         assert_eq!(code, ErrorCode::EngineFault);
@@ -65,7 +66,10 @@ fn a_faulty_stamp_poisons_the_session_and_wipes_its_scalar() {
     )
     .unwrap();
     assert_eq!(
-        session.sign_retry(&pending).unwrap_err().code(),
+        session
+            .sign_retry(&pending, system_now())
+            .unwrap_err()
+            .code(),
         ErrorCode::EngineFault
     );
     assert_eq!(freed_copies(&needle, || drop(session)), 0);

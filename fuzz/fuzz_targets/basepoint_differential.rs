@@ -7,9 +7,9 @@
 //! the group order (where the sums meet the identity or equal points) are reached by
 //! `Secret::Small` and `Secret::BelowOrder` (n - k).
 use embedded_wallet_kit::fuzzing::{mul_generator, with_deterministic_nonces, SigningKey};
-use embedded_wallet_kit::p256::ecdsa::signature::{Signer as _, Verifier as _};
-use embedded_wallet_kit::p256::ecdsa::Signature;
-use embedded_wallet_kit::p256::{NonZeroScalar, ProjectivePoint, SecretKey};
+use p256::ecdsa::signature::{Signer as _, Verifier as _};
+use p256::ecdsa::Signature;
+use p256::{NonZeroScalar, ProjectivePoint, SecretKey};
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
 
@@ -33,11 +33,11 @@ fuzz_target!(|input: Input| {
         return;
     };
     let secret = SecretKey::from(k);
-    let theirs = embedded_wallet_kit::p256::ecdsa::SigningKey::from(&secret);
+    let theirs = p256::ecdsa::SigningKey::from(&secret);
     let ours = SigningKey::new(secret).expect("no engine fault");
     assert_eq!(
         ours.public_key(),
-        &embedded_wallet_kit::p256::PublicKey::from(theirs.verifying_key())
+        &embedded_wallet_kit::PublicKey::from(theirs.verifying_key())
     );
     let signature: Signature = theirs.sign(&input.message);
     let deterministic = with_deterministic_nonces(|| ours.sign(&input.message));

@@ -2,8 +2,8 @@
 // reproduces from its input alone.
 #![allow(dead_code)]
 
-use embedded_wallet_kit::p256::elliptic_curve::ops::Reduce;
-use embedded_wallet_kit::p256::{Scalar, SecretKey, U256};
+use p256::elliptic_curve::ops::Reduce;
+use p256::{Scalar, SecretKey, U256};
 use embedded_wallet_kit::{ClientKey, Session};
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 

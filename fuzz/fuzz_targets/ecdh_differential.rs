@@ -5,8 +5,8 @@
 //! order (where the loop's additions meet the identity or equal points) are reached by
 //! `Secret::Small` and `Secret::BelowOrder` (n - k).
 use embedded_wallet_kit::fuzzing::diffie_hellman;
-use embedded_wallet_kit::p256::elliptic_curve::ops::Reduce;
-use embedded_wallet_kit::p256::{NonZeroScalar, ProjectivePoint, Scalar, U256};
+use p256::elliptic_curve::ops::Reduce;
+use p256::{NonZeroScalar, ProjectivePoint, Scalar, U256};
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
 
@@ -31,7 +31,7 @@ fuzz_target!(|input: Input| {
         return;
     };
     let public = (ProjectivePoint::GENERATOR * point.as_ref()).to_affine();
-    let theirs = embedded_wallet_kit::p256::ecdh::diffie_hellman(secret, &public);
+    let theirs = p256::ecdh::diffie_hellman(secret, &public);
     assert_eq!(
         &diffie_hellman(&secret, &public)[..],
         &theirs.raw_secret_bytes()[..]

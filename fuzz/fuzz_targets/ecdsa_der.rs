@@ -3,7 +3,7 @@
 //! must accept exactly the same byte strings, decode them to the same signature, and
 //! encode every signature to the same bytes.
 use embedded_wallet_kit::fuzzing::ecdsa_der;
-use embedded_wallet_kit::p256::ecdsa::Signature;
+use p256::ecdsa::Signature;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -6,8 +6,8 @@
 //! recipient both must fail, or both succeed with the same plaintext.
 use embedded_wallet_kit::fuzzing::{open, seal};
 use embedded_wallet_kit::ErrorCode;
-use embedded_wallet_kit::p256::elliptic_curve::sec1::ToSec1Point;
-use embedded_wallet_kit::p256::{PublicKey, SecretKey};
+use p256::elliptic_curve::sec1::ToSec1Point;
+use p256::{PublicKey, SecretKey};
 use hpke::{Deserializable, Serializable};
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;

@@ -14,14 +14,14 @@ fuzz_target!(|data: (u16, &str)| {
     let mut session = match PendingSignature::from_json(text) {
         Ok(pending) => {
             let mut session = common::session();
-            let _ = session.sign_retry_at(&pending, common::NOW);
+            let _ = session.sign_retry(&pending, common::NOW);
             session
         }
         Err(_) => common::sandbox_session(),
     };
     let response = Response { status, retry_after: Some(text), body: body.as_ref().map(|b| b as &dyn Fields) };
     let mut flow = SignedRetryFlow::new(Request::new("DELETE", "/auth/sessions/x", Some(text.to_owned())));
-    if let Ok(embedded_wallet_kit::flows::Next::Send(retry)) = flow.on_response_at(&mut session, &response, common::NOW) {
+    if let Ok(embedded_wallet_kit::flows::Next::Send(retry)) = flow.on_response(&mut session, &response, common::NOW) {
         assert_eq!(retry.body.as_deref(), Some(text), "a retry repeats the body bytes");
     }
 });

@@ -10,10 +10,10 @@ mod common;
 fuzz_target!(|text: &str| {
     let Ok(quote) = QuoteToSign::from_json(text) else { return };
     let session = common::session();
-    let _ = session.sign_quote_at(&quote, common::NOW);
+    let _ = session.sign_quote(&quote, common::NOW);
     if let Ok(map) = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(text) {
         if let Ok(execution) = QuoteExecution::new(&map) {
-            let _ = execution.request_at(&session, common::NOW);
+            let _ = execution.request(&session, common::NOW);
         }
     }
 });

@@ -1,7 +1,7 @@
 #![no_main]
 //! base58check decoding, point validation and HPKE open of arbitrary bundle text.
-use embedded_wallet_kit::bundle::Bundle;
-use embedded_wallet_kit::p256::SecretKey;
+use embedded_wallet_kit::service::Bundle;
+use embedded_wallet_kit::SecretKey;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|text: &str| {

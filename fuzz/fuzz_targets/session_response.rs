@@ -9,13 +9,13 @@ mod common;
 
 fuzz_target!(|text: &str| {
     if let Ok(session) = Session::sandbox_json(text) {
-        let _ = session.stamp_at("p", common::NOW);
+        let _ = session.stamp("p", common::NOW);
     } else {
         return; // open and fromClientKey read the same fields first
     }
     let mut key = common::client_key();
     if let Ok(session) = Session::open_json(text, &mut key) {
-        let _ = session.stamp_at("p", common::NOW);
+        let _ = session.stamp("p", common::NOW);
     }
     if let Ok(map) = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(text) {
         let mut key = common::client_key();

@@ -1,6 +1,6 @@
 #![no_main]
 //! RFC 3339 parsing: never panics, and accepted instants are stable under re-parsing.
-use embedded_wallet_kit::parse_rfc3339;
+use embedded_wallet_kit::service::parse_rfc3339;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|text: &str| {

@@ -14,7 +14,7 @@ use zeroize::Zeroizing;
 
 use crate::bundle::{open_with, Aad, HPKE_INFO};
 use crate::client_key::ClientKey;
-use crate::encoding::hex_decode;
+use crate::codec::hex_decode;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fields::{required, Fields};
 use crate::public_key::{decode_sec1, parse_public_key_hex};
@@ -205,7 +205,7 @@ pub fn open_export_json(
 #[cfg(all(test, feature = "json"))]
 mod tests {
     use super::*;
-    use crate::encoding::hex_encode;
+    use crate::codec::hex_encode;
     use crate::test_vectors::{hex, vectors};
     use p256::SecretKey;
     #[cfg(target_arch = "wasm32")]

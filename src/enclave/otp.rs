@@ -11,9 +11,9 @@ use p256::elliptic_curve::sec1::ToSec1Point;
 
 use crate::bundle::seal_raw;
 use crate::client_key::ClientKey;
+use crate::codec::hex_encode;
 #[cfg(feature = "json")]
 use crate::enclave::{SignerPin, VerifiedEnvelope};
-use crate::encoding::hex_encode;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fields::{required, Fields};
 use crate::message::{PendingSignature, SignedRetryHeaders};
@@ -200,8 +200,8 @@ pub fn encrypt_otp_json(
 #[cfg(all(test, feature = "json"))]
 mod tests {
     use super::*;
+    use crate::codec::hex_decode;
     use crate::enclave::PRODUCTION_TLS_FETCHER_PUBLIC_KEY;
-    use crate::encoding::hex_decode;
     use crate::public_key::compressed_hex;
     use p256::ecdsa::signature::Signer as _;
     use p256::ecdsa::{DerSignature, SigningKey};
@@ -372,7 +372,7 @@ mod tests {
             .with("expiresAt", "2025-10-13T12:15:00Z");
         let mut session = Session::from_client_key(&response, &mut tek).unwrap();
         for spent in [id, other] {
-            let err = session.sign_retry_at(&pending(spent), NOW + 3).unwrap_err();
+            let err = session.sign_retry(&pending(spent), NOW + 3).unwrap_err();
             assert_eq!(
                 err.code(),
                 ErrorCode::RequestAlreadySigned,
@@ -380,7 +380,7 @@ mod tests {
             );
         }
         session
-            .sign_retry_at(
+            .sign_retry(
                 &pending("Request:00000000-0000-4000-8000-000000000002"),
                 NOW + 3,
             )

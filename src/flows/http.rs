@@ -2,7 +2,7 @@
 //! back. The kit never sends anything itself: the transport (the integrator backend,
 //! which adds the API credentials) does, so the API secret never enters the browser.
 
-use crate::encoding::hex_encode;
+use crate::codec::hex_encode;
 use crate::error::{Error, ErrorCode, Result, ServiceDetails};
 use crate::fields::{Field, Fields};
 use crate::message::PendingSignature;
@@ -61,7 +61,7 @@ pub struct Response<'a> {
 }
 
 /// A non-empty string member of the response body (ids, the service's `code`/`reason`).
-pub fn body_string(response: &Response<'_>, name: &str) -> Option<String> {
+pub(crate) fn body_string(response: &Response<'_>, name: &str) -> Option<String> {
     match response.body?.field(name) {
         Field::Str(s) if !s.is_empty() => Some(s),
         _ => None,
@@ -78,7 +78,7 @@ fn retry_after_ms(value: Option<&str>) -> Option<u64> {
 }
 
 /// The PendingSignature of a 202 response.
-pub fn pending_signature(response: &Response<'_>) -> Result<PendingSignature> {
+pub(crate) fn pending_signature(response: &Response<'_>) -> Result<PendingSignature> {
     let body = response.body.ok_or_else(|| {
         Error::new(
             ErrorCode::InvalidPendingSignature,
@@ -91,7 +91,7 @@ pub fn pending_signature(response: &Response<'_>) -> Result<PendingSignature> {
 /// The typed error for a response the flow did not expect: `UNAUTHORIZED` (401, with
 /// the service's reason), `FORBIDDEN` (403, e.g. a token without the `TRANSACT`
 /// permission), `RATE_LIMITED` (429, with the wait), else `SERVICE_ERROR`.
-pub fn response_error(response: &Response<'_>) -> Error {
+pub(crate) fn response_error(response: &Response<'_>) -> Error {
     let details = ServiceDetails {
         status: response.status,
         service_code: body_string(response, "code"),
@@ -142,7 +142,7 @@ pub fn response_error(response: &Response<'_>) -> Error {
 }
 
 /// `Ok` for a 2xx status, the typed error otherwise.
-pub fn expect_success(response: &Response<'_>) -> Result<()> {
+pub(crate) fn expect_success(response: &Response<'_>) -> Result<()> {
     if (200..300).contains(&response.status) {
         Ok(())
     } else {
@@ -152,7 +152,7 @@ pub fn expect_success(response: &Response<'_>) -> Result<()> {
 
 /// `Ok` for a final 2xx answer. A 202 asks for a signature: a request sent without a
 /// session cannot give one, so it is an error here rather than a result to read.
-pub fn expect_result(response: &Response<'_>) -> Result<()> {
+pub(crate) fn expect_result(response: &Response<'_>) -> Result<()> {
     if response.status == 202 {
         return Err(Error::new(
             ErrorCode::ServiceError,

@@ -3,19 +3,17 @@
 //! the backend, so the API secret never enters the browser). The same drivers run
 //! natively and under the wasm `WalletClient`.
 
-mod http;
+#[cfg_attr(not(feature = "service"), allow(unreachable_pub))]
+pub(crate) mod http;
 mod otp_login;
 mod processing;
 mod quote;
 mod signed_retry;
 pub mod wallet;
 
-pub use http::{
-    body_string, expect_result, expect_success, pending_signature, response_error, uuid_v4,
-    uuid_v4_from, Request, Response,
-};
-pub use otp_login::{target_bundle, OtpLogin, OtpNext, OtpStep};
-pub use processing::{is_processing, ProcessingPolicy, Resend};
-pub use quote::{QuoteExecution, IDEMPOTENCY_KEY_HEADER};
-pub use signed_retry::{Next, SignedRetryFlow, Step, MAX_SIGNED_LEGS};
+pub use http::{Request, Response};
+pub use otp_login::{target_bundle, OtpLogin, OtpNext};
+pub use processing::{ProcessingPolicy, Resend};
+pub use quote::QuoteExecution;
+pub use signed_retry::{Next, SignedRetryFlow};
 pub use wallet::{KeyMode, KeyRef, Operation, PasskeyChallenge, SessionRef};

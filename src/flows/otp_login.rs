@@ -14,8 +14,6 @@ use crate::json::json_object;
 use crate::message::{PendingSignature, SignedRetryHeaders, REQUEST_ID_HEADER, SIGNATURE_HEADER};
 use crate::prelude::*;
 use crate::session::Session;
-#[cfg(feature = "std")]
-use crate::timestamp::system_now;
 use crate::timestamp::UnixMillis;
 
 /// The `otpEncryptionTargetBundle` of a `/challenge` response (JSON text, to verify and
@@ -30,28 +28,23 @@ pub fn target_bundle(response: &Response<'_>) -> Result<String> {
     })
 }
 
-/// What to do next in an OTP login.
+/// What to do next in an [`OtpLogin`]. [`OtpLogin::on_response`] has the TEK in hand: it
+/// answers `Send`, `Resend` or `Session`. [`OtpLogin::next_step`] leaves the TEK to the
+/// caller (it may live elsewhere, e.g. in the signing wasm module): it answers `Sign`,
+/// `Resend` or `Done`.
 #[derive(Debug)]
 pub enum OtpNext {
     /// Send this request and report its response.
     Send(Request),
-    /// The service is still processing: wait, then send the identical request again.
-    Resend(Resend),
-    /// Logged in: the TEK became this session's key.
-    Session(Session),
-}
-
-/// What to do next when the caller's TEK signs (it may live elsewhere, e.g. in the
-/// signing wasm module): [`OtpLogin::next_step`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum OtpStep {
     /// Stamp this 202 with the TEK (it is unexpired and checked), then hand the headers
-    /// to [`OtpLogin::after_signing`].
+    /// to [`OtpLogin::after_signing`] for the request to send.
     Sign(PendingSignature),
     /// The service is still processing: wait, then send the identical request again.
     Resend(Resend),
     /// The verify succeeded: open its body with the TEK ([`Session::from_client_key`]).
     Done,
+    /// Logged in: the TEK became this session's key.
+    Session(Session),
 }
 
 /// One encrypted-OTP verify in progress.
@@ -126,16 +119,16 @@ impl OtpLogin {
     /// first leg, so an expired 202 is `REQUEST_EXPIRED` rather than a silent restart
     /// (a restart would send a spent code); a second 202 is `SERVICE_ERROR`. The 202's
     /// expiry is checked against `now`.
-    pub fn next_step_at(&mut self, response: &Response<'_>, now: UnixMillis) -> Result<OtpStep> {
+    pub fn next_step(&mut self, response: &Response<'_>, now: UnixMillis) -> Result<OtpNext> {
         if is_processing(response) {
             return self
                 .resends
                 .after(self.last_signed.as_ref(), &self.request, response)
-                .map(OtpStep::Resend);
+                .map(OtpNext::Resend);
         }
         match response.status {
             202 => {}
-            200..=299 => return Ok(OtpStep::Done),
+            200..=299 => return Ok(OtpNext::Done),
             _ => return Err(response_error(response)),
         }
         if self.signed {
@@ -149,16 +142,10 @@ impl OtpLogin {
             return Err(expired());
         }
         self.signed = true;
-        Ok(OtpStep::Sign(pending))
+        Ok(OtpNext::Sign(pending))
     }
 
-    #[cfg(feature = "std")]
-    /// [`OtpLogin::next_step_at`] the system clock ([`system_now`]).
-    pub fn next_step(&mut self, response: &Response<'_>) -> Result<OtpStep> {
-        self.next_step_at(response, system_now())
-    }
-
-    /// The retry after an [`OtpStep::Sign`]: the same body with the TEK's headers. A
+    /// The retry after an [`OtpNext::Sign`]: the same body with the TEK's headers. A
     /// signing failure is passed on unchanged (no restart: the code is spent).
     pub fn after_signing(&mut self, signed: Result<SignedRetryHeaders>) -> Result<Request> {
         let headers = signed?;
@@ -172,29 +159,21 @@ impl OtpLogin {
         Ok(retry)
     }
 
-    #[cfg(feature = "std")]
-    /// Reads a response with the TEK at hand: a 202 is stamped with `tek` (the key whose
-    /// public half is in the sealed bundle) and retried with the same body; the 200 opens
-    /// the session with `tek` as its key (consuming it). Reads the system clock
-    /// ([`system_now`]); [`OtpLogin::on_response_at`] takes `now`.
-    pub fn on_response(&mut self, tek: &mut ClientKey, response: &Response<'_>) -> Result<OtpNext> {
-        self.on_response_at(tek, response, system_now())
-    }
-
-    /// [`OtpLogin::on_response`] at `now`.
-    pub fn on_response_at(
+    /// Reads a response with the TEK at hand, at `now`: a 202 is stamped with `tek` (the
+    /// key whose public half is in the sealed bundle) and retried with the same body; the
+    /// 200 opens the session with `tek` as its key (consuming it).
+    pub fn on_response(
         &mut self,
         tek: &mut ClientKey,
         response: &Response<'_>,
         now: UnixMillis,
     ) -> Result<OtpNext> {
-        match self.next_step_at(response, now)? {
-            OtpStep::Sign(pending) => {
+        match self.next_step(response, now)? {
+            OtpNext::Sign(pending) => {
                 let signed = sign_with_tek(tek, &pending, now);
                 self.after_signing(signed).map(OtpNext::Send)
             }
-            OtpStep::Resend(resend) => Ok(OtpNext::Resend(resend)),
-            OtpStep::Done => {
+            OtpNext::Done => {
                 let body = response.body.ok_or_else(|| {
                     Error::new(
                         ErrorCode::InvalidSession,
@@ -206,6 +185,8 @@ impl OtpLogin {
                     session.with_credential_id(&self.credential_id),
                 ))
             }
+            // Resend; next_step answers neither Send nor Session.
+            next => Ok(next),
         }
     }
 }
@@ -276,7 +257,7 @@ mod tests {
 
         let payload = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ4In0.sig";
         let OtpNext::Send(retry) = login
-            .on_response_at(&mut tek, &respond(202, &pending(payload)), BEFORE)
+            .on_response(&mut tek, &respond(202, &pending(payload)), BEFORE)
             .unwrap()
         else {
             panic!("expected a retry")
@@ -289,11 +270,11 @@ mod tests {
 
         // A bundle in the answer means this is not the client-held flow: refused.
         let err = login
-            .on_response_at(&mut tek, &respond(200, &session(Some("x"))), BEFORE)
+            .on_response(&mut tek, &respond(200, &session(Some("x"))), BEFORE)
             .unwrap_err();
         assert_eq!(err.code(), ErrorCode::InvalidSession);
         let OtpNext::Session(s) = login
-            .on_response_at(&mut tek, &respond(200, &session(None)), BEFORE)
+            .on_response(&mut tek, &respond(200, &session(None)), BEFORE)
             .unwrap()
         else {
             panic!("expected the session")
@@ -309,8 +290,8 @@ mod tests {
         let mut login = OtpLogin::new(CRED, "EMAIL_OTP", SEALED).unwrap();
         assert_eq!(login.credential_id(), CRED);
         let first = login.first_request();
-        let OtpStep::Sign(pending202) = login
-            .next_step_at(&respond(202, &pending("p")), BEFORE)
+        let OtpNext::Sign(pending202) = login
+            .next_step(&respond(202, &pending("p")), BEFORE)
             .unwrap()
         else {
             panic!("expected a 202 to sign")
@@ -322,12 +303,12 @@ mod tests {
         assert_eq!(retry.header("Request-Id"), Some(REQ));
         let stamp = verify_stamp(retry.header(SIGNATURE_HEADER).unwrap(), "p").unwrap();
         assert_eq!(stamp.public_key, tek.compressed_public_key_hex());
-        assert_eq!(
+        assert!(matches!(
             login
-                .next_step_at(&respond(200, &session(None)), BEFORE)
+                .next_step(&respond(200, &session(None)), BEFORE)
                 .unwrap(),
-            OtpStep::Done
-        );
+            OtpNext::Done
+        ));
         // The signer's own expiry refusal is passed on, never turned into a restart.
         let refused = Error::new(ErrorCode::RequestExpired, "expired");
         assert_eq!(
@@ -337,7 +318,7 @@ mod tests {
         // Expired when it arrives: refused before anything is signed, with the reason.
         let mut late = OtpLogin::new(CRED, "EMAIL_OTP", SEALED).unwrap();
         let err = late
-            .next_step_at(&respond(202, &pending("p")), BEFORE + 300_000)
+            .next_step(&respond(202, &pending("p")), BEFORE + 300_000)
             .unwrap_err();
         assert_eq!(err.code(), ErrorCode::RequestExpired);
         assert!(err.message().contains("the code is spent"), "{err}");
@@ -364,7 +345,7 @@ mod tests {
         let mut login = OtpLogin::new(CRED, "SMS_OTP", SEALED).unwrap();
         assert_eq!(
             login
-                .on_response_at(&mut tek, &respond(202, &pending("p")), BEFORE + 3_600_000)
+                .on_response(&mut tek, &respond(202, &pending("p")), BEFORE + 3_600_000)
                 .unwrap_err()
                 .code(),
             ErrorCode::RequestExpired
@@ -372,11 +353,11 @@ mod tests {
         // A second 202, and a 401.
         let mut login = OtpLogin::new(CRED, "EMAIL_OTP", SEALED).unwrap();
         login
-            .on_response_at(&mut tek, &respond(202, &pending("p")), BEFORE)
+            .on_response(&mut tek, &respond(202, &pending("p")), BEFORE)
             .unwrap();
         assert_eq!(
             login
-                .on_response_at(&mut tek, &respond(202, &pending("p")), BEFORE)
+                .on_response(&mut tek, &respond(202, &pending("p")), BEFORE)
                 .unwrap_err()
                 .code(),
             ErrorCode::ServiceError
@@ -384,7 +365,7 @@ mod tests {
         let denied = TestFields::default().with("reason", "Invalid OTP code");
         assert_eq!(
             login
-                .on_response_at(&mut tek, &respond(401, &denied), BEFORE)
+                .on_response(&mut tek, &respond(401, &denied), BEFORE)
                 .unwrap_err()
                 .code(),
             ErrorCode::Unauthorized
@@ -395,7 +376,7 @@ mod tests {
         let mut login = OtpLogin::new(CRED, "EMAIL_OTP", SEALED).unwrap();
         assert_eq!(
             login
-                .on_response_at(&mut used, &respond(202, &pending("p")), BEFORE)
+                .on_response(&mut used, &respond(202, &pending("p")), BEFORE)
                 .unwrap_err()
                 .code(),
             ErrorCode::KeyConsumed

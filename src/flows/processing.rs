@@ -49,7 +49,7 @@ pub struct Resend {
 
 /// Whether `response` is the still-processing answer: a 200 whose body's `status` is
 /// `PROCESSING` (terminal 200 answers have no such member).
-pub fn is_processing(response: &Response<'_>) -> bool {
+pub(crate) fn is_processing(response: &Response<'_>) -> bool {
     response.status == 200 && body_string(response, "status").as_deref() == Some("PROCESSING")
 }
 

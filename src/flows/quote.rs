@@ -8,12 +8,10 @@ use crate::fields::{is_kind_uuid, required, Fields};
 use crate::message::{QuoteToSign, SIGNATURE_HEADER};
 use crate::prelude::*;
 use crate::session::Session;
-#[cfg(feature = "std")]
-use crate::timestamp::system_now;
 use crate::timestamp::UnixMillis;
 
 /// The header that makes a request idempotent.
-pub const IDEMPOTENCY_KEY_HEADER: &str = "Idempotency-Key";
+pub(crate) const IDEMPOTENCY_KEY_HEADER: &str = "Idempotency-Key";
 
 /// One execution of one quote.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,14 +54,8 @@ impl QuoteExecution {
 
     /// The execute request, signed at `now` (so `QUOTE_EXPIRED` / `SESSION_EXPIRED` are checked
     /// at each attempt). Retrying after a network failure sends this again: same key.
-    pub fn request_at(&self, session: &Session, now: UnixMillis) -> Result<Request> {
-        Ok(self.request_with_signature(session.sign_quote_at(&self.quote, now)?))
-    }
-
-    #[cfg(feature = "std")]
-    /// [`QuoteExecution::request_at`] the system clock ([`system_now`]).
-    pub fn request(&self, session: &Session) -> Result<Request> {
-        self.request_at(session, system_now())
+    pub fn request(&self, session: &Session, now: UnixMillis) -> Result<Request> {
+        Ok(self.request_with_signature(session.sign_quote(&self.quote, now)?))
     }
 
     /// What the session signs: the quote's payload and expiry, as read once here.
@@ -120,8 +112,8 @@ mod tests {
         let exec = QuoteExecution::new(&quote()).unwrap();
         let s = sandbox();
         let now = 1_760_356_800_000;
-        let first = exec.request_at(&s, now).unwrap();
-        let retry = exec.request_at(&s, now).unwrap();
+        let first = exec.request(&s, now).unwrap();
+        let retry = exec.request(&s, now).unwrap();
         assert_eq!(
             first.path,
             "/quotes/Quote:5d2c8f3e-1a4b-4c6d-8e9f-0a1b2c3d4e5f/execute"
@@ -168,7 +160,7 @@ mod tests {
         let exec = QuoteExecution::new(&quote()).unwrap();
         let late = 1_760_356_920_000;
         assert_eq!(
-            exec.request_at(&sandbox(), late).unwrap_err().code(),
+            exec.request(&sandbox(), late).unwrap_err().code(),
             ErrorCode::QuoteExpired
         );
         let err = QuoteExecution::new(&quote().with("id", "Transaction:1")).unwrap_err();

@@ -11,33 +11,22 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::message::{PendingSignature, SignedRetryHeaders, REQUEST_ID_HEADER, SIGNATURE_HEADER};
 use crate::prelude::*;
 use crate::session::Session;
-#[cfg(feature = "std")]
-use crate::timestamp::system_now;
 use crate::timestamp::UnixMillis;
 
 /// More 202s than any operation has legs means something is wrong: stop.
-pub const MAX_SIGNED_LEGS: u8 = 8;
+pub(crate) const MAX_SIGNED_LEGS: u8 = 8;
 // The error message spells the bound out (no formatting code in the wasm for it).
 const _: () = assert!(MAX_SIGNED_LEGS == 8);
 
-/// What to do next.
+/// What to do next in a [`SignedRetryFlow`]. [`SignedRetryFlow::on_response`] signs with
+/// the session in hand, so it never answers `Sign`; [`SignedRetryFlow::next_step`] leaves
+/// the signing to the caller, so it answers `Sign` where the other answers `Send`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Next {
     /// Send this request and report its response.
     Send(Request),
-    /// The service is still processing: wait, then send the identical request again.
-    Resend(Resend),
-    /// The operation succeeded; the last response is its result.
-    Done,
-}
-
-/// What to do next when the caller signs: [`SignedRetryFlow::next_step`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Step {
-    /// Send this request and report its response.
-    Send(Request),
     /// Sign this 202 (its payload already checked) with the session, then hand the
-    /// result to [`SignedRetryFlow::after_signing`].
+    /// result to [`SignedRetryFlow::after_signing`] for the request to send.
     Sign(PendingSignature),
     /// The service is still processing: wait, then send the identical request again.
     Resend(Resend),
@@ -129,38 +118,30 @@ impl SignedRetryFlow {
     }
 
     /// Reads a response and says what to send next, signing 202s with `session` at `now`.
-    pub fn on_response_at(
+    pub fn on_response(
         &mut self,
         session: &mut Session,
         response: &Response<'_>,
         now: UnixMillis,
     ) -> Result<Next> {
         match self.next_step(response)? {
-            Step::Send(request) => Ok(Next::Send(request)),
-            Step::Resend(resend) => Ok(Next::Resend(resend)),
-            Step::Done => Ok(Next::Done),
-            Step::Sign(pending) => self
-                .after_signing(session.sign_retry_at(&pending, now))
+            Next::Sign(pending) => self
+                .after_signing(session.sign_retry(&pending, now))
                 .map(Next::Send),
+            next => Ok(next),
         }
-    }
-
-    #[cfg(feature = "std")]
-    /// [`SignedRetryFlow::on_response_at`] the system clock ([`system_now`]).
-    pub fn on_response(&mut self, session: &mut Session, response: &Response<'_>) -> Result<Next> {
-        self.on_response_at(session, response, system_now())
     }
 
     /// Reads a response and says what to do next, leaving a 202's signature to the
     /// caller (whose session may live elsewhere, e.g. in another wasm module). The 202
     /// is parsed, bounded and its payload checked here; only the signing is left out.
-    pub fn next_step(&mut self, response: &Response<'_>) -> Result<Step> {
+    pub fn next_step(&mut self, response: &Response<'_>) -> Result<Next> {
         if is_processing(response) {
-            return self.resend(response).map(Step::Resend);
+            return self.resend(response).map(Next::Resend);
         }
         match response.status {
             202 => {}
-            200..=299 => return Ok(Step::Done),
+            200..=299 => return Ok(Next::Done),
             _ => return Err(response_error(response)),
         }
         self.legs += 1;
@@ -172,7 +153,7 @@ impl SignedRetryFlow {
         }
         let pending = super::http::pending_signature(response)?;
         self.check_target_key(&pending.payload_to_sign)?;
-        Ok(Step::Sign(pending))
+        Ok(Next::Sign(pending))
     }
 
     /// Reads the response to a request sent without a session (a login step): a 202 is
@@ -190,7 +171,7 @@ impl SignedRetryFlow {
             .after(self.last_signed.as_ref(), &self.request, response)
     }
 
-    /// The request after a [`Step::Sign`]: the retry with both headers, or, when the 202
+    /// The request after a [`Next::Sign`]: the retry with both headers, or, when the 202
     /// expired before it could be signed, the first request again (once).
     pub fn after_signing(&mut self, signed: Result<SignedRetryHeaders>) -> Result<Request> {
         self.resends.reset();
@@ -312,10 +293,11 @@ mod tests {
                     body: Some(&empty),
                 }
             };
-            match flow.on_response_at(&mut s, &response, NOW)? {
+            match flow.on_response(&mut s, &response, NOW)? {
                 Next::Send(next) => sent.push(next),
                 Next::Resend(resend) => sent.push(resend.request),
                 Next::Done => return Ok((sent, issued)),
+                Next::Sign(_) => unreachable!("on_response signs with the session"),
             }
         }
     }
@@ -331,14 +313,14 @@ mod tests {
         let leg = pending(1, "2025-10-13T12:05:00Z");
         let processing = TestFields::default().with("status", "PROCESSING");
         let Next::Send(signed) = flow
-            .on_response_at(&mut s, &respond(202, Some(&leg)), NOW)
+            .on_response(&mut s, &respond(202, Some(&leg)), NOW)
             .unwrap()
         else {
             panic!("a 202 is signed");
         };
         for attempt in 1..=3u16 {
             let Next::Resend(resend) = flow
-                .on_response_at(&mut s, &respond(200, Some(&processing)), NOW)
+                .on_response(&mut s, &respond(200, Some(&processing)), NOW)
                 .unwrap()
             else {
                 panic!("PROCESSING is re-sent");
@@ -355,7 +337,7 @@ mod tests {
         }
         let done = TestFields::default().with("id", "x");
         assert_eq!(
-            flow.on_response_at(&mut s, &respond(204, Some(&done)), NOW)
+            flow.on_response(&mut s, &respond(204, Some(&done)), NOW)
                 .unwrap(),
             Next::Done
         );
@@ -475,7 +457,7 @@ mod tests {
         ];
         for (payload, refused) in cases {
             let body = pending(&payload);
-            let result = flow().on_response_at(&mut s, &respond(202, Some(&body)), NOW);
+            let result = flow().on_response(&mut s, &respond(202, Some(&body)), NOW);
             match refused {
                 None => assert!(matches!(result.unwrap(), Next::Send(_)), "{payload}"),
                 Some(needle) => {
@@ -499,28 +481,28 @@ mod tests {
         let mut flow = SignedRetryFlow::new(Request::new("POST", "/x", None));
         let reason = TestFields::default().with("reason", "WALLET_SIGNATURE_BODY_MISMATCH");
         let err = flow
-            .on_response_at(&mut s, &respond(401, Some(&reason)), NOW)
+            .on_response(&mut s, &respond(401, Some(&reason)), NOW)
             .unwrap_err();
         assert_eq!(err.code(), ErrorCode::Unauthorized);
         assert!(err.message().contains("WALLET_SIGNATURE_BODY_MISMATCH"));
         let err = flow
-            .on_response_at(&mut s, &respond(202, None), NOW)
+            .on_response(&mut s, &respond(202, None), NOW)
             .unwrap_err();
         assert_eq!(err.code(), ErrorCode::InvalidPendingSignature);
         let bad = TestFields::default().with("payloadToSign", "p");
         let err = flow
-            .on_response_at(&mut s, &respond(202, Some(&bad)), NOW)
+            .on_response(&mut s, &respond(202, Some(&bad)), NOW)
             .unwrap_err();
         assert_eq!(err.code(), ErrorCode::InvalidPendingSignature);
         // The same requestId twice is refused by the session, not signed again.
         let p = pending(1, "2025-10-13T12:05:00Z");
         assert!(matches!(
-            flow.on_response_at(&mut s, &respond(202, Some(&p)), NOW)
+            flow.on_response(&mut s, &respond(202, Some(&p)), NOW)
                 .unwrap(),
             Next::Send(_)
         ));
         let err = flow
-            .on_response_at(&mut s, &respond(202, Some(&p)), NOW)
+            .on_response(&mut s, &respond(202, Some(&p)), NOW)
             .unwrap_err();
         assert_eq!(err.code(), ErrorCode::RequestAlreadySigned);
         // The signed retry refused for a missing permission (quote creation without
@@ -529,7 +511,7 @@ mod tests {
             .with("code", "FORBIDDEN")
             .with("reason", "Missing TRANSACT permission");
         let err = flow
-            .on_response_at(&mut s, &respond(403, Some(&denied)), NOW)
+            .on_response(&mut s, &respond(403, Some(&denied)), NOW)
             .unwrap_err();
         assert_eq!(err.code(), ErrorCode::Forbidden);
         let service = err.service().unwrap();

@@ -2,7 +2,6 @@
 //! credential flows (EMAIL_OTP, OAUTH, PASSKEY), sessions (refresh, revoke), credential
 //! add/revoke, account export and update. Each is sans-IO, like the signed-retry driver.
 
-pub use super::http::body_string;
 use super::http::{expect_success, Request, Response};
 use super::signed_retry::SignedRetryFlow;
 use crate::client_key::ClientKey;
@@ -37,9 +36,13 @@ fn non_empty(value: &str, name: &str) -> Result<()> {
     }
 }
 
+// The operations are built through [`Operation::flow`], the one entry point. The forms
+// below taking a `ClientKey` or a `Session` in hand (and checking the key unused) are
+// crate-private; those only the tests call are compiled for them alone.
+
 /// `POST /auth/credentials` for an EMAIL_OTP credential. On an account that already has
 /// a credential the service answers 202: run it through [`add_credential`] instead.
-pub fn create_email_otp(account_id: &str) -> Result<Request> {
+pub(crate) fn create_email_otp(account_id: &str) -> Result<Request> {
     non_empty(account_id, "accountId")?;
     Ok(Request::new(
         "POST",
@@ -53,13 +56,14 @@ pub fn create_email_otp(account_id: &str) -> Result<Request> {
 
 /// Adding a credential to an account that has one: a signed retry of `POST
 /// /auth/credentials` with `body` (the JSON text of any create variant).
-pub fn add_credential(body: String) -> SignedRetryFlow {
+pub(crate) fn add_credential(body: String) -> SignedRetryFlow {
     SignedRetryFlow::new(Request::new("POST", "/auth/credentials", Some(body)))
 }
 
+#[cfg(test)]
 /// `POST /auth/credentials/{id}/challenge`: a new OTP (EMAIL_OTP, no key) or a passkey
 /// challenge bound to `key` (PASSKEY).
-pub fn challenge(credential_id: &str, key: Option<&ClientKey>) -> Result<Request> {
+pub(crate) fn challenge(credential_id: &str, key: Option<&ClientKey>) -> Result<Request> {
     match key {
         Some(key) => {
             key.check_unused()?;
@@ -83,8 +87,9 @@ fn challenge_for(credential_id: &str, client_public_key: Option<&str>) -> Result
     ))
 }
 
+#[cfg(test)]
 /// `POST /auth/credentials/{id}/verify` with an OTP.
-pub fn verify_email_otp(credential_id: &str, otp: &str, key: &ClientKey) -> Result<Request> {
+pub(crate) fn verify_email_otp(credential_id: &str, otp: &str, key: &ClientKey) -> Result<Request> {
     key.check_unused()?;
     verify_for(
         "EMAIL_OTP",
@@ -115,9 +120,14 @@ fn verify_for(
     ))
 }
 
+#[cfg(test)]
 /// `POST /auth/credentials/{id}/verify` with a fresh OIDC token whose `nonce` is
 /// `key.oidc_nonce()`.
-pub fn verify_oauth(credential_id: &str, oidc_token: &str, key: &ClientKey) -> Result<Request> {
+pub(crate) fn verify_oauth(
+    credential_id: &str,
+    oidc_token: &str,
+    key: &ClientKey,
+) -> Result<Request> {
     key.check_unused()?;
     verify_for(
         "OAUTH",
@@ -308,9 +318,10 @@ pub fn open_session(
     Ok(issued_by(session, credential_id))
 }
 
+#[cfg(test)]
 /// [`open_session`] against the API 2025-10-13 sandbox, whose bundle is a stub: a
 /// [`Session::sandbox`] (explicit, never guessed from a failed decryption).
-pub fn open_sandbox_session(
+pub(crate) fn open_sandbox_session(
     response: &Response<'_>,
     credential_id: Option<&str>,
 ) -> Result<Session> {
@@ -319,13 +330,8 @@ pub fn open_sandbox_session(
 }
 
 /// Refresh (spec §4.2 item 8): a signed retry of `POST /auth/sessions/{id}/refresh` with
-/// the new key, stamped by the current session; the payload must name the new key.
-pub fn refresh(session: &Session, new_key: &ClientKey) -> Result<SignedRetryFlow> {
-    refresh_with(session, new_key, KeyMode::Sealed)
-}
-
-/// [`refresh`] (or, in [`KeyMode::ClientHeld`], [`refresh_client_held`]) from the
-/// session's and the new key's public data.
+/// the new key, stamped by the current session; the payload must name the new key (in
+/// [`KeyMode::ClientHeld`], its compressed form).
 fn refresh_for(
     session: SessionRef<'_>,
     new_key: KeyRef<'_>,
@@ -341,14 +347,19 @@ fn refresh_for(
     .expecting_target_keys(new_key.public_key_hex, new_key.compressed_public_key_hex))
 }
 
+#[cfg(test)]
 /// Refresh in client-held mode (newer deployments, DESIGN §3): the new key's
 /// *compressed* public key is sent, which asks for no bundle: the new key itself becomes
-/// the session key. The old session stamps, as in [`refresh`]; open the 201 with
+/// the session key. The old session stamps, as in [`refresh_for`]; open the 201 with
 /// [`open_client_held_session`].
-pub fn refresh_client_held(session: &Session, new_key: &ClientKey) -> Result<SignedRetryFlow> {
+pub(crate) fn refresh_client_held(
+    session: &Session,
+    new_key: &ClientKey,
+) -> Result<SignedRetryFlow> {
     refresh_with(session, new_key, KeyMode::ClientHeld)
 }
 
+#[cfg(test)]
 fn refresh_with(session: &Session, new_key: &ClientKey, mode: KeyMode) -> Result<SignedRetryFlow> {
     new_key.check_unused()?;
     let (public, compressed) = (
@@ -389,7 +400,7 @@ pub fn open_client_held_session(
 }
 
 /// `DELETE /auth/sessions/{id}` as a signed retry.
-pub fn revoke_session<'a>(session: impl Into<SessionRef<'a>>) -> Result<SignedRetryFlow> {
+pub(crate) fn revoke_session<'a>(session: impl Into<SessionRef<'a>>) -> Result<SignedRetryFlow> {
     let id = path_id(session.into().id, "Session", "session id")?;
     Ok(SignedRetryFlow::new(Request::new(
         "DELETE",
@@ -400,7 +411,7 @@ pub fn revoke_session<'a>(session: impl Into<SessionRef<'a>>) -> Result<SignedRe
 
 /// `DELETE /auth/credentials/{id}` as a signed retry. Refused here when `session` came
 /// from that very credential: the service requires a session of a different one.
-pub fn revoke_credential<'a>(
+pub(crate) fn revoke_credential<'a>(
     session: impl Into<SessionRef<'a>>,
     credential_id: &str,
 ) -> Result<SignedRetryFlow> {
@@ -418,8 +429,9 @@ pub fn revoke_credential<'a>(
     )))
 }
 
+#[cfg(test)]
 /// `POST /internal-accounts/{id}/export` as a signed retry; the envelope is sealed to `key`.
-pub fn export_wallet(account_id: &str, key: &ClientKey) -> Result<SignedRetryFlow> {
+pub(crate) fn export_wallet(account_id: &str, key: &ClientKey) -> Result<SignedRetryFlow> {
     key.check_unused()?;
     export_wallet_for(account_id, &key.public_key_hex())
 }
@@ -436,7 +448,7 @@ fn export_wallet_for(account_id: &str, client_public_key: &str) -> Result<Signed
 }
 
 /// `PATCH /internal-accounts/{id}` with `patch` (JSON text) as a signed retry.
-pub fn update_account(account_id: &str, patch: String) -> Result<SignedRetryFlow> {
+pub(crate) fn update_account(account_id: &str, patch: String) -> Result<SignedRetryFlow> {
     let id = path_id(account_id, "InternalAccount", "account id")?;
     non_empty(&patch, "patch")?;
     Ok(SignedRetryFlow::new(Request::new(
@@ -446,30 +458,33 @@ pub fn update_account(account_id: &str, patch: String) -> Result<SignedRetryFlow
     )))
 }
 
-/// A wallet operation with what it needs, as one value: one entry point for bindings
-/// instead of one per operation (the wasm `WalletClient` builds all its requests through
-/// [`Operation::flow`]; the binding parses the operation's JS name into this). A session
-/// and a key are given by their public parts, so the flows need neither in hand.
+/// A wallet operation with what it needs, as one value: the one entry point to every
+/// operation, natively and in the wasm `WalletClient` (which parses the operation's JS
+/// name into this). A session and a key are given by their public parts
+/// (`SessionRef::from(&session)`, a [`KeyRef`] of `ClientKey::public_key_hex` and
+/// `compressed_public_key_hex`), so the flows need neither in hand; [`Operation::flow`]
+/// builds the request (a plain one is a flow whose first request is all there is).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Operation<'a> {
-    /// `POST /auth/credentials` creating an EMAIL_OTP credential ([`create_email_otp`]).
+    /// `POST /auth/credentials` creating an EMAIL_OTP credential. On an account that
+    /// already has a credential the service answers 202: use `AddCredential` instead.
     CreateEmailOtp {
         /// `InternalAccount:<uuid>`.
         account_id: &'a str,
     },
-    /// `POST /auth/credentials` with a credential body, signed ([`add_credential`]).
+    /// `POST /auth/credentials` with a credential body, signed.
     AddCredential {
         /// The credential body, JSON text.
         body: &'a str,
     },
-    /// `POST /auth/credentials/{id}/challenge` ([`challenge`]).
+    /// `POST /auth/credentials/{id}/challenge`.
     Challenge {
         /// `AuthMethod:<uuid>`.
         credential_id: &'a str,
         /// The key the challenge binds (PASSKEY), if any.
         key: Option<KeyRef<'a>>,
     },
-    /// The verify of an EMAIL_OTP credential ([`verify_email_otp`]).
+    /// The verify of an EMAIL_OTP credential.
     VerifyEmailOtp {
         /// `AuthMethod:<uuid>`.
         credential_id: &'a str,
@@ -478,7 +493,7 @@ pub enum Operation<'a> {
         /// The client key the session is sealed to.
         key: KeyRef<'a>,
     },
-    /// The verify of an OAUTH credential ([`verify_oauth`]).
+    /// The verify of an OAUTH credential.
     VerifyOauth {
         /// `AuthMethod:<uuid>`.
         credential_id: &'a str,
@@ -487,33 +502,35 @@ pub enum Operation<'a> {
         /// The client key.
         key: KeyRef<'a>,
     },
-    /// A signed refresh of `session` to `new_key` ([`refresh`]).
+    /// A signed refresh of `session` to `new_key` (spec §4.2 item 8); the payload must
+    /// name the new key. In [`KeyMode::ClientHeld`] the compressed key is sent and the
+    /// new key itself becomes the session key ([`open_client_held_session`]).
     Refresh {
         /// The session that signs.
         session: SessionRef<'a>,
         /// The key of the new session.
         new_key: KeyRef<'a>,
     },
-    /// `DELETE /auth/sessions/{id}`, signed ([`revoke_session`]).
+    /// `DELETE /auth/sessions/{id}`, signed.
     RevokeSession {
         /// The session revoked (it signs its own revocation).
         session: SessionRef<'a>,
     },
-    /// `DELETE /auth/credentials/{id}`, signed by `session` ([`revoke_credential`]).
+    /// `DELETE /auth/credentials/{id}`, signed by `session`.
     RevokeCredential {
         /// The session that signs (not one `credential_id` issued).
         session: SessionRef<'a>,
         /// `AuthMethod:<uuid>`.
         credential_id: &'a str,
     },
-    /// `POST /internal-accounts/{id}/export`, signed ([`export_wallet`]).
+    /// `POST /internal-accounts/{id}/export`, signed.
     ExportWallet {
         /// `InternalAccount:<uuid>`.
         account_id: &'a str,
         /// The key the export envelope is sealed to.
         key: KeyRef<'a>,
     },
-    /// `PATCH /internal-accounts/{id}`, signed ([`update_account`]).
+    /// `PATCH /internal-accounts/{id}`, signed.
     UpdateAccount {
         /// `InternalAccount:<uuid>`.
         account_id: &'a str,

@@ -2,7 +2,7 @@
 //! padding, `clientDataJson` with a lowercase "json", `userHandle` omitted when absent.
 //! Also the `POST /auth/credentials` PASSKEY body.
 
-use crate::encoding::base64url_encode;
+use crate::codec::base64url_encode;
 use crate::error::{Error, ErrorCode, Result};
 use crate::prelude::*;
 use crate::text::Decimal;
@@ -74,7 +74,7 @@ impl Assertion {
 
 /// Checks a passkey nickname: 1 to 100 characters, no control characters.
 pub fn validate_nickname(nickname: &str) -> Result<()> {
-    let count = crate::encoding::char_count(nickname.as_bytes());
+    let count = crate::codec::char_count(nickname.as_bytes());
     if !(1..=100).contains(&count) {
         return Err(Error::new(
             ErrorCode::InvalidInput,

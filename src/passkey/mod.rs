@@ -13,8 +13,7 @@ pub use credential::{validate_account_id, validate_nickname, Assertion, Attestat
 pub use errors::{classify, Ceremony, Circumstances};
 pub use options::{
     registration_challenge_bytes, Attachment, Authentication, AuthenticationInput, Registration,
-    RegistrationInput, ResidentKey, UserVerification, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS,
-    PUB_KEY_CRED_ALGS,
+    RegistrationInput, ResidentKey, UserVerification, PUB_KEY_CRED_ALGS,
 };
 #[cfg(any(test, feature = "testing"))]
 pub use soft_authenticator::SoftAuthenticator;

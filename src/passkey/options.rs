@@ -1,15 +1,15 @@
 //! Passkey ceremony options as the kit's callers give them (DESIGN §5), validated and
 //! decoded into the bytes WebAuthn takes. Pure Rust: the browser calls live in `browser`.
 
-use crate::encoding::{base64url_decode, base64url_encode};
+use crate::codec::{base64url_decode, base64url_encode};
 use crate::error::{Error, ErrorCode, Result};
 use crate::prelude::*;
 use crate::text::Decimal;
 
 /// Default ceremony timeout, as most relying parties use.
-pub const DEFAULT_TIMEOUT_MS: u32 = 60_000;
+pub(crate) const DEFAULT_TIMEOUT_MS: u32 = 60_000;
 /// Longest timeout accepted (10 minutes): anything longer is almost surely a unit mistake.
-pub const MAX_TIMEOUT_MS: u32 = 600_000;
+pub(crate) const MAX_TIMEOUT_MS: u32 = 600_000;
 
 fn invalid(message: impl Into<String>) -> Error {
     Error::new(ErrorCode::InvalidInput, message)

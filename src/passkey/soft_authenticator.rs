@@ -15,7 +15,7 @@ use sha2::{Digest, Sha256};
 
 use super::credential::{Assertion, Attestation};
 use super::options::{Authentication, Registration, UserVerification};
-use crate::encoding::base64url_encode;
+use crate::codec::base64url_encode;
 use crate::error::{Error, ErrorCode, Result};
 
 /// Authenticator-data flag: user present.
@@ -263,7 +263,7 @@ impl SoftAuthenticator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::encoding::base64url_decode;
+    use crate::codec::base64url_decode;
     use crate::passkey::options::tests::registration;
     use crate::passkey::AuthenticationInput;
     use p256::ecdsa::signature::Verifier as _;
@@ -321,7 +321,7 @@ mod tests {
         assert_eq!(auth_data[32], FLAG_UP | FLAG_UV | FLAG_AT);
         assert_eq!(auth_data[33..37], [0, 0, 0, 0]);
 
-        let challenge = crate::encoding::sha256_hex(b"session-creation payload");
+        let challenge = crate::codec::sha256_hex(b"session-creation payload");
         for expected_count in 1u32..=3 {
             let auth = AuthenticationInput {
                 challenge: Some(challenge.clone()),

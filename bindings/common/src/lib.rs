@@ -86,7 +86,7 @@ pub fn invalid_input(message: &str) -> JsValue {
 }
 
 /// `Date.now()` as Unix milliseconds: the `now` the bindings pass to the core's guards
-/// and flows (`stamp_at`, `sign_retry_at`, …), since wasm32-unknown-unknown has no clock
+/// and flows (`stamp`, `sign_retry`, …), since wasm32-unknown-unknown has no clock
 /// the core could read.
 pub fn now_ms() -> UnixMillis {
     js_sys::Date::now() as UnixMillis

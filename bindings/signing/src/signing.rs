@@ -366,7 +366,7 @@ impl JsSession {
     ) -> JsResult<bool> {
         scrubbed(|| {
             if now.is_undefined() || now.is_null() {
-                return self.0.read(|s| s.is_expired_at(now_ms()));
+                return self.0.read(|s| s.is_expired(now_ms()));
             }
             let ms = match now.as_f64() {
                 Some(ms) => ms,
@@ -376,7 +376,7 @@ impl JsSession {
             if !ms.is_finite() {
                 return Err(invalid_input("now is an invalid Date"));
             }
-            self.0.read(|s| s.is_expired_at(ms as UnixMillis))
+            self.0.read(|s| s.is_expired(ms as UnixMillis))
         })
     }
 
@@ -392,8 +392,7 @@ impl JsSession {
         scrubbed(|| {
             let payload = exact_string(payload, "payloadToSign", ErrorCode::InvalidInput)?;
 
-            self.0
-                .write(|s| s.stamp_at(&payload, now_ms()).map_err(to_js))
+            self.0.write(|s| s.stamp(&payload, now_ms()).map_err(to_js))
         })
     }
 
@@ -411,7 +410,7 @@ impl JsSession {
             let pending = pending_from_js(pending)?;
             let headers = self
                 .0
-                .write(|s| s.sign_retry_at(&pending, now_ms()).map_err(to_js));
+                .write(|s| s.sign_retry(&pending, now_ms()).map_err(to_js));
             headers.map(|h| headers_to_js(&h))
         })
     }
@@ -428,7 +427,7 @@ impl JsSession {
             let quote = quote_from_js(quote)?;
             let signature = self
                 .0
-                .write(|s| s.sign_quote_at(&quote, now_ms()).map_err(to_js));
+                .write(|s| s.sign_quote(&quote, now_ms()).map_err(to_js));
             let out = Object::new();
             set(&out, SIGNATURE_HEADER, &signature?);
             Ok(out)

@@ -8,8 +8,8 @@
 //! is not enough.
 
 use crate::signing::{JsClientKey, JsSession};
-use embedded_wallet_kit::p256::SecretKey;
 use embedded_wallet_kit::ClientKey;
+use embedded_wallet_kit::SecretKey;
 use ewk_common::js::{scrubbed, set};
 use wasm_bindgen::prelude::*;
 

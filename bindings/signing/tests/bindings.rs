@@ -4,10 +4,10 @@
 // Tests may format (clippy.toml bans it in the library code only).
 #![allow(clippy::disallowed_macros)]
 
-use embedded_wallet_kit::bundle::seal;
-use embedded_wallet_kit::p256::SecretKey;
 use embedded_wallet_kit::parse_public_key_hex;
-use embedded_wallet_kit::stamp::verify_stamp;
+use embedded_wallet_kit::service::seal;
+use embedded_wallet_kit::service::verify_stamp;
+use embedded_wallet_kit::SecretKey;
 use ewk_signing::{JsClientKey, JsSession};
 use js_sys::{Object, Reflect, JSON};
 use wasm_bindgen::{JsCast, JsValue};
@@ -46,7 +46,7 @@ fn get(obj: &JsValue, key: &str) -> JsValue {
 fn open_from_object_and_from_text_give_the_same_key() {
     let scalar = [0x11u8; 32];
     let expected = SecretKey::from_slice(&scalar).unwrap().public_key();
-    let expected = embedded_wallet_kit::compressed_hex(&expected);
+    let expected = embedded_wallet_kit::service::compressed_hex(&expected);
 
     let key = JsClientKey::generate().unwrap();
     let text = response_text(&sealed_for(&key, scalar), "2999-01-01T00:00:00Z");

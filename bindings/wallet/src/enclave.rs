@@ -101,7 +101,7 @@ pub fn open_wallet_export(
 mod tests {
     use super::*;
     use embedded_wallet_kit::enclave::PRODUCTION_TLS_FETCHER_PUBLIC_KEY;
-    use embedded_wallet_kit::p256::SecretKey;
+    use embedded_wallet_kit::SecretKey;
     use js_sys::Reflect;
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
@@ -120,7 +120,7 @@ mod tests {
             "../../../tests/vectors/turnkey/export-bundles.json"
         ))
         .unwrap();
-        let hex = |text: &str| embedded_wallet_kit::encoding::hex_decode(text).unwrap();
+        let hex = |text: &str| embedded_wallet_kit::service::hex_decode(text).unwrap();
         let c = &v["vectors"][0];
         let key = || {
             JsClientKey::from_key(

@@ -17,8 +17,8 @@ use embedded_wallet_kit::flows::wallet::{
     self, KeyMode, KeyRef, Operation, PasskeyChallenge, SessionRef,
 };
 use embedded_wallet_kit::flows::{
-    OtpLogin, OtpStep, ProcessingPolicy, QuoteExecution, Request, Resend, Response,
-    SignedRetryFlow, Step,
+    Next, OtpLogin, OtpNext, ProcessingPolicy, QuoteExecution, Request, Resend, Response,
+    SignedRetryFlow,
 };
 use embedded_wallet_kit::format_rfc3339;
 use embedded_wallet_kit::Fields;
@@ -254,10 +254,10 @@ impl JsSignedRetryFlow {
         scrubbed(|| {
             let response = JsResponse::read(response)?;
             match self.0.next_step(&response.view()).map_err(to_js)? {
-                Step::Done => Ok(None),
-                Step::Send(request) => Ok(Some(wrap("send", &request_to_js(&request)))),
-                Step::Sign(pending) => Ok(Some(wrap("sign", &pending_to_js(&pending)))),
-                Step::Resend(resend) => Ok(Some(wrap("resend", &resend_to_js(&resend)))),
+                Next::Done => Ok(None),
+                Next::Send(request) => Ok(Some(wrap("send", &request_to_js(&request)))),
+                Next::Sign(pending) => Ok(Some(wrap("sign", &pending_to_js(&pending)))),
+                Next::Resend(resend) => Ok(Some(wrap("resend", &resend_to_js(&resend)))),
             }
         })
     }
@@ -508,12 +508,16 @@ impl JsOtpLoginFlow {
             let response = JsResponse::read(response)?;
             match self
                 .0
-                .next_step_at(&response.view(), ewk_common::now_ms())
+                .next_step(&response.view(), ewk_common::now_ms())
                 .map_err(to_js)?
             {
-                OtpStep::Done => Ok(None),
-                OtpStep::Sign(pending) => Ok(Some(wrap("sign", &pending_to_js(&pending)))),
-                OtpStep::Resend(resend) => Ok(Some(wrap("resend", &resend_to_js(&resend)))),
+                OtpNext::Done => Ok(None),
+                OtpNext::Sign(pending) => Ok(Some(wrap("sign", &pending_to_js(&pending)))),
+                OtpNext::Resend(resend) => Ok(Some(wrap("resend", &resend_to_js(&resend)))),
+                // next_step leaves the TEK to the caller: it never sends a signed retry
+                // itself nor opens a session (on_response does, with the TEK in hand).
+                OtpNext::Send(request) => Ok(Some(wrap("send", &request_to_js(&request)))),
+                OtpNext::Session(_) => Ok(None),
             }
         })
     }

@@ -95,7 +95,7 @@ pub fn authorize_stamp(session: &JsSession, payload: &JsValue) -> JsResult<Strin
         let payload =
             ewk_common::js::exact_string(payload, "payloadToSign", ErrorCode::InvalidInput)?;
         session.handle().write(|s| {
-            s.authorize_stamp_at(&payload, ewk_common::now_ms())
+            s.authorize_stamp(&payload, ewk_common::now_ms())
                 .map_err(to_js)
         })?;
         Ok(payload)
@@ -112,7 +112,7 @@ pub fn authorize_retry(session: &JsSession, pending: &JsValue) -> JsResult<Objec
     scrubbed(|| {
         let pending = pending_from_js(pending)?;
         session.handle().write(|s| {
-            s.authorize_retry_at(&pending, ewk_common::now_ms())
+            s.authorize_retry(&pending, ewk_common::now_ms())
                 .map_err(to_js)
         })?;
         let out = Object::new();
@@ -128,7 +128,7 @@ pub fn authorize_quote(session: &JsSession, quote: &JsValue) -> JsResult<String>
     scrubbed(|| {
         let quote = quote_from_js(quote)?;
         session.handle().write(|s| {
-            s.authorize_quote_at(&quote, ewk_common::now_ms())
+            s.authorize_quote(&quote, ewk_common::now_ms())
                 .map_err(to_js)
         })?;
         Ok(quote.payload_to_sign)

@@ -1,18 +1,19 @@
-//! The service-side cryptography: session keys sealed with the kit's `bundle::seal`, the
+//! The service-side cryptography: session keys sealed with the kit's `service::seal`, the
 //! sandbox stub bundle, the built-in OIDC issuer (ES256 JWTs), WebAuthn attestation and
 //! assertion checks, and the signed wallet-export envelope.
 
-use embedded_wallet_kit::bundle::{self, Bundle};
-use embedded_wallet_kit::encoding::{
-    base58check_decode, base58check_encode, base64url_decode, base64url_encode, hex_decode,
-    hex_encode,
+use embedded_wallet_kit::encoding::{base64url_decode, base64url_encode};
+use embedded_wallet_kit::parse_public_key_hex;
+use embedded_wallet_kit::service::{self, Bundle};
+use embedded_wallet_kit::service::{
+    base58check_decode, base58check_encode, compressed_hex, hex_decode, hex_encode,
+    uncompressed_hex,
 };
-use embedded_wallet_kit::p256::ecdsa::signature::{Signer as _, Verifier as _};
-use embedded_wallet_kit::p256::ecdsa::{DerSignature, Signature, SigningKey, VerifyingKey};
-use embedded_wallet_kit::p256::elliptic_curve::sec1::ToSec1Point;
-use embedded_wallet_kit::p256::elliptic_curve::Generate;
-use embedded_wallet_kit::p256::{PublicKey, SecretKey};
-use embedded_wallet_kit::{compressed_hex, parse_public_key_hex, uncompressed_hex};
+use p256::ecdsa::signature::{Signer as _, Verifier as _};
+use p256::ecdsa::{DerSignature, Signature, SigningKey, VerifyingKey};
+use p256::elliptic_curve::sec1::ToSec1Point;
+use p256::elliptic_curve::Generate;
+use p256::{PublicKey, SecretKey};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
@@ -32,7 +33,7 @@ pub fn generate_signing_key() -> SigningKey {
 /// and the session's compressed public key (hex), which later stamps must carry.
 pub fn seal_session_key(recipient: &PublicKey) -> Result<(String, String), String> {
     let session = generate_secret();
-    let sealed = bundle::seal(recipient, &session.to_bytes()).map_err(|e| e.to_string())?;
+    let sealed = service::seal(recipient, &session.to_bytes()).map_err(|e| e.to_string())?;
     Ok((sealed, compressed_hex(&session.public_key())))
 }
 
@@ -448,13 +449,13 @@ pub fn hpke_seal_uncompressed(
     recipient: &PublicKey,
     plaintext: &[u8],
 ) -> Result<(Vec<u8>, Vec<u8>), String> {
-    let sealed = bundle::seal(recipient, plaintext).map_err(|e| e.to_string())?;
+    let sealed = service::seal(recipient, plaintext).map_err(|e| e.to_string())?;
     let payload = base58check_decode(&sealed).map_err(|e| format!("{e:?}"))?;
-    let enc = PublicKey::from_sec1_bytes(&payload[..bundle::ENC_LEN])
+    let enc = PublicKey::from_sec1_bytes(&payload[..service::ENC_LEN])
         .map_err(|_| "sealed bundle has an invalid encapsulated key".to_owned())?;
     Ok((
         enc.to_sec1_point(false).as_bytes().to_vec(),
-        payload[bundle::ENC_LEN..].to_vec(),
+        payload[service::ENC_LEN..].to_vec(),
     ))
 }
 
@@ -726,7 +727,7 @@ mod tests {
         .contains("rpIdHash"));
 
         let login = crate::util::canonical_json(&json!({"x": 1}));
-        let login = embedded_wallet_kit::encoding::sha256_hex(login.as_bytes());
+        let login = embedded_wallet_kit::service::sha256_hex(login.as_bytes());
         let auth = AuthenticationInput {
             challenge: Some(login.clone()),
             credential_id: Some(a.credential_id.clone()),

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::http::{Method, StatusCode};
-use embedded_wallet_kit::p256::ecdsa::VerifyingKey;
+use p256::ecdsa::VerifyingKey;
 use serde_json::{json, Value};
 
 use crate::util::{new_id, now_ms, rfc3339, uuid_v4};

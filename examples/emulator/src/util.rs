@@ -53,7 +53,7 @@ pub fn uuid_v4() -> String {
     let mut b = random_bytes::<16>();
     b[6] = (b[6] & 0x0f) | 0x40;
     b[8] = (b[8] & 0x3f) | 0x80;
-    let h = embedded_wallet_kit::encoding::hex_encode(&b);
+    let h = embedded_wallet_kit::service::hex_encode(&b);
     format!(
         "{}-{}-{}-{}-{}",
         &h[0..8],
@@ -146,7 +146,8 @@ mod tests {
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00.000Z");
         assert_eq!(rfc3339(1_760_357_100_123), "2025-10-13T12:05:00.123Z");
         assert_eq!(rfc3339(951_782_400_000), "2000-02-29T00:00:00.000Z");
-        let parsed = embedded_wallet_kit::parse_rfc3339(&rfc3339(1_760_357_100_123), "t").unwrap();
+        let parsed =
+            embedded_wallet_kit::service::parse_rfc3339(&rfc3339(1_760_357_100_123), "t").unwrap();
         assert_eq!(parsed, 1_760_357_100_123);
     }
 

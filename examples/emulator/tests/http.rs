@@ -2,6 +2,7 @@
 
 mod common;
 
+use embedded_wallet_kit::system_now;
 use std::io::{BufRead as _, BufReader};
 use std::process::{Command, Stdio};
 
@@ -64,7 +65,7 @@ fn basic_auth_backend_and_error_bodies() {
     );
     first.expect(202);
     let pending = embedded_wallet_kit::PendingSignature::from_json(&first.body).unwrap();
-    let h = session.sign_retry(&pending).unwrap();
+    let h = session.sign_retry(&pending, system_now()).unwrap();
     emu.retry_with(
         "PATCH",
         &patch,

@@ -3,12 +3,13 @@
 
 mod common;
 
+use common::wallet;
 use common::{body, drive, register_body, send, start, view};
 use embedded_wallet_kit::enclave::{open_export_json, SignerPin};
-use embedded_wallet_kit::flows::body_string;
-use embedded_wallet_kit::flows::wallet::{self, PasskeyChallenge};
+use embedded_wallet_kit::flows::wallet::PasskeyChallenge;
 use embedded_wallet_kit::flows::QuoteExecution;
 use embedded_wallet_kit::passkey::SoftAuthenticator;
+use embedded_wallet_kit::system_now;
 use embedded_wallet_kit::{ClientKey, ErrorCode};
 use emulator::Mode;
 use serde_json::json;
@@ -21,7 +22,7 @@ fn a_whole_wallet_through_the_kits_flows() {
     // EMAIL_OTP: create, then verify with the emailed code.
     let created = send(&emu, &wallet::create_email_otp(&account).unwrap());
     created.expect(201);
-    let email_cred = body_string(&view(&created, &body(&created)), "id").unwrap();
+    let email_cred = body(&created).unwrap()["id"].as_str().unwrap().to_owned();
     let mut key = ClientKey::generate().unwrap();
     let verified = send(
         &emu,
@@ -110,7 +111,7 @@ fn a_whole_wallet_through_the_kits_flows() {
     quote.expect(201);
     let execution = QuoteExecution::new(&body(&quote).unwrap()).unwrap();
     for _attempt in 0..2 {
-        let resp = send(&emu, &execution.request(&session).unwrap());
+        let resp = send(&emu, &execution.request(&session, system_now()).unwrap());
         execution.on_response(&view(&resp, &body(&resp))).unwrap();
     }
     assert_eq!(

@@ -4,15 +4,15 @@
 
 mod common;
 
+use embedded_wallet_kit::system_now;
 use std::time::Duration;
 
+use common::wallet;
 use common::{body, drive, send, start_with, view, Emu};
 use embedded_wallet_kit::enclave::encrypt_otp_json;
 use embedded_wallet_kit::enclave::{
     open_export_json, SignerPin, PRODUCTION_TLS_FETCHER_PUBLIC_KEY,
 };
-use embedded_wallet_kit::flows::body_string;
-use embedded_wallet_kit::flows::wallet;
 use embedded_wallet_kit::flows::{target_bundle, OtpLogin, OtpNext};
 use embedded_wallet_kit::{ClientKey, ErrorCode, Result, Session, SIGNATURE_HEADER};
 use emulator::Mode;
@@ -28,13 +28,14 @@ fn otp_login(emu: &Emu, mut login: OtpLogin, tek: &mut ClientKey) -> Result<Sess
     loop {
         let resp = send(emu, &request);
         let parsed = body(&resp);
-        match login.on_response(tek, &view(&resp, &parsed))? {
+        match login.on_response(tek, &view(&resp, &parsed), system_now())? {
             OtpNext::Send(next) => request = next,
             OtpNext::Resend(resend) => {
                 std::thread::sleep(Duration::from_millis(resend.delay_ms.into()));
                 request = resend.request;
             }
             OtpNext::Session(session) => return Ok(session),
+            OtpNext::Sign(_) | OtpNext::Done => unreachable!("on_response has the TEK"),
         }
     }
 }
@@ -44,7 +45,7 @@ fn account_with_otp(emu: &Emu) -> (String, String) {
     let (account, _) = emu.new_account();
     let created = send(emu, &wallet::create_email_otp(&account).unwrap());
     created.expect(201);
-    let cred = body_string(&view(&created, &body(&created)), "id").unwrap();
+    let cred = body(&created).unwrap()["id"].as_str().unwrap().to_owned();
     (account, cred)
 }
 
@@ -106,7 +107,7 @@ fn encrypted_otp_login_then_client_held_refresh_and_export() {
     assert_eq!(first.json()["type"], "EMAIL_OTP");
     let mut impostor = ClientKey::generate().unwrap();
     let OtpNext::Send(forged) = login
-        .on_response(&mut impostor, &view(&first, &body(&first)))
+        .on_response(&mut impostor, &view(&first, &body(&first)), system_now())
         .unwrap()
     else {
         panic!("expected a retry")
@@ -121,7 +122,7 @@ fn encrypted_otp_login_then_client_held_refresh_and_export() {
     // The kit signs one 202 per login; a fresh login object retries with the TEK.
     let mut login = OtpLogin::new(&cred, "EMAIL_OTP", &sealed).unwrap();
     let OtpNext::Send(retry) = login
-        .on_response(&mut tek, &view(&first, &body(&first)))
+        .on_response(&mut tek, &view(&first, &body(&first)), system_now())
         .unwrap()
     else {
         panic!("expected a retry")
@@ -134,7 +135,7 @@ fn encrypted_otp_login_then_client_held_refresh_and_export() {
     );
     let tek_pub = tek.compressed_public_key_hex();
     let OtpNext::Session(mut session) = login
-        .on_response(&mut tek, &view(&done, &body(&done)))
+        .on_response(&mut tek, &view(&done, &body(&done)), system_now())
         .unwrap()
     else {
         panic!("expected the session")
@@ -212,7 +213,7 @@ fn encrypted_otp_refusals() {
     let tek = ClientKey::generate().unwrap();
     let elsewhere = format!(
         r#"{{"version":"v1.0.0","data":"{}","dataSignature":"","enclaveQuorumPublic":""}}"#,
-        embedded_wallet_kit::encoding::hex_encode(
+        embedded_wallet_kit::service::hex_encode(
             format!(r#"{{"targetPublic":"{}"}}"#, stranger.public_key_hex()).as_bytes()
         )
     );
@@ -240,7 +241,7 @@ fn encrypted_otp_refusals() {
     let sandbox = start_with(Mode::Sandbox, |_| {});
     let (account, _) = sandbox.new_account();
     let created = send(&sandbox, &wallet::create_email_otp(&account).unwrap());
-    let cred = body_string(&view(&created, &body(&created)), "id").unwrap();
+    let cred = body(&created).unwrap()["id"].as_str().unwrap().to_owned();
     let resp = send(&sandbox, &wallet::challenge(&cred, None).unwrap());
     resp.expect(200);
     let target = target_bundle(&view(&resp, &body(&resp))).unwrap();
@@ -287,7 +288,7 @@ fn client_held_oauth_verify_and_key_reuse() {
     // The nonce binds the clientPublicKey string as sent: here the compressed form.
     let mut key = ClientKey::generate().unwrap();
     let compressed = key.compressed_public_key_hex();
-    let nonce = embedded_wallet_kit::oidc_nonce_for(&compressed);
+    let nonce = embedded_wallet_kit::service::oidc_nonce_for(&compressed);
     let verify_body =
         json!({"type": "OAUTH", "oidcToken": token(&nonce), "clientPublicKey": compressed});
     let r = emu.post(&format!("/auth/credentials/{cred}/verify"), &verify_body);

@@ -5,10 +5,11 @@
 
 mod common;
 
+use embedded_wallet_kit::system_now;
 use std::time::Duration;
 
+use common::wallet;
 use common::{body, drive, register_body, send, start_with, view, Emu, Resp};
-use embedded_wallet_kit::flows::wallet;
 use embedded_wallet_kit::flows::{Next, ProcessingPolicy};
 use embedded_wallet_kit::passkey::SoftAuthenticator;
 use embedded_wallet_kit::{
@@ -46,7 +47,7 @@ fn refresh_headers(
     let first = emu.api("POST", &path, &[], body);
     first.expect(202);
     let pending = PendingSignature::from_json(&first.body).unwrap();
-    let headers = session.sign_retry(&pending).unwrap();
+    let headers = session.sign_retry(&pending, system_now()).unwrap();
     (path, pending, headers)
 }
 
@@ -102,7 +103,9 @@ fn a_resend_that_differs_in_one_byte_is_refused() {
     mismatch(resend(&emu, "POST", &path, &headers, &spaced), "");
     // A fresh stamp of the same payload (another valid signature): a re-stamp.
     let restamped = SignedRetryHeaders {
-        signature: session.stamp(&pending.payload_to_sign).unwrap(),
+        signature: session
+            .stamp(&pending.payload_to_sign, system_now())
+            .unwrap(),
         request_id: headers.request_id.clone(),
     };
     mismatch(
@@ -127,7 +130,7 @@ fn a_held_operation_settles_on_its_own_and_a_lookup_shows_it() {
     let first = emu.api("POST", "/auth/credentials", &[], &body);
     first.expect(202);
     let pending = PendingSignature::from_json(&first.body).unwrap();
-    let headers = session.sign_retry(&pending).unwrap();
+    let headers = session.sign_retry(&pending, system_now()).unwrap();
     assert_processing(&resend(&emu, "POST", "/auth/credentials", &headers, &body));
 
     let passkeys = |emu: &Emu| {
@@ -162,7 +165,10 @@ fn every_signed_retry_endpoint_can_answer_processing() {
     let first = emu.api("PATCH", &patch, &[], body);
     first.expect(202);
     let headers = session
-        .sign_retry(&PendingSignature::from_json(&first.body).unwrap())
+        .sign_retry(
+            &PendingSignature::from_json(&first.body).unwrap(),
+            system_now(),
+        )
         .unwrap();
     assert_processing(&resend(&emu, "PATCH", &patch, &headers, body));
     resend(&emu, "PATCH", &patch, &headers, body).expect(200);
@@ -171,7 +177,10 @@ fn every_signed_retry_endpoint_can_answer_processing() {
     let first = emu.api("DELETE", &revoke, &[], "");
     first.expect(202);
     let headers = session
-        .sign_retry(&PendingSignature::from_json(&first.body).unwrap())
+        .sign_retry(
+            &PendingSignature::from_json(&first.body).unwrap(),
+            system_now(),
+        )
         .unwrap();
     assert_processing(&resend(&emu, "DELETE", &revoke, &headers, ""));
     resend(&emu, "DELETE", &revoke, &headers, "").expect(204);
@@ -263,7 +272,7 @@ fn the_bound_reached_is_still_processing_with_the_request_id_and_sends_nothing_m
         let resp = send(&emu, &request);
         sent += 1;
         let parsed = body(&resp);
-        match flow.on_response(&mut session, &view(&resp, &parsed)) {
+        match flow.on_response(&mut session, &view(&resp, &parsed), system_now()) {
             Ok(Next::Send(next)) => request = next,
             Ok(Next::Resend(resend)) => {
                 assert_eq!(
@@ -273,6 +282,7 @@ fn the_bound_reached_is_still_processing_with_the_request_id_and_sends_nothing_m
                 request = resend.request;
             }
             Ok(Next::Done) => panic!("done while the service is still processing"),
+            Ok(Next::Sign(_)) => unreachable!("on_response signs with the session"),
             Err(e) => break e,
         }
     };

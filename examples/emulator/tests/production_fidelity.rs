@@ -1,22 +1,25 @@
 //! Strict mode refuses what production refuses (issue #12), and the sandbox stays as
 //! lenient as the real sandbox. The encrypted-OTP plaintexts are built here by hand and
-//! sealed with the kit's HPKE (`bundle::seal_raw`), so that both key forms are exercised
+//! sealed with the kit's HPKE (`service::seal_raw`), so that both key forms are exercised
 //! explicitly, whatever form the kit's `encrypt_otp` puts in `public_key`.
 
 mod common;
 
+use embedded_wallet_kit::system_now;
 use std::time::Duration;
 
 use common::{start_with, Emu, Resp};
-use embedded_wallet_kit::bundle::seal_raw;
-use embedded_wallet_kit::encoding::{base64url_encode, hex_decode, hex_encode};
-use embedded_wallet_kit::p256::ecdsa::SigningKey;
-use embedded_wallet_kit::p256::elliptic_curve::sec1::ToSec1Point;
-use embedded_wallet_kit::p256::{PublicKey, SecretKey};
-use embedded_wallet_kit::stamp::{sign_der, stamp};
-use embedded_wallet_kit::{compressed_hex, uncompressed_hex};
-use embedded_wallet_kit::{ClientKey, PendingSignature, SANDBOX_SIGNATURE};
+use embedded_wallet_kit::encoding::base64url_encode;
+use embedded_wallet_kit::service::seal_raw;
+use embedded_wallet_kit::service::SANDBOX_SIGNATURE;
+use embedded_wallet_kit::service::{compressed_hex, uncompressed_hex};
+use embedded_wallet_kit::service::{hex_decode, hex_encode};
+use embedded_wallet_kit::service::{sign_der, stamp};
+use embedded_wallet_kit::{ClientKey, PendingSignature};
 use emulator::Mode;
+use p256::ecdsa::SigningKey;
+use p256::elliptic_curve::sec1::ToSec1Point;
+use p256::{PublicKey, SecretKey};
 use serde_json::{json, Value};
 
 const WALLET_REQUEST: &str = "Invalid wallet request.";
@@ -359,7 +362,7 @@ fn refresh_of_an_expired_session_is_refused_on_every_leg_and_in_both_key_modes()
         let first = emu.api("POST", &path, &[], &body);
         first.expect(202);
         let pending = PendingSignature::from_json(&first.body).unwrap();
-        let headers = session.sign_retry(&pending).unwrap();
+        let headers = session.sign_retry(&pending, system_now()).unwrap();
         outlive(born);
         // ...but the retry after the expiry is refused,
         let r = emu.retry_with(
@@ -491,7 +494,7 @@ fn quotes_are_forbidden_without_the_transact_permission() {
     r.expect(201);
     let quote = embedded_wallet_kit::QuoteToSign::from_json(&r.body).unwrap();
     let quote_id = r.json()["id"].as_str().unwrap().to_owned();
-    let signature = session.sign_quote(&quote).unwrap();
+    let signature = session.sign_quote(&quote, system_now()).unwrap();
 
     // ...until the permission is withdrawn: execute is refused and no money moves.
     set_transact(&emu, false).expect(200);

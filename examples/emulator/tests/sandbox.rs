@@ -3,9 +3,12 @@
 mod common;
 
 use common::{assertion_body, register_body, start};
-use embedded_wallet_kit::encoding::{base58check_decode, base64url_encode};
+use embedded_wallet_kit::encoding::base64url_encode;
 use embedded_wallet_kit::passkey::{AuthenticationInput, SoftAuthenticator};
-use embedded_wallet_kit::{ClientKey, ErrorCode, PendingSignature, Session, SANDBOX_SIGNATURE};
+use embedded_wallet_kit::service::base58check_decode;
+use embedded_wallet_kit::service::SANDBOX_SIGNATURE;
+use embedded_wallet_kit::system_now;
+use embedded_wallet_kit::{ClientKey, ErrorCode, PendingSignature, Session};
 use emulator::Mode;
 use serde_json::{json, Value};
 
@@ -97,10 +100,10 @@ fn magic_otp_stub_bundle_and_magic_signature() {
         let mut k = ClientKey::generate().unwrap();
         let fake = json!({"id": "Session:00000000-0000-4000-8000-000000000000", "accountId": account,
             "type": "EMAIL_OTP", "expiresAt": "2999-01-01T00:00:00Z",
-            "encryptedSessionSigningKey": embedded_wallet_kit::bundle::seal(k.public_key(), &[7u8; 32]).unwrap()});
+            "encryptedSessionSigningKey": embedded_wallet_kit::service::seal(k.public_key(), &[7u8; 32]).unwrap()});
         Session::open_json(&fake.to_string(), &mut k)
             .unwrap()
-            .stamp(&pending.payload_to_sign)
+            .stamp(&pending.payload_to_sign, system_now())
             .unwrap()
     };
     for wrong in [real_stamp.as_str(), "Sandbox-Valid-Signature", "nope"] {
@@ -111,7 +114,7 @@ fn magic_otp_stub_bundle_and_magic_signature() {
             "{wrong}"
         );
     }
-    let headers = session.sign_retry(&pending).unwrap();
+    let headers = session.sign_retry(&pending, system_now()).unwrap();
     assert_eq!(headers.signature, SANDBOX_SIGNATURE);
     let r = emu.retry_with(
         "PATCH",
@@ -292,7 +295,10 @@ fn sandbox_quotes_and_export() {
         (401, "Invalid Service-Wallet-Signature")
     );
     let stamp = session
-        .sign_quote(&embedded_wallet_kit::QuoteToSign::from_json(&q.body).unwrap())
+        .sign_quote(
+            &embedded_wallet_kit::QuoteToSign::from_json(&q.body).unwrap(),
+            system_now(),
+        )
         .unwrap();
     assert_eq!(stamp, SANDBOX_SIGNATURE);
     emu.api(

@@ -2,6 +2,7 @@
 
 mod common;
 
+use embedded_wallet_kit::system_now;
 use std::time::Duration;
 
 use common::{assert_id, assertion_body, register_body, stamp_json, start, start_with};
@@ -106,7 +107,10 @@ fn email_otp_session_opens_and_revokes_itself_with_a_signed_retry() {
     );
     assert!(payload["organizationId"].is_string() && payload["timestampMs"].is_string());
     let headers = session
-        .sign_retry(&PendingSignature::from_json(&first.body).unwrap())
+        .sign_retry(
+            &PendingSignature::from_json(&first.body).unwrap(),
+            system_now(),
+        )
         .unwrap();
     assert_eq!(
         stamp_json(&headers.signature)["publicKey"],
@@ -154,7 +158,10 @@ fn signed_retries_refuse_tampering_reuse_and_strangers() {
 
     // A stamp over another payload.
     let tampered = session
-        .stamp(&pending.payload_to_sign.replace("true", "false"))
+        .stamp(
+            &pending.payload_to_sign.replace("true", "false"),
+            system_now(),
+        )
         .unwrap();
     let r = emu.retry_with("PATCH", &path, &tampered, &rid, body);
     r.expect(401);
@@ -168,7 +175,7 @@ fn signed_retries_refuse_tampering_reuse_and_strangers() {
     assert_eq!(r.status, 401);
     assert!(r.reason().contains("malformed"), "{}", r.body);
 
-    let good = session.sign_retry(&pending).unwrap();
+    let good = session.sign_retry(&pending, system_now()).unwrap();
     // Same headers, other body bytes (even an equivalent JSON).
     let r = emu.retry_with(
         "PATCH",
@@ -211,7 +218,9 @@ fn signed_retries_refuse_tampering_reuse_and_strangers() {
     let r = emu.retry_with(
         "PATCH",
         &path,
-        &stranger.stamp(&pending.payload_to_sign).unwrap(),
+        &stranger
+            .stamp(&pending.payload_to_sign, system_now())
+            .unwrap(),
         &rid,
         body,
     );
@@ -243,12 +252,12 @@ fn expired_sessions_are_refused_by_the_client_and_by_the_service() {
     let first = emu.api("PATCH", &path, &[], body);
     first.expect(202);
     let pending = PendingSignature::from_json(&first.body).unwrap();
-    let signed = session.sign_retry(&pending).unwrap(); // still valid now
+    let signed = session.sign_retry(&pending, system_now()).unwrap(); // still valid now
     std::thread::sleep(Duration::from_millis(1100));
 
-    assert!(session.is_expired());
+    assert!(session.is_expired(system_now()));
     assert_eq!(
-        session.stamp("anything").unwrap_err().code(),
+        session.stamp("anything", system_now()).unwrap_err().code(),
         ErrorCode::SessionExpired
     );
     let r = emu.retry_with("PATCH", &path, &signed.signature, &signed.request_id, body);
@@ -368,7 +377,7 @@ fn passkey_registration_and_login_with_a_software_authenticator() {
     let other = authenticator
         .authenticate(
             &AuthenticationInput {
-                challenge: Some(embedded_wallet_kit::encoding::sha256_hex(b"something else")),
+                challenge: Some(embedded_wallet_kit::service::sha256_hex(b"something else")),
                 credential_id: Some(credential_id.clone()),
                 rp_id: Some("localhost".into()),
                 ..Default::default()

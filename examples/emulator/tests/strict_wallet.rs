@@ -2,18 +2,19 @@
 
 mod common;
 
+use embedded_wallet_kit::system_now;
 use std::time::Duration;
 
 use common::{assert_id, stamp_json, start, start_with};
-use embedded_wallet_kit::bundle::Bundle;
-use embedded_wallet_kit::encoding::hex_decode;
-use embedded_wallet_kit::p256::ecdsa::signature::Verifier as _;
-use embedded_wallet_kit::p256::ecdsa::{Signature, VerifyingKey};
-use embedded_wallet_kit::p256::elliptic_curve::sec1::ToSec1Point;
-use embedded_wallet_kit::p256::PublicKey;
-use embedded_wallet_kit::uncompressed_hex;
+use embedded_wallet_kit::service::hex_decode;
+use embedded_wallet_kit::service::uncompressed_hex;
+use embedded_wallet_kit::service::Bundle;
+use embedded_wallet_kit::PublicKey;
 use embedded_wallet_kit::{ClientKey, ErrorCode, PendingSignature, QuoteToSign, Session};
 use emulator::Mode;
+use p256::ecdsa::signature::Verifier as _;
+use p256::ecdsa::{Signature, VerifyingKey};
+use p256::elliptic_curve::sec1::ToSec1Point;
 use serde_json::{json, Value};
 
 #[test]
@@ -42,7 +43,7 @@ fn refresh_seals_a_new_session_to_the_new_key_signed_by_the_old_one() {
         .payload_to_sign
         .starts_with(r#"{"organizationId":""#));
     assert!(!pending.payload_to_sign.contains(' '));
-    let headers = old.sign_retry(&pending).unwrap();
+    let headers = old.sign_retry(&pending, system_now()).unwrap();
     assert_eq!(
         stamp_json(&headers.signature)["publicKey"],
         old.public_key_hex().unwrap().as_str()
@@ -67,7 +68,9 @@ fn refresh_seals_a_new_session_to_the_new_key_signed_by_the_old_one() {
     let r = emu.retry_with(
         "POST",
         &path,
-        &sibling.stamp(&pending.payload_to_sign).unwrap(),
+        &sibling
+            .stamp(&pending.payload_to_sign, system_now())
+            .unwrap(),
         &headers.request_id,
         &body,
     );
@@ -158,12 +161,15 @@ fn quote_execution_moves_money_exactly_once() {
         (401, "Service-Wallet-Signature header missing")
     );
     let stamp = session
-        .sign_quote(&QuoteToSign::from_json(&created.body).unwrap())
+        .sign_quote(
+            &QuoteToSign::from_json(&created.body).unwrap(),
+            system_now(),
+        )
         .unwrap();
     let (stranger_account, _) = emu.new_account();
     let (stranger, _) = emu.email_login(&stranger_account);
     let forged = stranger
-        .stamp(quote["payloadToSign"].as_str().unwrap())
+        .stamp(quote["payloadToSign"].as_str().unwrap(), system_now())
         .unwrap();
     let r = emu.api(
         "POST",
@@ -221,7 +227,7 @@ fn quote_execution_moves_money_exactly_once() {
     let big = emu.post("/quotes", &quote_body(&account, &merchant, 1_000_000));
     big.expect(201);
     let stamp = session
-        .sign_quote(&QuoteToSign::from_json(&big.body).unwrap())
+        .sign_quote(&QuoteToSign::from_json(&big.body).unwrap(), system_now())
         .unwrap();
     let r = emu.api(
         "POST",
@@ -281,7 +287,7 @@ fn transaction_list_pages_with_cursors() {
     for _ in 0..3 {
         let q = emu.post("/quotes", &quote_body(&account, &merchant, 100));
         let stamp = session
-            .sign_quote(&QuoteToSign::from_json(&q.body).unwrap())
+            .sign_quote(&QuoteToSign::from_json(&q.body).unwrap(), system_now())
             .unwrap();
         let id = q.json()["id"].as_str().unwrap().to_owned();
         let r = emu.api(
@@ -336,10 +342,10 @@ fn expired_quotes_are_refused_by_the_client_and_the_service() {
     let q = emu.post("/quotes", &quote_body(&account, &merchant, 100));
     q.expect(201);
     let quote = QuoteToSign::from_json(&q.body).unwrap();
-    let stamp = session.stamp(&quote.payload_to_sign).unwrap();
+    let stamp = session.stamp(&quote.payload_to_sign, system_now()).unwrap();
     std::thread::sleep(Duration::from_millis(400));
     assert_eq!(
-        session.sign_quote(&quote).unwrap_err().code(),
+        session.sign_quote(&quote, system_now()).unwrap_err().code(),
         ErrorCode::QuoteExpired
     );
     let r = emu.api(
@@ -376,7 +382,7 @@ fn export_envelope_is_signed_and_opens_to_the_mnemonic() {
         payload["parameters"]["targetPublicKey"],
         export_hex.as_str()
     );
-    let headers = session.sign_retry(&pending).unwrap();
+    let headers = session.sign_retry(&pending, system_now()).unwrap();
     let r = emu.retry_with(
         "POST",
         &path,

@@ -11,8 +11,8 @@ use axum::extract::{Query, State as AxumState};
 use axum::http::StatusCode;
 use axum::response::Response;
 use embedded_wallet_kit::encoding::base64url_encode;
-use embedded_wallet_kit::p256::PublicKey;
-use embedded_wallet_kit::uncompressed_hex;
+use embedded_wallet_kit::service::uncompressed_hex;
+use embedded_wallet_kit::PublicKey;
 use serde_json::{json, Value};
 
 use super::http::{json_response, Req};
@@ -30,7 +30,7 @@ pub(crate) async fn create_account(
     let email = match body.get("email") {
         None | Some(Value::Null) => format!(
             "user-{}@example.com",
-            &embedded_wallet_kit::encoding::hex_encode(&random_bytes::<4>())
+            &embedded_wallet_kit::service::hex_encode(&random_bytes::<4>())
         ),
         Some(Value::String(e)) if e.contains('@') && e.len() <= 254 => e.clone(),
         Some(_) => return Err(ApiError::invalid("email must be an email address")),

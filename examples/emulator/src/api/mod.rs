@@ -22,8 +22,8 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use axum::Router;
 
-use embedded_wallet_kit::p256::ecdsa::SigningKey;
-use embedded_wallet_kit::p256::SecretKey;
+use embedded_wallet_kit::SecretKey;
+use p256::ecdsa::SigningKey;
 
 use crate::config::{Config, Mode};
 use crate::crypto::Issuer;

@@ -4,8 +4,8 @@
 //! SHA-256 hex of `clientPublicKey`); sandbox checks a create token's structure and `iss`,
 //! and takes only `sandbox-valid-oidc-token` on verify.
 
-use embedded_wallet_kit::oidc_nonce_for;
-use embedded_wallet_kit::p256::PublicKey;
+use embedded_wallet_kit::service::oidc_nonce_for;
+use embedded_wallet_kit::PublicKey;
 use serde_json::{Map, Value};
 
 use super::credentials::NewCredential;

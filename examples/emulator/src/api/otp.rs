@@ -7,8 +7,9 @@
 
 use axum::http::StatusCode;
 use axum::response::Response;
-use embedded_wallet_kit::p256::PublicKey;
-use embedded_wallet_kit::{compressed_hex, parse_public_key_hex};
+use embedded_wallet_kit::parse_public_key_hex;
+use embedded_wallet_kit::service::compressed_hex;
+use embedded_wallet_kit::PublicKey;
 use embedded_wallet_kit::{REQUEST_ID_HEADER, SIGNATURE_HEADER};
 use serde_json::{json, Map, Value};
 

@@ -5,9 +5,10 @@
 //! accepts a registration structurally and only the assertion signature
 //! `sandbox-valid-passkey-signature`.
 
-use embedded_wallet_kit::encoding::{base64url_decode, sha256_hex};
-use embedded_wallet_kit::p256::PublicKey;
+use embedded_wallet_kit::encoding::base64url_decode;
 use embedded_wallet_kit::parse_public_key_hex;
+use embedded_wallet_kit::service::sha256_hex;
+use embedded_wallet_kit::PublicKey;
 use embedded_wallet_kit::REQUEST_ID_HEADER;
 use serde_json::{json, Map, Value};
 

@@ -6,9 +6,10 @@
 use axum::extract::{Path, State as AxumState};
 use axum::http::StatusCode;
 use axum::response::Response;
-use embedded_wallet_kit::p256::PublicKey;
+use embedded_wallet_kit::parse_public_key_hex;
+use embedded_wallet_kit::service::compressed_hex;
+use embedded_wallet_kit::PublicKey;
 use embedded_wallet_kit::REQUEST_ID_HEADER;
-use embedded_wallet_kit::{compressed_hex, parse_public_key_hex};
 use serde_json::{json, Map, Value};
 
 use super::http::{json_response, no_content, not_found_credential, req_str, Req};

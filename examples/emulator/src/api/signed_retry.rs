@@ -4,10 +4,12 @@
 
 use axum::http::StatusCode;
 use axum::response::Response;
-use embedded_wallet_kit::encoding::sha256_hex;
-use embedded_wallet_kit::stamp::{decode_stamp, verify_stamp};
-use embedded_wallet_kit::{compressed_hex, parse_public_key_hex};
-use embedded_wallet_kit::{REQUEST_ID_HEADER, SANDBOX_SIGNATURE, SIGNATURE_HEADER};
+use embedded_wallet_kit::parse_public_key_hex;
+use embedded_wallet_kit::service::compressed_hex;
+use embedded_wallet_kit::service::sha256_hex;
+use embedded_wallet_kit::service::SANDBOX_SIGNATURE;
+use embedded_wallet_kit::service::{decode_stamp, verify_stamp};
+use embedded_wallet_kit::{REQUEST_ID_HEADER, SIGNATURE_HEADER};
 use serde_json::{json, Value};
 
 use super::http::{json_response, Req};

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+use embedded_wallet_kit::system_now;
 use std::io::{Read as _, Write as _};
 use std::net::TcpStream;
 use std::time::Duration;
@@ -269,7 +270,7 @@ impl Emu {
         let first = self.api(method, path, &[], body);
         first.expect(202);
         let pending = PendingSignature::from_json(&first.body).unwrap();
-        let headers = session.sign_retry(&pending).unwrap();
+        let headers = session.sign_retry(&pending, system_now()).unwrap();
         self.api(
             method,
             path,
@@ -407,13 +408,137 @@ pub fn drive(emu: &Emu, session: &mut Session, mut flow: SignedRetryFlow) -> Res
     loop {
         let resp = send(emu, &request);
         let parsed = body(&resp);
-        match flow.on_response(session, &view(&resp, &parsed))? {
+        match flow.on_response(session, &view(&resp, &parsed), system_now())? {
             Next::Send(next) => request = next,
             Next::Resend(resend) => {
                 std::thread::sleep(std::time::Duration::from_millis(resend.delay_ms.into()));
                 request = resend.request;
             }
             Next::Done => return Ok(resp),
+            Next::Sign(_) => unreachable!("on_response signs with the session"),
         }
+    }
+}
+
+/// The wallet operations with a `ClientKey` or a `Session` in hand, as the tests drive
+/// them: each is the kit's one entry point, [`Operation::flow`], over the key's or the
+/// session's public parts (the key checked unused first, as a client would).
+pub mod wallet {
+    #[allow(unused_imports)]
+    pub use embedded_wallet_kit::flows::wallet::{open_client_held_session, open_session};
+    use embedded_wallet_kit::flows::wallet::{KeyMode, KeyRef, Operation};
+    use embedded_wallet_kit::flows::{Request, SignedRetryFlow};
+    use embedded_wallet_kit::{ClientKey, Result, Session};
+
+    fn flow(operation: Operation<'_>, mode: KeyMode) -> Result<SignedRetryFlow> {
+        operation.flow(mode)
+    }
+
+    fn with_key<T>(key: &ClientKey, f: impl FnOnce(KeyRef<'_>) -> Result<T>) -> Result<T> {
+        key.check_unused()?;
+        let (public_key_hex, compressed_public_key_hex) =
+            (key.public_key_hex(), key.compressed_public_key_hex());
+        f(KeyRef {
+            public_key_hex: &public_key_hex,
+            compressed_public_key_hex: &compressed_public_key_hex,
+        })
+    }
+
+    pub fn create_email_otp(account_id: &str) -> Result<Request> {
+        flow(Operation::CreateEmailOtp { account_id }, KeyMode::Sealed).map(|f| f.first_request())
+    }
+
+    pub fn add_credential(body: String) -> SignedRetryFlow {
+        flow(Operation::AddCredential { body: &body }, KeyMode::Sealed).unwrap()
+    }
+
+    pub fn challenge(credential_id: &str, key: Option<&ClientKey>) -> Result<Request> {
+        fn plain(credential_id: &str, key: Option<KeyRef<'_>>) -> Result<Request> {
+            let op = Operation::Challenge { credential_id, key };
+            flow(op, KeyMode::Sealed).map(|f| f.first_request())
+        }
+        match key {
+            Some(key) => with_key(key, |k| plain(credential_id, Some(k))),
+            None => plain(credential_id, None),
+        }
+    }
+
+    pub fn verify_email_otp(credential_id: &str, otp: &str, key: &ClientKey) -> Result<Request> {
+        with_key(key, |key| {
+            let op = Operation::VerifyEmailOtp {
+                credential_id,
+                otp,
+                key,
+            };
+            flow(op, KeyMode::Sealed).map(|f| f.first_request())
+        })
+    }
+
+    pub fn verify_oauth(credential_id: &str, oidc_token: &str, key: &ClientKey) -> Result<Request> {
+        with_key(key, |key| {
+            let op = Operation::VerifyOauth {
+                credential_id,
+                oidc_token,
+                key,
+            };
+            flow(op, KeyMode::Sealed).map(|f| f.first_request())
+        })
+    }
+
+    pub fn refresh(session: &Session, new_key: &ClientKey) -> Result<SignedRetryFlow> {
+        refresh_in(session, new_key, KeyMode::Sealed)
+    }
+
+    pub fn refresh_client_held(session: &Session, new_key: &ClientKey) -> Result<SignedRetryFlow> {
+        refresh_in(session, new_key, KeyMode::ClientHeld)
+    }
+
+    fn refresh_in(
+        session: &Session,
+        new_key: &ClientKey,
+        mode: KeyMode,
+    ) -> Result<SignedRetryFlow> {
+        with_key(new_key, |new_key| {
+            flow(
+                Operation::Refresh {
+                    session: session.into(),
+                    new_key,
+                },
+                mode,
+            )
+        })
+    }
+
+    pub fn revoke_session(session: &Session) -> Result<SignedRetryFlow> {
+        flow(
+            Operation::RevokeSession {
+                session: session.into(),
+            },
+            KeyMode::Sealed,
+        )
+    }
+
+    pub fn revoke_credential(session: &Session, credential_id: &str) -> Result<SignedRetryFlow> {
+        let op = Operation::RevokeCredential {
+            session: session.into(),
+            credential_id,
+        };
+        flow(op, KeyMode::Sealed)
+    }
+
+    pub fn export_wallet(account_id: &str, key: &ClientKey) -> Result<SignedRetryFlow> {
+        with_key(key, |key| {
+            flow(Operation::ExportWallet { account_id, key }, KeyMode::Sealed)
+        })
+    }
+
+    pub fn update_account(account_id: &str, patch: String) -> Result<SignedRetryFlow> {
+        flow(
+            Operation::UpdateAccount {
+                account_id,
+                patch: &patch,
+            },
+            KeyMode::Sealed,
+        )
     }
 }

@@ -11,10 +11,11 @@
 //! generation and the open; tests/ct/run.sh sees them reach the signature: the stamp is
 //! base64url, whose table lookups memcheck reports but whose output it deems defined).
 
-use embedded_wallet_kit::p256::elliptic_curve::Generate as _;
-use embedded_wallet_kit::p256::SecretKey;
-use embedded_wallet_kit::{bundle, ClientKey, Session};
+use embedded_wallet_kit::system_now;
+use embedded_wallet_kit::SecretKey;
+use embedded_wallet_kit::{service, ClientKey, Session};
 use ewk_ct::{is_secret, public, secret};
+use p256::elliptic_curve::Generate as _;
 
 fn main() {
     // Key generation.
@@ -30,7 +31,7 @@ fn main() {
 
     // The service seals a session key to it (its side: nothing marked).
     let session_secret = SecretKey::try_generate_from_rng(&mut getrandom::SysRng).unwrap();
-    let sealed = bundle::seal(key.public_key(), &session_secret.to_bytes()).unwrap();
+    let sealed = service::seal(key.public_key(), &session_secret.to_bytes()).unwrap();
     let response = [
         r#"{"id":"Session:0b9a4a2e-5f7e-4d7e-9a57-2f0f8c1d3e4b","accountId":"InternalAccount:1","#,
         r#""type":"EMAIL_OTP","expiresAt":"2999-01-01T00:00:00Z","encryptedSessionSigningKey":""#,
@@ -50,11 +51,13 @@ fn main() {
     public(session_public.as_bytes());
     assert_eq!(
         session_public,
-        embedded_wallet_kit::compressed_hex(&session_secret.public_key())
+        embedded_wallet_kit::service::compressed_hex(&session_secret.public_key())
     );
 
     // Signing.
-    let stamp = session.stamp(r#"{"type":"ACTIVITY"}"#).unwrap();
+    let stamp = session
+        .stamp(r#"{"type":"ACTIVITY"}"#, system_now())
+        .unwrap();
     public(&stamp);
     public(stamp.as_bytes());
     assert!(!stamp.is_empty());

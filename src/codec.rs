@@ -114,6 +114,7 @@ pub(crate) fn char_count(bytes: &[u8]) -> usize {
     bytes.iter().filter(|&&b| (b as i8) >= -0x40).count()
 }
 
+#[cfg(any(test, feature = "service"))]
 /// Bitcoin-alphabet base58 of `payload ‖ checksum`, no version byte.
 pub fn base58check_encode(payload: &[u8]) -> String {
     let mut data = Vec::with_capacity(payload.len() + 4);
