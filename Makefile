@@ -158,7 +158,7 @@ demo: build
 	target/release/emulator --mode $(MODE) --port $(DEMO_PORT) --static-dir examples/wallet --pkg-dir pkg --strict-csp
 
 # Speed and size against @turnkey/crypto + @turnkey/api-key-stamper and WebCrypto, in Node,
-# headless Chromium, Firefox ESR and WebKitGTK, with issue 16's targets MET / NOT MET per
+# headless Chromium, Firefox ESR and WebKitGTK, with the targets MET / NOT MET per
 # engine: bench/results.md and bench/latency.png (a few minutes; run it on an idle machine,
 # e.g. make bench BENCH_ARGS="--max-load 1"; BENCH_ARGS="--engine chromium" for one engine).
 BENCH_ARGS ?=

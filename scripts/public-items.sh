@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Keeps the core's public Rust surface curated (issue 29): the lines of rustdoc's
+# Keeps the core's public Rust surface curated: the lines of rustdoc's
 # all-items page for embedded-wallet-kit with its default features (every public struct,
 # enum, trait, function, type and constant, plus the page's section headings, as the
 # issue counted them) must stay within the budget (default 80), and no public item may be

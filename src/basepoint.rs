@@ -1,7 +1,7 @@
 //! k·G for a secret k: the public half of a key and the R of a signature, faster in wasm
 //! than p256's `precomputed-tables` for the same constant-time schedule.
 //!
-//! Why it exists (measured, issue 16): a key generation spent 92% of its time in
+//! Why it exists (measured): a key generation spent 92% of its time in
 //! primeorder's `BasepointTable::mul`, 73% of that in its projective additions. This table
 //! holds the same multiples of G in affine coordinates, so each of the 65 additions is
 //! primeorder's complete *mixed* addition (Renes-Costello-Batina, eprint 2015/1060,
@@ -164,7 +164,7 @@ pub fn mul_generator(k: &Scalar) -> ProjectivePoint {
 /// `ENGINE_FAULT` rather than hidden behind another multiplication.
 pub(crate) fn public_key(secret: &SecretKey) -> crate::Result<PublicKey> {
     let point = mul_generator(secret.to_nonzero_scalar().as_ref()).to_affine();
-    PublicKey::from_affine(point).map_err(|_| crate::signing_key::engine_fault())
+    PublicKey::from_affine(point).map_err(|_| crate::Error::engine_fault())
 }
 
 #[cfg(test)]
@@ -251,7 +251,7 @@ pub(crate) mod tests {
         }
     }
 
-    /// Issue 26: natively, nothing used to clear k's digits (a nonce's give the key away).
+    /// Natively, nothing used to clear k's digits (a nonce's give the key away).
     #[cfg(not(target_arch = "wasm32"))]
     #[test]
     fn no_copy_of_the_digits_is_left_on_the_stack() {

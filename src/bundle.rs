@@ -1,4 +1,4 @@
-//! The sealed session bundle (`encryptedSessionSigningKey`), DESIGN §2:
+//! The sealed session bundle (`encryptedSessionSigningKey`):
 //! base58check(compressed encapsulated key (33) ‖ AES-256-GCM ciphertext ‖ tag), opened
 //! with RFC 9180 HPKE base mode (DHKEM(P-256, HKDF-SHA256), HKDF-SHA256, AES-256-GCM),
 //! info `turnkey_hpke`, aad = enc (uncompressed, 65) ‖ recipient public key (uncompressed, 65).

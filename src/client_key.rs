@@ -1,6 +1,6 @@
 //! The ephemeral P-256 client key whose public half the service seals the session key to.
 //!
-//! One key per verify/challenge/refresh (DESIGN §2): opening a bundle consumes it, and a
+//! One key per verify/challenge/refresh: opening a bundle consumes it, and a
 //! second use is `KEY_CONSUMED`. The private scalar never leaves this type; it is
 //! zeroized when the key is consumed or dropped (`p256::SecretKey` zeroizes on drop).
 
@@ -16,7 +16,7 @@ use crate::timestamp::UnixMillis;
 
 /// Which SEC1 form of the public key is sent as `clientPublicKey`: uncompressed (130 hex,
 /// a sealed session bundle) or compressed (66 hex, the client-held session key of newer
-/// deployments, DESIGN §3). The OIDC nonce hashes the string that is sent.
+/// deployments). The OIDC nonce hashes the string that is sent.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum KeyForm {
     /// `04…`, 130 hex characters.
@@ -120,7 +120,7 @@ impl ClientKey {
     /// Borrows the secret for a use that may fail; [`ClientKey::consume`] ends its life.
     pub(crate) fn secret(&self) -> Result<&SecretKey> {
         if self.poisoned {
-            return Err(crate::signing_key::engine_fault());
+            return Err(crate::Error::engine_fault());
         }
         self.secret.as_ref().ok_or_else(|| {
             Error::new(

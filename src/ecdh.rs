@@ -1,7 +1,7 @@
 //! P-256 Diffie-Hellman (the x-coordinate of k·P), faster in wasm than
 //! `p256::ecdh::diffie_hellman` for the same constant-time schedule.
 //!
-//! Why it exists (measured, issue 16): a bundle open in Chromium spent about 47% of its
+//! Why it exists (measured): a bundle open in Chromium spent about 47% of its
 //! time in primeorder's complete doubling formula, which costs 10 multiplications and 3
 //! squarings on P-256. Doubling in Jacobian coordinates costs 3 and 5, and is complete on
 //! a curve of prime order (no point of order 2; the identity, Z = 0, doubles to itself).
@@ -288,7 +288,7 @@ mod tests {
         assert_eq!(checked, 6);
     }
 
-    /// Issue 26: natively, nothing used to clear the secret's digits.
+    /// Natively, nothing used to clear the secret's digits.
     #[cfg(not(target_arch = "wasm32"))]
     #[test]
     fn no_copy_of_the_digits_is_left_on_the_stack() {

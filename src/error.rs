@@ -10,7 +10,7 @@ use core::fmt;
 macro_rules! error_codes {
     ($($(#[doc = $doc:literal])* $variant:ident => $code:literal,)+) => {
         /// Stable error codes. The string form (see [`ErrorCode::as_str`]) is part of the public
-        /// contract (DESIGN §5): JS callers switch on `KitError.code`. This list is the one
+        /// contract: JS callers switch on `KitError.code`. This list is the one
         /// declaration of the codes: js/index.d.ts's `KitErrorCode` union and the npm README's
         /// error table are checked against it (tests below), as are the codes the JS shim raises.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -135,6 +135,15 @@ pub struct ServiceDetails {
 }
 
 impl Error {
+    /// `ENGINE_FAULT`: the engine computed a wrong signature (or public key); the key that
+    /// did is gone.
+    pub(crate) fn engine_fault() -> Self {
+        Self::new(
+            ErrorCode::EngineFault,
+            "the engine computed a wrong signature or public key (a hardware or JIT fault); the key is wiped and this object is unusable: reload the page",
+        )
+    }
+
     /// Builds an error. The message must not contain secret values.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         Self {

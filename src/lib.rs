@@ -1,9 +1,9 @@
 //! # embedded-wallet-kit
 //!
-//! The client side of an embedded-wallet payments API (see `DESIGN.md` in the project's
-//! shared docs): an ephemeral P-256 [`ClientKey`] whose public half goes to the service,
-//! the HPKE-sealed session bundle opened into a [`Session`], and the API-key stamps that
-//! session puts on signed retries and quote executions.
+//! The client side of an embedded-wallet payments API (the wire contract is
+//! `docs/protocol.md` in the repository): an ephemeral P-256 [`ClientKey`] whose public
+//! half goes to the service, the HPKE-sealed session bundle opened into a [`Session`],
+//! and the API-key stamps that session puts on signed retries and quote executions.
 //!
 //! The core is plain Rust with no JS bindings and runs natively (servers, CLIs, tests) and
 //! on wasm32; the npm package's wasm modules are thin `wasm-bindgen` crates over it

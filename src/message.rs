@@ -1,4 +1,4 @@
-//! The signed-retry exchange (spec §4.2): a 202 PendingSignature carries `payloadToSign`,
+//! The signed-retry exchange: a 202 PendingSignature carries `payloadToSign`,
 //! a single-use `requestId` and an `expiresAt`; the retry repeats the request with the
 //! `Service-Wallet-Signature` and `Request-Id` headers. Quotes from an embedded wallet
 //! carry `payloadToSign` too and are executed with the signature header alone.

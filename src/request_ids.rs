@@ -18,7 +18,7 @@ pub(crate) const MAX_SIGNED_REQUEST_IDS: usize = 1024;
 
 /// How long after this session signed a requestId it may be forgotten (only at the cap):
 /// one hour by the session's own clock, twelve times the service's signed-retry window
-/// ("typically five minutes", spec §4.2), so the service has long closed that request.
+/// ("typically five minutes", as the service documents it), so the service has long closed that request.
 /// Measured from our signature, not from the 202's `expiresAt`, which the 202 itself
 /// claims and a replayed 202 can push later.
 pub(crate) const SIGNED_REQUEST_ID_HORIZON_MS: UnixMillis = 3_600_000;

@@ -1,4 +1,4 @@
-//! The start-up self-test (issue 26): before a wasm module's `init()` resolves, it checks
+//! The start-up self-test: before a wasm module's `init()` resolves, it checks
 //! on fixed inputs that this engine computes the kit's arithmetic right: a public key
 //! (k·G on the kit's table), a bundle opened (ECDH on the kit's code, HKDF, AES-GCM) to the
 //! session key it holds, and a signature by that key, verified before release. The fixed

@@ -21,7 +21,7 @@ use crate::signing_key::SigningKey;
 use crate::stamp::stamp_with;
 use crate::timestamp::{parse_rfc3339, UnixMillis};
 
-/// The sandbox's accepted `Service-Wallet-Signature` (spec §5.3).
+/// The sandbox's accepted `Service-Wallet-Signature`.
 #[cfg_attr(not(feature = "service"), allow(unreachable_pub))]
 pub const SANDBOX_SIGNATURE: &str = "sandbox-valid-signature";
 
@@ -345,7 +345,7 @@ impl Session {
     /// `SESSION_EXPIRED` at or after `expiresAt`.
     fn check_live(&self, now: UnixMillis) -> Result<()> {
         if self.is_poisoned() {
-            return Err(crate::signing_key::engine_fault());
+            return Err(crate::Error::engine_fault());
         }
         if self.is_closed() {
             return Err(closed());

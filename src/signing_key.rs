@@ -3,9 +3,9 @@
 //! instead of p256's, and every signature checked before it leaves.
 //!
 //! Why not `p256::ecdsa::SigningKey`: it computes both through p256's own table, which
-//! the kit leaves out (issue 16: the faster table is paid for by not shipping two).
+//! the kit leaves out (the faster table is paid for by not shipping two).
 //!
-//! Fault-checked (issue 26, DESIGN §4): one faulty signature (a wrong table window in k·G,
+//! Fault-checked: one faulty signature (a wrong table window in k·G,
 //! say) next to a correct one of the same payload gives the private key away by
 //! arithmetic. So the nonces are hedged (RFC 6979 §3.6: 32 fresh random bytes as the
 //! additional data, so no two signatures share a nonce's inputs), and every signature is
@@ -31,15 +31,6 @@ use zeroize::Zeroizing;
 
 use crate::basepoint;
 use crate::error::{Error, ErrorCode, Result};
-
-/// `ENGINE_FAULT`: the engine computed a wrong signature (or public key); the key that
-/// did is gone.
-pub(crate) fn engine_fault() -> Error {
-    Error::new(
-        ErrorCode::EngineFault,
-        "the engine computed a wrong signature or public key (a hardware or JIT fault); the key is wiped and this object is unusable: reload the page",
-    )
-}
 
 /// The hedge of RFC 6979 §3.6: 32 bytes from the platform's secure randomness (where
 /// [`crate::ClientKey::generate`] gets its keys).
@@ -96,7 +87,7 @@ impl SigningKey {
             .borrow()
             .as_ref()
             .map(f)
-            .ok_or_else(engine_fault)
+            .ok_or_else(Error::engine_fault)
     }
 
     /// Wipes the key: every later use is `ENGINE_FAULT`.
@@ -124,7 +115,7 @@ impl SigningKey {
             .is_err()
         {
             self.poison();
-            return Err(engine_fault());
+            return Err(Error::engine_fault());
         }
         Ok(signature)
     }

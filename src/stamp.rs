@@ -1,4 +1,4 @@
-//! The API-key stamp, the value of `Service-Wallet-Signature` (DESIGN §2):
+//! The API-key stamp, the value of `Service-Wallet-Signature`:
 //! base64url (no padding) of the compact JSON
 //! `{"publicKey":"<compressed hex>","scheme":"SIGNATURE_SCHEME_TK_API_P256","signature":"<DER hex>"}`
 //! where the signature is ECDSA P-256 (no low-S normalisation) over SHA-256 of the exact

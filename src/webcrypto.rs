@@ -1,4 +1,4 @@
-//! Keys kept in WebCrypto, for the session store (DESIGN §5: the one place a private key
+//! Keys kept in WebCrypto, for the session store (the one place a private key
 //! leaves wasm memory, into a non-extractable `CryptoKey`):
 //! - [`pkcs8_der`]: the PKCS#8 form `crypto.subtle.importKey('pkcs8', …)` takes;
 //! - [`stamp_from_p1363`]: a stamp from the raw `r ‖ s` that `crypto.subtle.sign` gives;

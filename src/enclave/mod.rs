@@ -1,4 +1,4 @@
-//! Signed enclave envelopes of newer API versions (DESIGN §3): `{version:"v1.0.0", data,
+//! Signed enclave envelopes of newer API versions: `{version:"v1.0.0", data,
 //! dataSignature, enclaveQuorumPublic}`, where `data` is hex of UTF-8 JSON and the
 //! signature is DER ECDSA-P256-SHA256 over the hex-decoded `data`. In production the signer
 //! is pinned to a published key; sandboxes leave both signature fields empty.

@@ -1,4 +1,4 @@
-//! Encrypted OTP (newer API versions, DESIGN §3): `/challenge` returns
+//! Encrypted OTP (newer API versions): `/challenge` returns
 //! `otpEncryptionTargetBundle`, a signed enclave envelope whose data names the enclave's
 //! HPKE key `targetPublic`; the client seals the compact JSON
 //! `{"otp_code":"…","public_key":"…"}` to it and sends the result as a string. The key

@@ -1,4 +1,4 @@
-//! The encrypted EMAIL_OTP / SMS_OTP login of newer deployments (DESIGN §3, research
+//! The encrypted EMAIL_OTP / SMS_OTP login of newer deployments (research
 //! notes §5), sans-IO: `/challenge` returns `otpEncryptionTargetBundle`; the client seals
 //! `{otp_code, public_key}` to it ([`crate::enclave::encrypt_otp`]); verify answers 202, whose
 //! payload the TEK stamps; the retry answers 200 with a session that carries no bundle:

@@ -1,4 +1,4 @@
-//! The generic signed-retry driver (spec §4.2), sans-IO: it says what to send next and
+//! The generic signed-retry driver, sans-IO: it says what to send next and
 //! reads what came back; the caller's transport does the sending. First call → 202 →
 //! sign → retry with the same method, path and body bytes; repeated 202s (multi-leg
 //! operations) are signed in turn; a 202 that expired before it could be signed

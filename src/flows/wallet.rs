@@ -1,4 +1,4 @@
-//! The wallet's operations as requests and response readers (spec §4.3, §4.2): the
+//! The wallet's operations as requests and response readers: the
 //! credential flows (EMAIL_OTP, OAUTH, PASSKEY), sessions (refresh, revoke), credential
 //! add/revoke, account export and update. Each is sans-IO, like the signed-retry driver.
 
@@ -260,7 +260,7 @@ pub struct KeyRef<'a> {
     pub compressed_public_key_hex: &'a str,
 }
 
-/// Which session-key flow a client asks for (DESIGN §3), chosen once per client.
+/// Which session-key flow a client asks for, chosen once per client.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum KeyMode {
     /// The spec's flow: an uncompressed `clientPublicKey`; the session key comes back
@@ -329,7 +329,7 @@ pub(crate) fn open_sandbox_session(
     Ok(issued_by(session, credential_id))
 }
 
-/// Refresh (spec §4.2 item 8): a signed retry of `POST /auth/sessions/{id}/refresh` with
+/// Refresh: a signed retry of `POST /auth/sessions/{id}/refresh` with
 /// the new key, stamped by the current session; the payload must name the new key (in
 /// [`KeyMode::ClientHeld`], its compressed form).
 fn refresh_for(
@@ -348,7 +348,7 @@ fn refresh_for(
 }
 
 #[cfg(test)]
-/// Refresh in client-held mode (newer deployments, DESIGN §3): the new key's
+/// Refresh in client-held mode (newer deployments): the new key's
 /// *compressed* public key is sent, which asks for no bundle: the new key itself becomes
 /// the session key. The old session stamps, as in [`refresh_for`]; open the 201 with
 /// [`open_client_held_session`].
@@ -502,7 +502,7 @@ pub enum Operation<'a> {
         /// The client key.
         key: KeyRef<'a>,
     },
-    /// A signed refresh of `session` to `new_key` (spec §4.2 item 8); the payload must
+    /// A signed refresh of `session` to `new_key`; the payload must
     /// name the new key. In [`KeyMode::ClientHeld`] the compressed key is sent and the
     /// new key itself becomes the session key ([`open_client_held_session`]).
     Refresh {

@@ -1,4 +1,4 @@
-//! The JSON shapes the API takes (DESIGN §2): every binary field base64url without
+//! The JSON shapes the API takes: every binary field base64url without
 //! padding, `clientDataJson` with a lowercase "json", `userHandle` omitted when absent.
 //! Also the `POST /auth/credentials` PASSKEY body.
 

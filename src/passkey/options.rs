@@ -1,4 +1,4 @@
-//! Passkey ceremony options as the kit's callers give them (DESIGN §5), validated and
+//! Passkey ceremony options as the kit's callers give them, validated and
 //! decoded into the bytes WebAuthn takes. Pure Rust: the browser calls live in `browser`.
 
 use crate::codec::{base64url_decode, base64url_encode};
@@ -287,7 +287,7 @@ pub struct AuthenticationInput {
 /// Validated `authenticate()` options.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Authentication {
-    /// The challenge string; WebAuthn gets its UTF-8 bytes (DESIGN §2), not a decoding.
+    /// The challenge string; WebAuthn gets its UTF-8 bytes, not a decoding.
     pub challenge: String,
     /// The allowed credential's id, as given.
     pub credential_id: String,

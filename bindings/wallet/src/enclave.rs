@@ -1,4 +1,4 @@
-//! Newer deployments (DESIGN §3): `encryptOtp` and `openWalletExport` (their third part,
+//! Newer deployments: `encryptOtp` and `openWalletExport` (their third part,
 //! `ClientKey.signRetry`, is ewk-signing's: a method of its class). Conversions only; the
 //! envelope checks and HPKE are in `enclave`/`otp`.
 //!

@@ -51,7 +51,7 @@ pub fn stub_bundle() -> String {
 
 /// The `aud` the built-in issuer puts in its tokens and verify expects.
 pub const OIDC_AUDIENCE: &str = "embedded-wallet-kit-demo";
-/// Maximum age of `iat` (spec §4.3 rule 3).
+/// Maximum age of `iat`.
 pub const OIDC_MAX_AGE_SECS: i64 = 60;
 /// Allowed clock skew for an `iat` in the future.
 pub const OIDC_SKEW_SECS: i64 = 5;

@@ -1,4 +1,4 @@
-//! Newer deployments (DESIGN §3) against the strict emulator, with the kit's flows as the
+//! Newer deployments against the strict emulator, with the kit's flows as the
 //! client: the encrypted EMAIL_OTP login (the TEK becomes the session key), client-held
 //! refresh (compressed key, no bundle), and a client-held OAUTH verify.
 

@@ -1,4 +1,4 @@
-//! Strict mode refuses what production refuses (issue #12), and the sandbox stays as
+//! Strict mode refuses what production refuses, and the sandbox stays as
 //! lenient as the real sandbox. The encrypted-OTP plaintexts are built here by hand and
 //! sealed with the kit's HPKE (`service::seal_raw`), so that both key forms are exercised
 //! explicitly, whatever form the kit's `encrypt_otp` puts in `public_key`.

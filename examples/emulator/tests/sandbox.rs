@@ -1,4 +1,4 @@
-//! Sandbox mode: spec §4.9, §5.3 and §7 exactly.
+//! Sandbox mode: the sandbox's magic values exactly (docs/protocol.md, Sandbox).
 
 mod common;
 

@@ -16,7 +16,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::state::Purpose;
 use crate::util::now_ms;
 
-/// `GET /internal-accounts`: `{data}` only (spec §2.1); filters customerId, type,
+/// `GET /internal-accounts`: `{data}` only; filters customerId, type,
 /// currency; `limit` 1..100.
 pub async fn list_accounts(
     AxumState(app): AxumState<Shared>,

@@ -60,7 +60,7 @@ pub const SANDBOX_OTP: &str = "000000";
 pub const SANDBOX_PASSKEY_SIGNATURE: &str = "sandbox-valid-passkey-signature";
 /// The spec's accepted OIDC token on OAUTH verify in sandbox mode.
 pub const SANDBOX_OIDC_TOKEN: &str = "sandbox-valid-oidc-token";
-/// Largest amount anywhere (spec §8).
+/// Largest amount anywhere.
 pub const MAX_AMOUNT: i64 = 9_000_000_000_000_000;
 
 /// Everything the handlers share.

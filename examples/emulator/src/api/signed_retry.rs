@@ -173,7 +173,7 @@ impl<'a> RetrySpec<'a> {
     }
 }
 
-/// The signed-retry exchange of spec §4.2.
+/// The signed-retry exchange (docs/protocol.md).
 pub(super) fn signed_retry(
     app: &App,
     st: &mut State,
