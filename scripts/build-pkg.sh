@@ -41,32 +41,16 @@ fi
 rm -rf "${OUT}"
 mkdir -p "${OUT}"
 
-# build_module <out-name> <crate> [features] [scratch] (one cargo invocation per
-# crate, so that no crate's features reach another's module; the core is built without its
-# default `json` feature: the modules parse with the engine's JSON.parse). wasm-bindgen's
-# declarations are finished and compared with the copy `make lint-js` reads
-# (scripts/glue-types.mjs), and ship (js/index.d.ts, js/testing.d.ts and js/signing.d.ts
-# re-export them).
-#
-# Every module is no_std with the trapping panic handler (ewk-common/trap-panics), built as
-# a cdylib alone, so that LTO runs over the whole module (the rlib the tests link stays out
-# of it), with -C llvm-args=-inline-threshold=0 on the final crate: the LTO step inlines
-# no more than each crate's own opt-level did (without it the full module is 2.2 KB gzip
-# larger and no faster).
-#
-# wasm-opt -Oz with --one-caller-inline-max-function-size 0 (no inlining of functions
-# because they have one caller), for speed in Chromium: V8 inlines hot wasm calls itself,
-# on a budget it scales by the module's share of functions under 50 bytes (a caller may
-# grow to 2x its size but to no more than ~600 bytes or 1.1x at a share of 25% or less; 5x
-# and ~6,000 bytes at 50% or more): toolchain inlining that leaves few small functions
-# makes V8 inline less. The full module
-# built with LTO and plain -Oz has 27% of them, so V8 inlined 2 of the 16 calls to
-# `__multi3` (the 64x64->128-bit multiply, 98 bytes) in crypto-bigint's field
-# multiplication, and every operation was about 25% slower (--js-flags=--trace-wasm-inlining;
-# with --wasm-inlining-budget raised, or with --no-wasm-inlining, the builds ran alike).
-# Without one-caller inlining it has 37.4% and is faster than it was without LTO, and
-# smaller: see README.md's Size section (tests/js/v8-small-functions.test.mjs checks the
-# share).
+# build_module <out-name> <crate> [features] [scratch]: one cargo invocation per crate, so
+# that no crate's features reach another's module. Each module is no_std with the trapping
+# panic handler, built as a cdylib alone so that LTO sees the whole module, with
+# -inline-threshold=0 on the final crate (LTO inlines no more than each crate's own
+# opt-level did: smaller, no slower). wasm-opt -Oz --converge keeps single-caller functions
+# out of line (--one-caller-inline-max-function-size 0): V8 sizes its own wasm inlining
+# budget by the module's share of small functions, and with too few it leaves the field
+# multiplication's hot calls out of line (tests/js/v8-small-functions.test.mjs checks the
+# share; the commit bodies have the measurements). The generated declarations are
+# finished and compared with tests/types/glue/ (scripts/glue-types.mjs).
 build_module() {
   local name=$1
   local crate=$2
@@ -89,8 +73,8 @@ build_module() {
   # Keep only what we ship: wasm-bindgen (or a wasm-pack habit) may add these.
   rm -f "${OUT}/package.json" "${OUT}/README.md" "${OUT}/.gitignore" "${OUT}/${name}_bg.wasm.d.ts"
 
-  say "wasm-opt -Oz --one-caller-inline-max-function-size 0 ${name}_bg.wasm ($("${WASM_OPT}" --version))"
-  "${WASM_OPT}" -Oz --one-caller-inline-max-function-size 0 "${OUT}/${name}_bg.wasm" -o "${OUT}/${name}_bg.wasm.opt"
+  say "wasm-opt -Oz --converge --one-caller-inline-max-function-size 0 ${name}_bg.wasm ($("${WASM_OPT}" --version))"
+  "${WASM_OPT}" -Oz --converge --one-caller-inline-max-function-size 0 "${OUT}/${name}_bg.wasm" -o "${OUT}/${name}_bg.wasm.opt"
   mv "${OUT}/${name}_bg.wasm.opt" "${OUT}/${name}_bg.wasm"
   # (not for a build whose glue does not ship)
   [ "${4:-}" = scratch ] || node scripts/glue-types.mjs "${OUT}/${name}.d.ts" "tests/types/glue/${name}.d.ts"
