@@ -11,6 +11,9 @@
 // server, whose sessions are fresh browser processes). What a suite leaves open is closed
 // before the next; a browser that died is launched again.
 //
+// --parallel: the engines at once (one lane per engine, each through the suites in order;
+// a suite runs in one engine at a time), the lines of each suite tagged with its name.
+//
 // Options the suites read: --scale N (points: N times the fresh page loads),
 // --screenshot PATH (e2e), path/to/embedded-wallet-kit-x.y.z.tgz (vite, react; default the
 // newest dist/*.tgz, packed from pkg/ when there is none).
@@ -61,63 +64,106 @@ function browserPool() {
   };
 }
 
-/** Runs the suites named in `argv` in its engines; prints the report and exits. */
+/**
+ * Runs the suites named in `argv` in its engines; prints the report and exits. By default
+ * one suite after another, each in every engine in turn. With --parallel, one lane per
+ * engine: the engines run at once, each through the suites in order, a suite in one engine
+ * at a time (a suite's state is its module's); each suite's lines are then tagged.
+ */
 export async function runSuites(argv = process.argv.slice(2)) {
   const engines = enginesFromArgs(argv);
   const names = suitesFromArgs(argv);
+  const parallel = argv.includes('--parallel');
   const pool = browserPool();
-  const rows = []; // { suite, cells: { setup | engine: { passed, failed, ms } }, ms }
   const started = Date.now();
-  for (const name of names) {
-    console.log(`# ---- ${name} (${engines.join(', ')})`);
-    const row = { suite: name, cells: {}, ms: 0 };
-    rows.push(row);
-    const t0 = Date.now();
-    let suite;
-    try {
-      suite = (await import(`./${name}/run.mjs`)).default;
-    } catch (err) {
-      console.log(`not ok - ${name}: setup: ${stack(err).split('\n').join('\n  ')}`);
-      row.cells.setup = { passed: 0, failed: 1, ms: Date.now() - t0 };
-      row.ms = Date.now() - t0;
-      continue;
-    }
-    const { counts } = suite.checks;
-    let mark = { passed: 0, failed: 0, at: t0 };
-    const cell = () => {
-      const now = { passed: counts.passed, failed: counts.failed, at: Date.now() };
-      const c = { passed: now.passed - mark.passed, failed: now.failed - mark.failed, ms: now.at - mark.at };
-      mark = now;
-      return c;
-    };
-    const setup = cell();
-    if (setup.passed + setup.failed > 0) row.cells.setup = setup;
-    for (const engine of engines) {
+  const suites = new Map(names.map((name) => [name, {
+    name, row: { suite: name, cells: {}, ms: 0 }, loaded: null, busy: false, done: 0, t0: 0,
+  }]));
+
+  let setups = Promise.resolve(); // one suite set up at a time
+  /** Imports (sets up) a suite once; undefined if its setup failed (counted as a failure). */
+  const load = (s) => {
+    s.loaded ??= setups = setups.then(async () => {
+      if (!parallel) console.log(`# ---- ${s.name} (${engines.join(', ')})`);
+      s.t0 = Date.now();
       try {
-        await suite.run(engine, await pool.get(engine));
+        const { default: suite } = await import(`./${s.name}/run.mjs`);
+        if (parallel) suite.checks.out.tag = `${s.name}: `;
+        s.suite = suite;
+        const { passed, failed } = suite.checks.counts;
+        if (passed + failed > 0) s.row.cells.setup = { passed, failed, ms: Date.now() - s.t0 };
+        return suite;
       } catch (err) {
-        suite.checks.fail(`[${engine}] ${name} driver: ${stack(err).split('\n').join('\n  ')}`);
-      } finally {
-        await pool.tidy(engine).catch((err) => suite.checks.fail(`[${engine}] ${name}: closing what it left open: ${stack(err)}`));
+        console.log(`not ok - ${s.name}: setup: ${stack(err).split('\n').join('\n  ')}`);
+        s.row.cells.setup = { passed: 0, failed: 1, ms: Date.now() - s.t0 };
+        return undefined;
       }
-      const c = cell();
-      row.cells[engine] = c;
-      console.log(`# ${name} in ${engine}: ${c.passed} passed, ${c.failed} failed, ${seconds(c.ms)} s`);
-    }
+    });
+    return s.loaded;
+  };
+  /** Counts what `fn` adds to the suite's checks into the row's `column`. */
+  const counted = async (s, column, fn) => {
+    const { counts } = s.suite.checks;
+    const before = { ...counts, at: Date.now() };
+    await fn();
+    if (column === 'setup' && !s.row.cells.setup && counts.passed + counts.failed === before.passed + before.failed) return undefined;
+    const c = s.row.cells[column] ?? { passed: 0, failed: 0, ms: 0 };
+    s.row.cells[column] = {
+      passed: c.passed + counts.passed - before.passed, failed: c.failed + counts.failed - before.failed, ms: c.ms + Date.now() - before.at,
+    };
+    return s.row.cells[column];
+  };
+  const runIn = (s, engine) => counted(s, engine, async () => {
     try {
-      await suite.close();
+      await s.suite.run(engine, await pool.get(engine));
     } catch (err) {
-      suite.checks.fail(`${name}: close: ${stack(err)}`);
+      s.suite.checks.fail(`[${engine}] ${s.name} driver: ${stack(err).split('\n').join('\n  ')}`);
+    } finally {
+      await pool.tidy(engine).catch((err) => s.suite.checks.fail(`[${engine}] ${s.name}: closing what it left open: ${stack(err)}`));
     }
-    const last = cell();
-    if (last.passed + last.failed > 0) {
-      const s = row.cells.setup ?? { passed: 0, failed: 0, ms: 0 };
-      row.cells.setup = { passed: s.passed + last.passed, failed: s.failed + last.failed, ms: s.ms + last.ms };
+  });
+  const close = (s) => counted(s, 'setup', async () => {
+    try {
+      await s.suite.close();
+    } catch (err) {
+      s.suite.checks.fail(`${s.name}: close: ${stack(err)}`);
     }
-    row.ms = Date.now() - t0;
-  }
+  });
+
+  // A lane takes its next (suite, engine) whose suite no other lane is running.
+  const lanes = parallel
+    ? engines.map((engine) => names.map((name) => ({ s: suites.get(name), engine })))
+    : [names.flatMap((name) => engines.map((engine) => ({ s: suites.get(name), engine })))];
+  let freed = () => {};
+  let changed = new Promise((r) => { freed = r; });
+  const notify = () => {
+    freed();
+    changed = new Promise((r) => { freed = r; });
+  };
+  await Promise.all(lanes.map(async (queue) => {
+    while (queue.length > 0) {
+      const i = queue.findIndex((item) => !item.s.busy);
+      if (i < 0) {
+        await changed;
+        continue;
+      }
+      const [{ s, engine }] = queue.splice(i, 1);
+      s.busy = true;
+      try {
+        if (await load(s)) {
+          const c = await runIn(s, engine);
+          console.log(`# ${s.name} in ${engine}: ${c.passed} passed, ${c.failed} failed, ${seconds(c.ms)} s`);
+          if (++s.done === engines.length) await close(s);
+        }
+        s.row.ms = Date.now() - s.t0;
+      } finally {
+        s.busy = false;
+        notify();
+      }
+    }
+  }));
   await pool.close();
-  report(rows, engines, Date.now() - started);
+  report([...suites.values()].map((s) => s.row), engines, Date.now() - started);
 }
 
 function report(rows, engines, ms) {

@@ -2,9 +2,10 @@
 // named after the engine they run in, and the shape the runner (tests/browser.mjs) drives.
 // A suite module sets up its servers when it is imported and ends with
 //   export default defineSuite(import.meta, { checks, run: (engine, browser) => …, close });
-// The runner calls run() once per engine, with that engine's shared browser (launched once
-// for every suite; tests/support/engines.mjs), then close(). Running the module itself
-// (node tests/<name>/run.mjs [--engine …]) is the runner with that one suite.
+// The runner calls run() once per engine, never two at once, with that engine's shared
+// browser (launched once for every suite; tests/support/engines.mjs), then close().
+// Running the module itself (node tests/<name>/run.mjs [--engine …]) is the runner with
+// that one suite.
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
