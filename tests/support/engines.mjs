@@ -165,15 +165,7 @@ async function startXvfb(timeoutMs = 10_000) {
 
 // ---- a W3C WebDriver client ---------------------------------------------------------
 
-export class WebDriverError extends Error {
-  constructor(status, value, what) {
-    super(`${what}: ${status} ${value?.error ?? ''} ${value?.message ?? JSON.stringify(value)}`.trim());
-    this.name = 'WebDriverError';
-    this.status = status;
-    this.error = value?.error;
-  }
-}
-
+/** A command's value; a failed one throws naming the command, the status and WebDriver's error. */
 async function request(base, method, path, body, timeoutMs = 30_000) {
   const res = await fetch(`${base}${path}`, {
     method,
@@ -186,10 +178,11 @@ async function request(base, method, path, body, timeoutMs = 30_000) {
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new WebDriverError(res.status, { message: text.slice(0, 500) }, `${method} ${path}`);
+    // not JSON: the text is the message
   }
-  if (!res.ok) throw new WebDriverError(res.status, parsed?.value, `${method} ${path}`);
-  return parsed.value;
+  if (res.ok && parsed) return parsed.value;
+  const value = parsed ? parsed.value : { message: text.slice(0, 500) };
+  throw new Error(`${method} ${path}: ${res.status} ${value?.error ?? ''} ${value?.message ?? JSON.stringify(value)}`.trim());
 }
 
 async function waitForDriver(base, child, name, timeoutMs = 20_000) {
