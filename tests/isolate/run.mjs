@@ -35,12 +35,8 @@ import { hpkeDecrypt, hpkeEncrypt, generateP256KeyPair, uncompressRawPublicKey }
 import { uint8ArrayFromHexString as fromHex, uint8ArrayToHexString as toHex } from '@turnkey/encoding';
 import { serveStatic } from '../../scripts/serve.mjs';
 import { collectPageErrors } from '../support/engines.mjs';
-import {
-  sessionResponse, pending202, quote, randomScalar, sealBundle, compressedPublicKeyHex, iso, HOUR,
-} from '../support/fixtures.mjs';
-import {
-  PKG_DIR as pkgDir, defineSuite, expectOk, expectStamp, hex, json, requirePkg, suiteChecks,
-} from '../support/suite.mjs';
+import { sessionResponse, pending202, quote, randomScalar, sealBundle, compressedPublicKeyHex, iso, HOUR } from '../support/fixtures.mjs';
+import { PKG_DIR as pkgDir, defineSuite, expectOk, expectStamp, hex, json, requirePkg, suiteChecks } from '../support/suite.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';

@@ -24,9 +24,7 @@
 import { createHash, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { verifyRegistrationResponse, verifyAuthenticationResponse } from '@simplewebauthn/server';
-import {
-  authenticationResponseJSON, coseP256PublicKey, flipByte, registrationResponseJSON,
-} from '../support/webauthn.mjs';
+import { authenticationResponseJSON, coseP256PublicKey, flipByte, registrationResponseJSON } from '../support/webauthn.mjs';
 import { serveStatic } from '../../scripts/serve.mjs';
 import { FIREFOX_WAIT_FOR_USB_PREFS, collectPageErrors } from '../support/engines.mjs';
 import { PKG_DIR as pkgDir, defineSuite, json, requirePkg, suiteChecks } from '../support/suite.mjs';

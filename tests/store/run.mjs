@@ -17,12 +17,8 @@ import { fileURLToPath } from 'node:url';
 import { p256 } from '@noble/curves/nist.js';
 import { serveStatic } from '../../scripts/serve.mjs';
 import { collectPageErrors } from '../support/engines.mjs';
-import {
-  sessionResponse, pending202, quote, randomScalar, sealBundle, compressedPublicKeyHex, iso, HOUR,
-} from '../support/fixtures.mjs';
-import {
-  PKG_DIR as pkgDir, defineSuite, expectOk, expectStamp, hex, json, requirePkg, suiteChecks,
-} from '../support/suite.mjs';
+import { sessionResponse, pending202, quote, randomScalar, sealBundle, compressedPublicKeyHex, iso, HOUR } from '../support/fixtures.mjs';
+import { PKG_DIR as pkgDir, defineSuite, expectOk, expectStamp, hex, json, requirePkg, suiteChecks } from '../support/suite.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const DB = 'store-e2e';
