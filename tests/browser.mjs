@@ -162,8 +162,12 @@ export async function runSuites(argv = process.argv.slice(2)) {
       }
     }
   }));
-  await pool.close();
-  report([...suites.values()].map((s) => s.row), engines, Date.now() - started);
+  const rows = [...suites.values()].map((s) => s.row);
+  await pool.close().catch((err) => {
+    console.log(`not ok - closing the browsers: ${stack(err)}`);
+    rows.push({ suite: '(browsers)', cells: { setup: { passed: 0, failed: 1, ms: 0 } }, ms: 0 });
+  });
+  report(rows, engines, Date.now() - started);
 }
 
 function report(rows, engines, ms) {
