@@ -11,34 +11,24 @@
 //   with Web Locks (navigator.locks) and again with the IndexedDB lease (locks: null);
 // - logout (keeper.revoke) in tab A: one revoke sent, tab B's keeper reports `revoked`
 //   (fromStore) and stops, and B's signing is SESSION_CLOSED with nothing sent.
-// Prints "N passed, N failed"; exits non-zero on failure.
 //
-// Usage: node tests/crosstab/run.mjs [--engine chromium|firefox|webkit|all] (default all)
+// Usage: node tests/browser.mjs crosstab [--engine chromium|firefox|webkit|all] (default all)
 /* global window, document -- in page.evaluate callbacks, which run in the tab */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { chromium } from 'playwright-core';
 import { startEmulator, ROOT } from '../support/emulator.mjs';
-import { enginesFromArgs, launchEngine } from '../support/engines.mjs';
-import { createChecks } from '../support/checks.mjs';
+import { defineSuite, json, requirePkg, suiteChecks } from '../support/suite.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const SESSION_TTL_SECS = 10;
 const LEAD_MS = 4000;
 
-const { check: checkIn, assert, fail, finish } = createChecks();
 let engine;
-const check = (name, fn) => checkIn(`[${engine}] ${name}`, fn);
-const json = (v) => JSON.stringify(v);
-const engines = enginesFromArgs();
-const t0 = Date.now();
+const checks = suiteChecks(() => `[${engine}] `);
+const { check, assert } = checks;
 
-if (!existsSync(join(ROOT, 'pkg', 'session-keeper-impl.js'))) {
-  console.log('not ok - pkg/ is missing: run `make build` first\n0 passed, 1 failed');
-  process.exit(1);
-}
+requirePkg('session-keeper-impl.js');
 
 const { proc, origin } = await startEmulator(['--static-dir', here, '--pkg-dir', join(ROOT, 'pkg'), '--session-ttl-secs', String(SESSION_TTL_SECS)]);
 console.log(`# emulator ${origin}, session TTL ${SESSION_TTL_SECS} s`);
@@ -266,24 +256,15 @@ async function demoSuite(browser) {
   }
 }
 
-try {
-  for (engine of engines) {
-    const started = Date.now();
-    let browser;
-    try {
-      browser = await launchEngine(engine, { chromium });
-      await suite(browser);
-      await demoSuite(browser);
-    } catch (err) {
-      fail(`[${engine}] cross-tab driver: ${err?.stack ?? err}`);
-    } finally {
-      await browser?.close();
-    }
-    console.log(`# ${engine}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  }
-} finally {
-  proc.kill();
-  demoEmulator.proc.kill();
-}
-console.log(`# total: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-finish();
+export default defineSuite(import.meta, {
+  checks,
+  async run(e, browser) {
+    engine = e;
+    await suite(browser);
+    await demoSuite(browser);
+  },
+  close() {
+    proc.kill();
+    demoEmulator.proc.kill();
+  },
+});

@@ -17,16 +17,16 @@
 // scripts and the console's errors. Firefox and WebKitGTK are driven through WebDriver
 // without the page's eval (newPage({ withoutPageEval: true })), which the policy forbids.
 //
-// Usage: node tests/csp/run.mjs [--engine chromium|firefox|webkit|all] (needs pkg/ from
+// Usage: node tests/browser.mjs csp [--engine chromium|firefox|webkit|all] (needs pkg/ from
 // `make build` and a release emulator built from this tree: `cargo build --release -p emulator`)
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import { createChecks } from '../support/checks.mjs';
 import { ROOT, startEmulator } from '../support/emulator.mjs';
-import { enginesFromArgs, launchEngine } from '../support/engines.mjs';
+import { defineSuite } from '../support/suite.mjs';
 import { REPORT_PATH, startReportingProxy } from './report-proxy.mjs';
 
-const { check, assert, fail, finish } = createChecks();
+const checks = createChecks();
+const { check, assert } = checks;
 
 /** What a strict policy for the kit must and must not say. */
 function strictEnough(csp) {
@@ -81,7 +81,6 @@ async function clickStep(page, id) {
   return result;
 }
 
-const engines = enginesFromArgs();
 const wallet = ['--static-dir', join(ROOT, 'examples', 'wallet'), '--pkg-dir', join(ROOT, 'pkg')];
 const demo = await startEmulator(['--strict-csp', ...wallet]);
 const shortSessions = await startEmulator(['--strict-csp', '--session-ttl-secs', '6', ...wallet]);
@@ -199,38 +198,27 @@ async function engineChecks(engine, browser) {
   });
 }
 
-try {
-  await check("every file of the demo is served with a strict CSP: script-src 'self' 'wasm-unsafe-eval', no unsafe-eval, no inline", async () => {
-    for (const path of ['/', '/app.js', '/style.css', '/pkg/browser.js', '/pkg/embedded_wallet_kit_bg.wasm', '/pkg/signer-worker.js']) {
-      const res = await fetch(demo.origin + path);
-      assert(res.status === 200, `${path}: ${res.status}`);
-      const csp = res.headers.get('content-security-policy');
-      assert(csp, `${path}: no Content-Security-Policy header`);
-      strictEnough(csp);
-      // What the browsers get through the reporting proxy: that policy, and a report-uri only.
-      const proxied = await fetch(proxies.demo.origin + path);
-      await proxied.arrayBuffer();
-      assert(proxied.headers.get('content-security-policy') === `${csp}; report-uri ${REPORT_PATH}`, `${path} through the proxy: ${proxied.headers.get('content-security-policy')}`);
-    }
-  });
-
-  for (const engine of engines) {
-    let browser;
-    try {
-      browser = await launchEngine(engine, { chromium });
-      await engineChecks(engine, browser);
-    } catch (err) {
-      fail(`${engine}: driver: ${err?.stack ?? err}`);
-    } finally {
-      await browser?.close().catch((err) => fail(`${engine}: closing the browser: ${err?.message ?? err}`));
-    }
+await check("every file of the demo is served with a strict CSP: script-src 'self' 'wasm-unsafe-eval', no unsafe-eval, no inline", async () => {
+  for (const path of ['/', '/app.js', '/style.css', '/pkg/browser.js', '/pkg/embedded_wallet_kit_bg.wasm', '/pkg/signer-worker.js']) {
+    const res = await fetch(demo.origin + path);
+    assert(res.status === 200, `${path}: ${res.status}`);
+    const csp = res.headers.get('content-security-policy');
+    assert(csp, `${path}: no Content-Security-Policy header`);
+    strictEnough(csp);
+    // What the browsers get through the reporting proxy: that policy, and a report-uri only.
+    const proxied = await fetch(proxies.demo.origin + path);
+    await proxied.arrayBuffer();
+    assert(proxied.headers.get('content-security-policy') === `${csp}; report-uri ${REPORT_PATH}`, `${path} through the proxy: ${proxied.headers.get('content-security-policy')}`);
   }
-} catch (err) {
-  fail(`driver: ${err?.stack ?? err}`);
-} finally {
-  await Promise.all(Object.values(proxies).map((proxy) => proxy.close()));
-  demo.proc.kill('SIGTERM');
-  isolatePage.proc.kill('SIGTERM');
-  shortSessions.proc.kill('SIGTERM');
-}
-finish();
+});
+
+export default defineSuite(import.meta, {
+  checks,
+  run: engineChecks,
+  async close() {
+    await Promise.all(Object.values(proxies).map((proxy) => proxy.close()));
+    demo.proc.kill('SIGTERM');
+    isolatePage.proc.kill('SIGTERM');
+    shortSessions.proc.kill('SIGTERM');
+  },
+});

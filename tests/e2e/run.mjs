@@ -27,9 +27,8 @@
 // with SESSION_EXPIRED; a stamp made before expiry is answered 401 "Session expired").
 //
 // The pages are opened at http://localhost:<port> (WebAuthn refuses IP origins).
-// Prints "ok - …" / "not ok - …" and "N passed, N failed"; exits non-zero on failure.
 //
-// Usage: node tests/e2e/run.mjs [--engine chromium|firefox|webkit|all] [--screenshot docs/demo.png]
+// Usage: node tests/browser.mjs e2e [--engine chromium|firefox|webkit|all] [--screenshot docs/demo.png]
 //   (default all engines; the screenshot is Chromium's)
 //   (needs pkg/ from `make build`; builds target/release/emulator if it is missing)
 import { execFileSync, spawn } from 'node:child_process';
@@ -37,10 +36,8 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { chromium } from 'playwright-core';
 import { checkStamp } from '../support/fixtures.mjs';
-import { enginesFromArgs, launchEngine } from '../support/engines.mjs';
-import { createChecks } from '../support/checks.mjs';
+import { defineSuite, json, requirePkg, suiteChecks } from '../support/suite.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = resolve(here, '../..');
@@ -60,20 +57,15 @@ const QUOTE = 4_250; // the page's default quote amount, 42.50 USD
 const screenshotArg = process.argv.indexOf('--screenshot');
 const SCREENSHOT = screenshotArg > 0 ? resolve(process.argv[screenshotArg + 1] ?? 'docs/demo.png') : null;
 
-const { check: checkIn, assert, fail, finish } = createChecks();
 let engine;
 /** Every check is named after the engine it ran in. */
-const check = (name, fn) => checkIn(`[${engine}] ${name}`, fn);
+const checks = suiteChecks(() => `[${engine}] `);
+const { check, checkIn, assert, fail } = checks;
 /** Whether the engine has WebAuthn (WebKitGTK has none). */
 const hasWebAuthn = () => engine !== 'webkit';
-const json = (v) => JSON.stringify(v);
-const started = Date.now();
 
 // ---- prerequisites -------------------------------------------------------------------
-if (!existsSync(join(PKG_DIR, 'browser.js')) || !existsSync(join(PKG_DIR, 'embedded_wallet_kit_bg.wasm'))) {
-  console.log('not ok - pkg/ is missing or incomplete: run `make build` first\n0 passed, 1 failed');
-  process.exit(1);
-}
+requirePkg('browser.js', 'embedded_wallet_kit_bg.wasm');
 if (!existsSync(EMULATOR)) {
   console.log('# target/release/emulator is missing: cargo build --release -p emulator');
   execFileSync('cargo', ['build', '--release', '-p', 'emulator'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
@@ -819,19 +811,17 @@ async function expiry() {
 }
 
 // ---- main ----------------------------------------------------------------------------
-let strictEmu;
-let sandboxEmu;
-const times = [];
-try {
-  [strictEmu, sandboxEmu] = await Promise.all([startEmulator('strict'), startEmulator('sandbox')]);
-  console.log(`# strict emulator ${strictEmu.origin}, sandbox emulator ${sandboxEmu.origin}`);
-  await checkIn('the emulators report their modes', () => {
-    assert(strictEmu.mode === 'strict' && sandboxEmu.mode === 'sandbox', `${strictEmu.mode} ${sandboxEmu.mode}`);
-  });
-  for (engine of enginesFromArgs()) {
-    const t0 = Date.now();
+const [strictEmu, sandboxEmu] = await Promise.all([startEmulator('strict'), startEmulator('sandbox')]);
+console.log(`# strict emulator ${strictEmu.origin}, sandbox emulator ${sandboxEmu.origin}`);
+await checkIn('the emulators report their modes', () => {
+  assert(strictEmu.mode === 'strict' && sandboxEmu.mode === 'sandbox', `${strictEmu.mode} ${sandboxEmu.mode}`);
+});
+
+export default defineSuite(import.meta, {
+  checks,
+  async run(e, b) {
+    [engine, browser] = [e, b];
     try {
-      browser = await launchEngine(engine, { chromium });
       for (const keys of ['sealed', 'client-held']) {
         await flow(strictEmu, keys);
         await flow(sandboxEmu, keys);
@@ -841,23 +831,15 @@ try {
     } catch (err) {
       fail(`[${engine}] e2e driver: ${String(err?.stack ?? err).split('\n').join('\n  ')}`);
       for (const emu of [strictEmu, sandboxEmu]) {
-        if (emu) console.log(`# ${emu.mode} emulator log (tail):\n${emu.stderr().split('\n').slice(-20).map((l) => `#   ${l}`).join('\n')}`);
+        console.log(`# ${emu.mode} emulator log (tail):\n${emu.stderr().split('\n').slice(-20).map((l) => `#   ${l}`).join('\n')}`);
       }
     } finally {
       await session?.close();
       session = undefined;
-      await browser?.close();
-      browser = undefined;
     }
-    times.push(`${engine} ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-    console.log(`# ${times.at(-1)}`);
-  }
-} catch (err) {
-  fail(`e2e driver: ${String(err?.stack ?? err).split('\n').join('\n  ')}`);
-} finally {
-  await Promise.all([strictEmu?.stop(), sandboxEmu?.stop()]);
-  killAllNow();
-}
-
-console.log(`# ${((Date.now() - started) / 1000).toFixed(1)} s (${times.join(', ')})`);
-finish();
+  },
+  async close() {
+    await Promise.all([strictEmu.stop(), sandboxEmu.stop()]);
+    killAllNow();
+  },
+});

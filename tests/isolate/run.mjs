@@ -24,50 +24,30 @@
 // - encryptOtp and openWalletExport in the Worker (checked with the peer);
 // - the extra latency per stamp (median of 200), printed.
 //
-// Prints "N passed, N failed"; exits non-zero on failure.
-//
-// Usage: node tests/isolate/run.mjs [--engine chromium|firefox|webkit|all] (default all)
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// Usage: node tests/browser.mjs isolate [--engine chromium|firefox|webkit|all] (default all)
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { chromium } from 'playwright-core';
 import { p256 } from '@noble/curves/nist.js';
 import { hpkeDecrypt, hpkeEncrypt, generateP256KeyPair, uncompressRawPublicKey } from '@turnkey/crypto';
 import { uint8ArrayFromHexString as fromHex, uint8ArrayToHexString as toHex } from '@turnkey/encoding';
 import { serveStatic } from '../../scripts/serve.mjs';
-import { collectPageErrors, enginesFromArgs, launchEngine } from '../support/engines.mjs';
-import { createChecks } from '../support/checks.mjs';
-import {
-  sessionResponse, pending202, quote, randomScalar, sealBundle, compressedPublicKeyHex, checkStamp, iso, HOUR,
-} from '../support/fixtures.mjs';
+import { collectPageErrors } from '../support/engines.mjs';
+import { sessionResponse, pending202, quote, randomScalar, sealBundle, compressedPublicKeyHex, iso, HOUR } from '../support/fixtures.mjs';
+import { PKG_DIR as pkgDir, defineSuite, expectOk, expectStamp, hex, json, requirePkg, suiteChecks } from '../support/suite.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-const root = resolve(here, '../..');
-const pkgDir = join(root, 'pkg');
 const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 
-const { check: checkIn, assert, fail, finish } = createChecks();
 let engine;
 /** Every check is named after the engine it ran in. */
-const check = (name, fn) => checkIn(`[${engine}] ${name}`, fn);
-const json = (v) => JSON.stringify(v);
-const hex = (bytes) => Buffer.from(bytes).toString('hex');
+const checks = suiteChecks(() => `[${engine}] `);
+const { check, assert } = checks;
 
-if (!existsSync(join(pkgDir, 'signer-worker.js'))) {
-  console.log('not ok - pkg/ is missing or has no signer-worker.js: run `make build` first\n0 passed, 1 failed');
-  process.exit(1);
-}
+requirePkg('signer-worker.js');
 
-function expectOk(r, what) {
-  assert(r.ok, `${what} failed: ${json(r.error)}`);
-  return r.value;
-}
-function expectStamp(stamp, payload, publicKeyHex) {
-  const c = checkStamp(stamp, payload, publicKeyHex);
-  assert(c.ok, `stamp does not verify: ${json(c)}`);
-}
 const uncompressedHex = (scalar) => hex(p256.getPublicKey(scalar, false));
 
 /** A throwaway enclave signer and a signed envelope over `data`, as the service writes it. */
@@ -1008,20 +988,15 @@ async function suite() {
   await session?.close();
 }
 
-for (engine of enginesFromArgs()) {
-  const t0 = Date.now();
-  try {
-    browser = await launchEngine(engine, { chromium });
+export default defineSuite(import.meta, {
+  checks,
+  async run(e, b) {
+    [engine, browser] = [e, b];
     await suite();
-  } catch (err) {
-    fail(`[${engine}] driver crashed: ${err?.stack ?? err}`);
-  } finally {
-    await browser?.close();
-    browser = undefined;
-  }
-  console.log(`# ${engine}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-}
-await server.close();
-await evilServer.close();
-rmSync(evilDir, { recursive: true, force: true });
-finish();
+  },
+  async close() {
+    await server.close();
+    await evilServer.close();
+    rmSync(evilDir, { recursive: true, force: true });
+  },
+});

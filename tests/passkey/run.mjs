@@ -18,33 +18,23 @@
 // call after it fetches no .wasm; one before it loads that module itself).
 //
 // The page is served from http://localhost:<port> (WebAuthn rejects IP origins).
-// Every scenario gets a fresh page and authenticator (in Chromium a fresh context too). Prints "N passed, N failed" over all engines; exits non-zero on failure.
+// Every scenario gets a fresh page and authenticator (in Chromium a fresh context too).
 //
-// Usage: node tests/passkey/run.mjs [--engine chromium|firefox|webkit|all] (default all)
+// Usage: node tests/browser.mjs passkey [--engine chromium|firefox|webkit|all] (default all)
 import { createHash, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import { verifyRegistrationResponse, verifyAuthenticationResponse } from '@simplewebauthn/server';
-import {
-  authenticationResponseJSON, coseP256PublicKey, flipByte, registrationResponseJSON,
-} from '../support/webauthn.mjs';
+import { authenticationResponseJSON, coseP256PublicKey, flipByte, registrationResponseJSON } from '../support/webauthn.mjs';
 import { serveStatic } from '../../scripts/serve.mjs';
-import {
-  FIREFOX_WAIT_FOR_USB_PREFS, collectPageErrors, enginesFromArgs, launchEngine,
-} from '../support/engines.mjs';
-import { createChecks } from '../support/checks.mjs';
+import { FIREFOX_WAIT_FOR_USB_PREFS, collectPageErrors } from '../support/engines.mjs';
+import { PKG_DIR as pkgDir, defineSuite, json, requirePkg, suiteChecks } from '../support/suite.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-const root = resolve(here, '../..');
-const pkgDir = join(root, 'pkg');
 // The full module's build without the enclave exports: the main entry's plain init()
 // fetches it and no other .wasm.
 const FULL_WASM = '/pkg/embedded_wallet_kit_no_enclave_bg.wasm';
 const isWasm = (p) => p.endsWith('.wasm');
 
-const json = (v) => JSON.stringify(v);
 const b64u = (bytes) => Buffer.from(bytes).toString('base64url');
 const utf8b64u = (text) => b64u(Buffer.from(text, 'utf8'));
 const clientData = (clientDataJson) => JSON.parse(Buffer.from(clientDataJson, 'base64url').toString('utf8'));
@@ -62,10 +52,7 @@ function expectKitError(r, code, causeName) {
   return e;
 }
 
-if (!existsSync(join(pkgDir, 'browser.js')) || !existsSync(join(root, FULL_WASM))) {
-  console.log('not ok - pkg/ is missing or has no full module: run `make build` first\n0 passed, 1 failed');
-  process.exit(1);
-}
+requirePkg('browser.js', FULL_WASM.slice('/pkg/'.length));
 
 const server = await serveStatic({ '/': here, '/pkg/': pkgDir });
 const origin = `http://localhost:${server.port}`;
@@ -76,9 +63,9 @@ let browser;
 let engine;
 /** The WebDriver session the scenarios of one engine share (Firefox, WebKitGTK). */
 let sharedSession;
-const { check: checkIn, assert, fail, finish } = createChecks();
 /** Every check is named after the engine it ran in. */
-const check = (name, fn) => checkIn(`[${engine}] ${name}`, fn);
+const checks = suiteChecks(() => `[${engine}] `);
+const { check, assert } = checks;
 const fromB64 = (s) => Buffer.from(s, 'base64');
 
 /**
@@ -1077,22 +1064,17 @@ async function unsupportedSuite() {
   }
 }
 
-const engines = enginesFromArgs();
-for (engine of engines) {
-  const t0 = Date.now();
-  try {
-    browser = await launchEngine(engine, { chromium });
-    if (engine === 'webkit') await unsupportedSuite();
-    else await webauthnSuite();
-  } catch (err) {
-    fail(`[${engine}] passkey e2e driver: ${err?.stack ?? err}`);
-  } finally {
-    await browser?.close();
-    browser = undefined;
-    sharedSession = undefined;
-  }
-  console.log(`# ${engine}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-}
-await server.close();
-
-finish();
+export default defineSuite(import.meta, {
+  checks,
+  async run(e, b) {
+    [engine, browser] = [e, b];
+    try {
+      if (engine === 'webkit') await unsupportedSuite();
+      else await webauthnSuite();
+    } finally {
+      await sharedSession?.close();
+      sharedSession = undefined;
+    }
+  },
+  close: () => server.close(),
+});

@@ -10,26 +10,20 @@
 //   (random x with no square root, x = 0, x >= p) are INVALID_BUNDLE "not a point";
 // each on fresh page loads (the engine's first tiers, while the warm-up still runs), then
 // many times in one page (after tier-up). A mismatch prints the encapsulated key (public).
-// Prints "N passed, N failed"; exits non-zero on failure.
 //
-// Usage: node tests/points/run.mjs [--engine chromium|firefox|webkit|all] [--scale N]
+// Usage: node tests/browser.mjs points [--engine chromium|firefox|webkit|all] [--scale N]
 //   --scale multiplies every count (default 1: about 2,500 opens per engine and entry, and
 //   9,000 more on WebKit's fresh page loads).
 /* global window -- in page.evaluate callbacks, which run in the page */
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import { p256 } from '@noble/curves/nist.js';
 import { bs58check, uint8ArrayToHexString } from '@turnkey/encoding';
 import { serveStatic } from '../../scripts/serve.mjs';
-import { enginesFromArgs, launchEngine } from '../support/engines.mjs';
-import { createChecks } from '../support/checks.mjs';
 import { compressedPublicKeyHex, randomScalar, sealBundle } from '../support/fixtures.mjs';
+import { PKG_DIR as pkgDir, defineSuite, json, requirePkg, suiteChecks } from '../support/suite.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-const pkgDir = fileURLToPath(new URL('../../pkg/', import.meta.url));
 const scaleAt = process.argv.indexOf('--scale');
 const SCALE = scaleAt >= 0 ? Number(process.argv[scaleAt + 1]) : 1;
 if (!(SCALE >= 1)) throw new Error('--scale must be a number >= 1');
@@ -65,7 +59,8 @@ const refusedValid = (m) => m.onCurve !== false && /^INVALID_BUNDLE: .*not a poi
 const WARM_ROUNDS = 4 * SCALE;
 const WARM_BATCH = 250;
 
-const { check: checkIn, assert, fail, finish } = createChecks();
+const checks = suiteChecks(() => '');
+const { checkIn, assert, fail } = checks;
 const FIELD_P = 0xffffffff00000001000000000000000000000000ffffffffffffffffffffffffn;
 const hex32 = (n) => n.toString(16).padStart(64, '0');
 const onCurve = (enc) => {
@@ -97,7 +92,6 @@ function probeCases(n) {
   return cases.map((enc) => ({ enc: uint8ArrayToHexString(enc), valid: onCurve(enc), bundle: withGarbage(enc) }));
 }
 
-const json = (v) => JSON.stringify(v);
 
 /** Opens `n` @turnkey/crypto bundles on the page; the mismatches (empty when all opened to the sealed key). */
 async function sealedMismatches(page, n) {
@@ -157,17 +151,13 @@ async function load(page, origin, query) {
   }
 }
 
-if (!existsSync(join(pkgDir, 'browser.js'))) {
-  console.log('not ok - pkg/ is missing: run `make build` first\n0 passed, 1 failed');
-  process.exit(1);
-}
+requirePkg('browser.js');
 const server = await serveStatic({ '/': here, '/pkg/': pkgDir });
 const origin = `http://localhost:${server.port}`;
-try {
-  for (const engine of enginesFromArgs()) {
-    let browser;
+export default defineSuite(import.meta, {
+  checks,
+  async run(engine, browser) {
     try {
-      browser = await launchEngine(engine, { chromium });
       for (const [entry, query] of [['browser.js', '?entry=full'], ['signing.js', '?entry=signing']]) {
         const label = `[${engine}] ${entry}`;
         let page = await browser.newPage();
@@ -239,11 +229,7 @@ try {
       // The driver's own log (a crashed or hung web process shows there, not in the error).
       const driverLog = browser?.driver?.log?.trim();
       fail(`[${engine}] points driver: ${err?.stack ?? err}${err?.cause ? `\n  cause: ${err.cause.stack ?? err.cause}` : ''}${driverLog ? `\n  driver log (last 8 KB):\n${driverLog}` : ''}`);
-    } finally {
-      await browser?.close();
     }
-  }
-} finally {
-  await server.close();
-}
-finish();
+  },
+  close: () => server.close(),
+});

@@ -9,46 +9,31 @@
 // verify although the login effect ran twice, one refresh per `refreshed` event (one
 // keeper). In Chromium the same again with a StoredSession (?stored=1: the login flow saves
 // the session in a SessionStore): the keeper replaces it in the store, logout deletes it.
-// Prints "N passed, N failed"; exits non-zero on failure.
 //
-// Usage: node tests/react/run.mjs [--engine chromium|firefox|webkit|all] [path/to/embedded-wallet-kit-x.y.z.tgz]
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+// Usage: node tests/browser.mjs react [--engine chromium|firefox|webkit|all] [path/to/embedded-wallet-kit-x.y.z.tgz]
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, createLogger } from 'vite';
-import { chromium } from 'playwright-core';
+import { build } from 'vite';
 import { startEmulator } from '../support/emulator.mjs';
-import { collectPageErrors, enginesFromArgs, launchEngine } from '../support/engines.mjs';
-import { createChecks } from '../support/checks.mjs';
-import { findTarball, sh } from '../support/tarball.mjs';
+import { defineSuite, pageWithErrors, suiteChecks } from '../support/suite.mjs';
+import { installTarball, recordingLogger } from '../support/tarball.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const SESSION_TTL_SECS = 8;
 const LEAD_MS = 4000;
 
-const { check: checkIn, assert, fail, finish } = createChecks();
 let engine;
 let variant = '';
-const check = (name, fn) => checkIn(engine ? `[${engine}${variant}] ${name}` : name, fn);
-const engines = enginesFromArgs();
+const checks = suiteChecks(() => (engine ? `[${engine}${variant}] ` : ''));
+const { check, assert, fail } = checks;
 const t0 = Date.now();
-const tarball = findTarball();
-console.log(`# tarball ${tarball}`);
-rmSync(join(here, 'node_modules'), { recursive: true, force: true });
-sh('npm', ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', tarball], here);
+installTarball(here);
 
 const outDir = join(here, 'dist');
 const buildWarnings = [];
-const logger = createLogger('warn');
-for (const level of ['warn', 'warnOnce', 'error']) {
-  const print = logger[level].bind(logger);
-  logger[level] = (msg, opts) => {
-    buildWarnings.push(`${level}: ${msg}`);
-    print(msg, opts);
-  };
-}
 await build({
-  root: here, configFile: false, mode: 'development', logLevel: 'warn', customLogger: logger,
+  root: here, configFile: false, mode: 'development', logLevel: 'warn', customLogger: recordingLogger(buildWarnings),
   // Vite builds React's production code whatever the mode; StrictMode checks are in the development code.
   define: { 'process.env.NODE_ENV': JSON.stringify('development') },
   build: { outDir, emptyOutDir: true, minify: false },
@@ -74,16 +59,7 @@ const refreshes = (sent) => sent.filter((r) => r.method === 'POST' && /^\/auth\/
 async function suite({ stored = false } = {}) {
   variant = stored ? ', StoredSession' : '';
   pageErrors = [];
-  let page;
-  if (engine === 'chromium') {
-    page = await browser.newPage();
-    page.on('pageerror', (err) => pageErrors.push(err.message));
-    page.on('console', (msg) => {
-      if (msg.type() === 'error') pageErrors.push(`console: ${msg.text()}`);
-    });
-  } else {
-    page = collectPageErrors(await browser.newPage(), pageErrors);
-  }
+  const page = await pageWithErrors(engine, browser, pageErrors);
   const read = () => page.evaluate(() => JSON.parse(JSON.stringify(window.reactE2E)));
   const click = (id) => page.evaluate((id) => document.getElementById(id).click(), id);
   const storedIds = () => page.evaluate(() => window.reactE2EStoredIds());
@@ -188,23 +164,16 @@ async function suite({ stored = false } = {}) {
   else await page.close?.();
 }
 
-try {
-  for (engine of engines) {
-    const started = Date.now();
+export default defineSuite(import.meta, {
+  checks,
+  async run(e, b) {
+    [engine, browser] = [e, b];
     try {
-      browser = await launchEngine(engine, { chromium });
       await suite();
       if (engine === 'chromium') await suite({ stored: true });
     } catch (err) {
       fail(`[${engine}${variant}] react e2e driver: ${err?.stack ?? err}`);
-    } finally {
-      await browser?.close();
-      browser = undefined;
     }
-    console.log(`# ${engine}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  }
-} finally {
-  proc.kill();
-}
-console.log(`# total: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-finish();
+  },
+  close: () => proc.kill(),
+});

@@ -10,38 +10,25 @@
 // a sandbox session round-trips, and the OAUTH path (client key kept across a reload,
 // single use).
 //
-// The page is served from http://localhost:<port>. Prints "N passed, N failed" over all
-// engines and each engine's time; exits non-zero on failure.
+// The page is served from http://localhost:<port>.
 //
-// Usage: node tests/store/run.mjs [--engine chromium|firefox|webkit|all] (default all)
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+// Usage: node tests/browser.mjs store [--engine chromium|firefox|webkit|all] (default all)
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import { p256 } from '@noble/curves/nist.js';
 import { serveStatic } from '../../scripts/serve.mjs';
-import { collectPageErrors, enginesFromArgs, launchEngine } from '../support/engines.mjs';
-import { createChecks } from '../support/checks.mjs';
-import {
-  sessionResponse, pending202, quote, randomScalar, sealBundle, compressedPublicKeyHex, checkStamp, iso, HOUR,
-} from '../support/fixtures.mjs';
+import { collectPageErrors } from '../support/engines.mjs';
+import { sessionResponse, pending202, quote, randomScalar, sealBundle, compressedPublicKeyHex, iso, HOUR } from '../support/fixtures.mjs';
+import { PKG_DIR as pkgDir, defineSuite, expectOk, expectStamp, hex, json, requirePkg, suiteChecks } from '../support/suite.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-const root = resolve(here, '../..');
-const pkgDir = join(root, 'pkg');
 const DB = 'store-e2e';
 
-const { check: checkIn, assert, fail, finish } = createChecks();
 let engine;
 /** Every check is named after the engine it ran in. */
-const check = (name, fn) => checkIn(`[${engine}] ${name}`, fn);
-const json = (v) => JSON.stringify(v);
-const hex = (bytes) => Buffer.from(bytes).toString('hex');
+const checks = suiteChecks(() => `[${engine}] `);
+const { check, assert } = checks;
 
-if (!existsSync(join(pkgDir, 'session-store.js'))) {
-  console.log('not ok - pkg/ is missing or has no session-store.js: run `make build` first\n0 passed, 1 failed');
-  process.exit(1);
-}
+requirePkg('session-store.js');
 
 /** Asserts that an attempt (window.attempt) failed with a KitError of `code`. */
 function expectKitError(r, code) {
@@ -50,14 +37,6 @@ function expectKitError(r, code) {
   assert(r.error.code === code, `expected ${code}, got ${r.error.code}: ${r.error.message}`);
   assert(typeof r.error.message === 'string' && r.error.message.length > 0, 'empty message');
   return r.error;
-}
-function expectOk(r, what) {
-  assert(r.ok, `${what} failed: ${json(r.error)}`);
-  return r.value;
-}
-function expectStamp(stamp, payload, publicKeyHex) {
-  const c = checkStamp(stamp, payload, publicKeyHex);
-  assert(c.ok, `stamp does not verify: ${json(c)}`);
 }
 const sameKeys = (obj, keys) => json(Object.keys(obj).sort()) === json([...keys].sort());
 
@@ -600,20 +579,13 @@ async function suite() {
   await page.close?.();
 }
 
-for (engine of enginesFromArgs()) {
-  const t0 = Date.now();
-  errors.length = 0;
-  secrets.length = 0;
-  try {
-    browser = await launchEngine(engine, { chromium });
+export default defineSuite(import.meta, {
+  checks,
+  async run(e, b) {
+    [engine, browser] = [e, b];
+    errors.length = 0;
+    secrets.length = 0;
     await suite();
-  } catch (err) {
-    fail(`[${engine}] driver crashed: ${err?.stack ?? err}`);
-  } finally {
-    await browser?.close();
-    browser = undefined;
-  }
-  console.log(`# ${engine}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-}
-await server.close();
-finish();
+  },
+  close: () => server.close(),
+});

@@ -10,18 +10,19 @@
 /* global document, getComputedStyle -- in the functions the element helpers run in the page */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import { chromium as playwrightChromium } from 'playwright-core';
 import { launchChromium } from './chromium.mjs';
 
 export const ENGINES = ['chromium', 'firefox', 'webkit'];
-export const FIREFOX = '/usr/bin/firefox-esr';
-export const GECKODRIVER = process.env.GECKODRIVER ?? 'geckodriver';
-export const WEBKIT_DRIVER = '/usr/bin/WebKitWebDriver';
-export const MINIBROWSER = '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
+const FIREFOX = '/usr/bin/firefox-esr';
+const GECKODRIVER = process.env.GECKODRIVER ?? 'geckodriver';
+const WEBKIT_DRIVER = '/usr/bin/WebKitWebDriver';
+const MINIBROWSER = '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
 /**
  * Without these the WebDriver virtual authenticator is ignored: Firefox waits for a USB
  * token and the ceremony ends in NotAllowedError.
  */
-export const FIREFOX_WEBAUTHN_PREFS = {
+const FIREFOX_WEBAUTHN_PREFS = {
   'security.webauth.webauthn_enable_softtoken': true,
   'security.webauth.webauthn_enable_usbtoken': false,
 };
@@ -164,15 +165,7 @@ async function startXvfb(timeoutMs = 10_000) {
 
 // ---- a W3C WebDriver client ---------------------------------------------------------
 
-export class WebDriverError extends Error {
-  constructor(status, value, what) {
-    super(`${what}: ${status} ${value?.error ?? ''} ${value?.message ?? JSON.stringify(value)}`.trim());
-    this.name = 'WebDriverError';
-    this.status = status;
-    this.error = value?.error;
-  }
-}
-
+/** A command's value; a failed one throws naming the command, the status and WebDriver's error. */
 async function request(base, method, path, body, timeoutMs = 30_000) {
   const res = await fetch(`${base}${path}`, {
     method,
@@ -185,10 +178,11 @@ async function request(base, method, path, body, timeoutMs = 30_000) {
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new WebDriverError(res.status, { message: text.slice(0, 500) }, `${method} ${path}`);
+    // not JSON: the text is the message
   }
-  if (!res.ok) throw new WebDriverError(res.status, parsed?.value, `${method} ${path}`);
-  return parsed.value;
+  if (res.ok && parsed) return parsed.value;
+  const value = parsed ? parsed.value : { message: text.slice(0, 500) };
+  throw new Error(`${method} ${path}: ${res.status} ${value?.error ?? ''} ${value?.message ?? JSON.stringify(value)}`.trim());
 }
 
 async function waitForDriver(base, child, name, timeoutMs = 20_000) {
@@ -208,47 +202,40 @@ async function waitForDriver(base, child, name, timeoutMs = 20_000) {
 }
 
 /**
- * The in-page runner of `evaluate`: the function's source and one JSON argument; resolves
- * the async-script callback with { ok, json } or { ok: false, error } (a rejection must
- * not become a WebDriver "javascript error" that loses the message). The result travels
- * as a JSON string, because WebDriver's own serialisation reorders object keys (Firefox
- * sorts them) and turns undefined into null; undefined and non-finite numbers are tagged
- * so that they come back as they were, as with Playwright. The function is compiled by the
- * page's own eval (window.eval): geckodriver runs scripts in a sandbox with its own
- * builtins, where the page's Dates, Arrays and errors would fail `instanceof`; Playwright
- * evaluates in the page's realm too.
+ * The in-page runner of `evaluate`, around `call` (which runs the function on `arg`):
+ * resolves the async-script callback with { ok, json } or { ok: false, error } (a
+ * rejection must not become a WebDriver "javascript error" that loses the message). The
+ * result travels as a JSON string, because WebDriver's own serialisation reorders object
+ * keys (Firefox sorts them) and turns undefined into null; undefined and non-finite
+ * numbers are tagged so that they come back as they were, as with Playwright.
  */
-const EVALUATE = `
-const [source, arg, done] = arguments;
-const pageEval = window.eval;
+const inPage = (call) => `
 const TAG = '\u0000wd:';
 const tag = (k, v) => v === undefined ? TAG + 'undefined'
   : typeof v === 'number' && !Number.isFinite(v) ? TAG + String(v) : v;
 Promise.resolve()
-  .then(() => pageEval('(' + source + ')')(arg))
+  .then(() => ${call})
   .then((value) => done({ ok: true, json: JSON.stringify(value, tag) }),
         (e) => done({ ok: false, error: String(e) + (e && e.stack ? ' | ' + e.stack : '') }));
 `;
-const TAG = '\u0000wd:';
 /**
- * The runner for pages whose Content-Security-Policy forbids eval (no 'unsafe-eval'):
- * the function's source is spliced into the WebDriver script itself, which the driver
- * compiles outside the page's policy (verified in Firefox ESR 153 and WebKitGTK 2.50:
- * window.eval and, in WebKitGTK, new Function inside the script are refused there and
- * would also be reported as the page's violations; the script itself is not). The
- * price is Firefox's sandbox: the page's objects are reachable, but the builtins are the
- * sandbox's, so `instanceof Date`/`Error` against the page's values is false there.
+ * The function's source and its argument as script arguments, compiled by the page's own
+ * eval (window.eval): geckodriver runs scripts in a sandbox with its own builtins, where
+ * the page's Dates, Arrays and errors would fail `instanceof`; Playwright evaluates in the
+ * page's realm too.
  */
-const evaluateInDriver = (source) => `
-const [arg, done] = arguments;
+const EVALUATE = `const [source, arg, done] = arguments;${inPage("window.eval('(' + source + ')')(arg)")}`;
+/**
+ * For pages whose Content-Security-Policy forbids eval (no 'unsafe-eval'): the function's
+ * source is spliced into the WebDriver script itself, which the driver compiles outside
+ * the page's policy (verified in Firefox ESR 153 and WebKitGTK 2.50: window.eval and, in
+ * WebKitGTK, new Function inside the script are refused there and would also be reported
+ * as the page's violations; the script itself is not). The price is Firefox's sandbox:
+ * the page's objects are reachable, but the builtins are the sandbox's, so `instanceof
+ * Date`/`Error` against the page's values is false there.
+ */
+const evaluateInDriver = (source) => `const [arg, done] = arguments;${inPage(`(${source})(arg)`)}`;
 const TAG = '\u0000wd:';
-const tag = (k, v) => v === undefined ? TAG + 'undefined'
-  : typeof v === 'number' && !Number.isFinite(v) ? TAG + String(v) : v;
-Promise.resolve()
-  .then(() => (${source})(arg))
-  .then((value) => done({ ok: true, json: JSON.stringify(value, tag) }),
-        (e) => done({ ok: false, error: String(e) + (e && e.stack ? ' | ' + e.stack : '') }));
-`;
 /** The W3C key under which an element reference travels. */
 const ELEMENT_KEY = 'element-6066-11e4-a52e-4f735466cecf';
 const UNTAG = { undefined, NaN: NaN, Infinity: Infinity, '-Infinity': -Infinity };
@@ -320,27 +307,16 @@ export class WebDriverPage {
 
   /** fn(element, arg) in the page for the first element matching `selector`. */
   $eval(selector, fn, arg = null) {
-    if (this.withoutPageEval) {
-      return this.evaluate(`({ selector, arg }) => {
-        const el = document.querySelector(selector);
-        if (!el) throw new Error('no element matches ' + selector);
-        return (${fn})(el, arg);
-      }`, { selector, arg });
-    }
-    return this.evaluate(({ selector, src, arg }) => {
+    return this.evaluate(`({ selector, arg }) => {
       const el = document.querySelector(selector);
-      if (!el) throw new Error(`no element matches ${selector}`);
-      return (0, eval)(src)(el, arg);
-    }, { selector, src: `(${fn})`, arg });
+      if (!el) throw new Error('no element matches ' + selector);
+      return (${fn})(el, arg);
+    }`, { selector, arg });
   }
 
   /** fn(elements, arg) in the page for every element matching `selector`. */
   $$eval(selector, fn, arg = null) {
-    if (this.withoutPageEval) {
-      return this.evaluate(`({ selector, arg }) => (${fn})([...document.querySelectorAll(selector)], arg)`, { selector, arg });
-    }
-    return this.evaluate(({ selector, src, arg }) =>
-      (0, eval)(src)([...document.querySelectorAll(selector)], arg), { selector, src: `(${fn})`, arg });
+    return this.evaluate(`({ selector, arg }) => (${fn})([...document.querySelectorAll(selector)], arg)`, { selector, arg });
   }
 
   textContent(selector) {
@@ -474,8 +450,19 @@ class WebDriverBrowser {
     return page;
   }
 
-  async close() {
+  /** Whether the driver (and its display) still run; Playwright's Browser has the same. */
+  isConnected() {
+    return this.driver.exitCode === null && this.driver.signalCode === null
+      && (!this.xvfb || (this.xvfb.child.exitCode === null && this.xvfb.child.signalCode === null));
+  }
+
+  /** Ends every session still open (geckodriver runs one at a time). */
+  async closeSessions() {
     await Promise.allSettled([...this.sessions].map((p) => p.close()));
+  }
+
+  async close() {
+    await this.closeSessions();
     try {
       await stop(this.driver);
     } finally {
@@ -485,7 +472,7 @@ class WebDriverBrowser {
 }
 
 /** Firefox ESR through geckodriver (the WebAuthn prefs on: its virtual authenticator works). */
-export async function launchFirefox({ prefs = {} } = {}) {
+async function launchFirefox() {
   const port = await freePort();
   const driver = start(GECKODRIVER, ['--port', String(port), '--host', '127.0.0.1', '--log', 'warn']);
   const base = `http://127.0.0.1:${port}`;
@@ -500,14 +487,14 @@ export async function launchFirefox({ prefs = {} } = {}) {
     capabilities: {
       browserName: 'firefox',
       'moz:firefoxOptions': {
-        binary: FIREFOX, args: ['-headless'], prefs: { ...FIREFOX_QUIET_PREFS, ...FIREFOX_WEBAUTHN_PREFS, ...prefs },
+        binary: FIREFOX, args: ['-headless'], prefs: { ...FIREFOX_QUIET_PREFS, ...FIREFOX_WEBAUTHN_PREFS },
       },
     },
   });
 }
 
 /** WebKitGTK's MiniBrowser through WebKitWebDriver, on its own Xvfb display. */
-export async function launchWebKit() {
+async function launchWebKit() {
   const xvfb = await startXvfb();
   const port = await freePort();
   const driver = start(WEBKIT_DRIVER, [`--port=${port}`], {
@@ -539,13 +526,12 @@ export async function launchWebKit() {
  * Launches `engine`: for chromium the playwright-core Browser (CDP), for firefox and
  * webkit a WebDriverBrowser whose newPage() opens a session.
  */
-export async function launchEngine(engine, { chromium, chromiumArgs = [], firefoxPrefs } = {}) {
+export async function launchEngine(engine, { chromium = playwrightChromium } = {}) {
   switch (engine) {
     case 'chromium':
-      if (!chromium) throw new Error('launchEngine("chromium") needs playwright-core\'s chromium');
-      return launchChromium(chromium, chromiumArgs);
+      return launchChromium(chromium);
     case 'firefox':
-      return launchFirefox({ prefs: firefoxPrefs });
+      return launchFirefox();
     case 'webkit':
       return launchWebKit();
     default:

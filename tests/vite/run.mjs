@@ -11,47 +11,29 @@
 // Worker and its .wasm are emitted as assets, the Worker's stamps verify in Node, and the
 // page's own realm never fetches or instantiates the signing .wasm; the same isolated page
 // again from Vite's dev server. Neither `vite build` nor the dev server may warn. (The
-// plain demo page is driven against the emulator by tests/e2e/run.mjs.) Prints "N passed, N failed"; exits non-zero on failure.
+// plain demo page is driven against the emulator by tests/e2e/run.mjs.)
 //
-// Usage: node tests/vite/run.mjs [--engine chromium|firefox|webkit|all] [path/to/embedded-wallet-kit-x.y.z.tgz]
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+// Usage: node tests/browser.mjs vite [--engine chromium|firefox|webkit|all] [path/to/embedded-wallet-kit-x.y.z.tgz]
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, createLogger, createServer } from 'vite';
-import { chromium } from 'playwright-core';
+import { build, createServer } from 'vite';
 import { serveStatic } from '../../scripts/serve.mjs';
 import { sessionResponse, pending202, randomScalar, compressedPublicKeyHex, sealBundle, checkStamp } from '../support/fixtures.mjs';
-import { collectPageErrors, enginesFromArgs, launchEngine } from '../support/engines.mjs';
-import { createChecks } from '../support/checks.mjs';
-import { findTarball, sh } from '../support/tarball.mjs';
+import { defineSuite, pageWithErrors, suiteChecks } from '../support/suite.mjs';
+import { installTarball, recordingLogger } from '../support/tarball.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 
-const { check: checkIn, assert, fail, finish } = createChecks();
 /** The engine of the page checks; the build checks (once) are named without one. */
 let engine;
-const check = (name, fn) => checkIn(engine ? `[${engine}] ${name}` : name, fn);
-const engines = enginesFromArgs();
-const tarball = findTarball();
-console.log(`# tarball ${tarball}`);
-
+const checks = suiteChecks(() => (engine ? `[${engine}] ` : ''));
+const { check, assert, fail } = checks;
 // Install the tarball into the Vite app (not saved anywhere), then build.
-rmSync(join(here, 'node_modules'), { recursive: true, force: true });
-sh('npm', ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', tarball], here);
+installTarball(here);
 const outDir = join(here, 'dist');
 // Vite's defaults, as an app author gets them (no worker or wasm config); the logger only
 // records what `vite build` warns about.
-function recordingLogger(into) {
-  const logger = createLogger('warn');
-  for (const level of ['warn', 'warnOnce', 'error']) {
-    const print = logger[level].bind(logger);
-    logger[level] = (msg, opts) => {
-      into.push(`${level}: ${msg}`);
-      print(msg, opts);
-    };
-  }
-  return logger;
-}
 const buildWarnings = [];
 await build({ root: here, configFile: false, logLevel: 'warn', customLogger: recordingLogger(buildWarnings), build: { outDir, emptyOutDir: true } });
 const assets = readdirSync(join(outDir, 'assets'));
@@ -210,17 +192,8 @@ async function suite() {
   /** What the static server answered in this engine's run. */
   const requests = () => server.requests.slice(firstRequest);
   pageErrors = [];
-  let page;
-  if (engine === 'chromium') {
-    page = await browser.newPage();
-    page.on('pageerror', (err) => pageErrors.push(err.message));
-    page.on('console', (msg) => {
-      if (msg.type() === 'error') pageErrors.push(`console: ${msg.text()}`);
-    });
-  } else {
-    session = collectPageErrors(await browser.newPage(), pageErrors);
-    page = session;
-  }
+  const page = await pageWithErrors(engine, browser, pageErrors);
+  if (engine !== 'chromium') session = page;
 
   await page.goto(`${base}/`);
   await page.waitForFunction(() => window.kitState?.done === true, null, { timeout: 30_000 });
@@ -396,20 +369,16 @@ async function suite() {
   });
 }
 
-for (engine of engines) {
-  const t0 = Date.now();
-  try {
-    browser = await launchEngine(engine, { chromium });
-    await suite();
-  } catch (err) {
-    fail(`[${engine}] e2e driver: ${err?.stack ?? err}`);
-  } finally {
-    await session?.close();
-    session = undefined;
-    await browser?.close();
-    browser = undefined;
-  }
-  console.log(`# ${engine}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-}
-await server.close();
-finish();
+export default defineSuite(import.meta, {
+  checks,
+  async run(e, b) {
+    [engine, browser] = [e, b];
+    try {
+      await suite();
+    } finally {
+      await session?.close();
+      session = undefined;
+    }
+  },
+  close: () => server.close(),
+});
