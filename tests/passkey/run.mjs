@@ -676,7 +676,7 @@ async function webauthnSuite() {
 
   // ---- (u) userHandle omitted: non-discoverable credentials -----------------------------
   //      An authenticator without resident-key support stores no user handle, so its
-  //      assertions carry none: the kit's JSON must leave the key out (DESIGN §2).
+  //      assertions carry none: the kit's JSON must leave the key out (docs/protocol.md, Passkeys).
   {
     const s = await scenario({ residentKeys: false });
     try {
