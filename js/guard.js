@@ -171,18 +171,29 @@ export function runSelfTest(selfTest, module) {
   }
 }
 
+/** The kit's handle classes (js/handles.js) and how each tells its own objects. */
+const handleClassChecks = new WeakMap();
+
 /**
- * Whether `obj` is a live handle of the wasm-bindgen class `cls` (ClientKey, Session):
- * one the glue made, not an object that merely has the class's prototype. The glue keeps
- * the pointer in a private field; its read-only `__wbg_ptr` accessor says whether `obj`
- * has one (scripts/harden-glue.mjs).
+ * Registers a handle class of js/handles.js with the test of its objects.
+ *
+ * @param {Function} cls
+ * @param {(obj: unknown) => boolean} check
+ */
+export function registerHandleClass(cls, check) {
+  handleClassChecks.set(cls, check);
+}
+
+/**
+ * Whether `obj` is a handle of the class `cls` (ClientKey, Session of js/handles.js): one
+ * the kit made, not an object that merely has the class's prototype.
  *
  * @param {unknown} obj
  * @param {Function} cls
  */
 export function isHandle(obj, cls) {
-  const flag = Object.getOwnPropertyDescriptor(cls.prototype, '__wbg_ptr')?.get;
-  return obj instanceof cls && typeof flag === 'function' && flag.call(obj) === true;
+  const check = handleClassChecks.get(cls);
+  return check !== undefined && check(obj);
 }
 
 /** @param {string} what */
@@ -191,53 +202,6 @@ export function notInitialized(what) {
     'NOT_INITIALIZED',
     `embedded-wallet-kit is not initialised: \`await init()\` must resolve before ${what} is used`,
   );
-}
-
-/**
- * Wraps a wasm-bindgen class so that, until the module is ready, calling one of its own
- * static functions (`ClientKey.generate`, `Session.open`, ...) or `new` throws KitError
- * NOT_INITIALIZED. After init every access goes straight to the class; `instanceof`
- * keeps working because `prototype` is the class's own. (Handle arguments and `free()`
- * are the glue's own: scripts/harden-glue.mjs.)
- *
- * @template {Function} C
- * @param {C} cls
- * @param {string} name the exported name, used in the error message
- * @param {{ create?: string, module?: ReturnType<typeof readyFlag> }} [options] `create`:
- *   the factories to name when `new` is tried on a class without a public constructor;
- *   `module`: the entry's module state (default: the main entry's). The class fails
- *   closed (failClosedClass).
- * @returns {C}
- */
-export function guardClass(cls, name, { create, module = mainModule } = {}) {
-  const ready = module.isReady;
-  failClosedClass(cls, module);
-  return new Proxy(cls, {
-    get(target, prop, receiver) {
-      // wasm-bindgen internals (`__wrap` turns any integer into a handle): not public.
-      if (typeof prop === 'string' && prop.startsWith('__')) return undefined;
-      const value = Reflect.get(target, prop, receiver);
-      if (typeof value !== 'function' || !Object.hasOwn(target, prop)) return value;
-      if (module.isPoisoned()) {
-        return function dead() {
-          throw engineFault();
-        };
-      }
-      if (!ready()) {
-        const label = `${name}.${String(prop)}`;
-        return function notReady() {
-          throw notInitialized(label);
-        };
-      }
-      return value;
-    },
-    construct(target, args, newTarget) {
-      if (module.isPoisoned()) throw engineFault();
-      if (!ready()) throw notInitialized(`new ${name}()`);
-      if (create) throw new KitError('INVALID_INPUT', `${name} has no public constructor: use ${create}`);
-      return Reflect.construct(target, args, newTarget);
-    },
-  });
 }
 
 /**

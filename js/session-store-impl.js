@@ -24,7 +24,7 @@ import {
   storeRecordRequestId,
   storeSignedRequestIds,
   storeStampFromP1363,
-} from './embedded_wallet_kit.js';
+} from './glue-full.js';
 import { KitError } from './kit-error.js';
 import { readOptions } from './options.js';
 import { now as clock, subtle } from './platform.js';

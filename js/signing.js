@@ -13,26 +13,27 @@
 // kit code runs (the glue uses those captures).
 import './platform.js';
 import __wbg_init, {
-  ClientKey as RawClientKey,
-  Session as RawSession,
+  ClientKey as KitClientKey,
+  Session as KitSession,
   warmUp,
   selfTest,
-} from './embedded_wallet_kit_signing.js';
+} from './glue-signing.js';
 import { KitError } from './kit-error.js';
 import { warmUpLater } from './warm-up.js';
 import { readInit } from './options.js';
 import { refuseMainOptions } from './signing-options.js';
-import { guardClass, guardFunction, runSelfTest, signingReady } from './guard.js';
+import { guardFunction, runSelfTest, signingReady } from './guard.js';
 
 export { KitError };
 
 const ready = signingReady.isReady;
-const module = signingReady;
 
-/** @type {typeof RawClientKey} */
-export const ClientKey = guardClass(RawClientKey, 'ClientKey', { create: 'ClientKey.generate()', module });
-/** @type {typeof RawSession} */
-export const Session = guardClass(RawSession, 'Session', { create: 'Session.open, Session.sandbox or Session.fromClientKey', module });
+// The handle classes (js/handles.js), declared as the glue's generated types: tsc checks
+// that the classes have every member those declare, with the types they declare.
+/** @type {typeof import('./embedded_wallet_kit_signing.js').ClientKey} */
+export const ClientKey = KitClientKey;
+/** @type {typeof import('./embedded_wallet_kit_signing.js').Session} */
+export const Session = KitSession;
 
 /** @type {Promise<void> | undefined} */
 let initPromise;

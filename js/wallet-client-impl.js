@@ -11,7 +11,7 @@
 // the API credentials on its backend), so the API secret never enters the page. The key
 // mode (`keys`: the spec's sealed bundle, or client-held keys) is chosen once per client;
 // the core picks each operation's clientPublicKey form.
-import { ClientKey as RawClientKey, Session as RawSession, encryptOtp } from './embedded_wallet_kit.js';
+import { ClientKey as RawClientKey, Session as RawSession, encryptOtp } from './glue-full.js';
 import { KitError } from './kit-error.js';
 import { now } from './platform.js';
 import { isHandle } from './guard.js';

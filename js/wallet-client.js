@@ -5,7 +5,7 @@
 // so init() — and every page that never uses a WalletClient — does not download it. This
 // file checks the options (synchronously, as the constructor always did) and answers
 // `keys` and `oidcNonce`; each flow method forwards to the client's implementation object.
-import { ClientKey as RawClientKey } from './embedded_wallet_kit.js';
+import { ClientKey as RawClientKey } from './glue-full.js';
 import { KitError } from './kit-error.js';
 import { isHandle, isReady, notInitialized } from './guard.js';
 import { passkey as kitPasskey } from './passkey.js';
