@@ -442,8 +442,11 @@ export function handleClasses(glue, module) {
     }
   }
 
-  for (const cls of [ClientKey, Session]) {
-    // Read-only and fixed, as the hardened glue's was.
+  for (const [name, cls] of [['ClientKey', ClientKey], ['Session', Session]]) {
+    // Their own names, whatever the minifier calls the declarations (error messages,
+    // devtools and inspect() show them).
+    Object.defineProperty(cls, 'name', { value: name });
+    // Read-only and fixed, as the wasm-bindgen pointer's flag was.
     Object.defineProperty(cls.prototype, '__wbg_ptr', { configurable: false, enumerable: false });
     // `using` frees, where the runtime has Symbol.dispose (as wasm-bindgen's classes do).
     const dispose = /** @type {{ dispose?: symbol }} */ (Symbol).dispose;
