@@ -116,13 +116,20 @@ export function handleClasses(glue, module) {
     }
   }
 
-  /** Keeps the public facts, then drops the Rust value (zeroizing its key) and its memory. */
+  /**
+   * Closes the handle (the facts are then a closed one's: a freed sandbox session is no
+   * longer `sandboxed`, as before), keeps its public facts, then drops the Rust value (its
+   * key zeroized again on drop) and releases its memory.
+   */
   function release(cell, facts) {
     const raw = cell.raw;
     cell.raw = null;
     depth += 1;
     try {
-      if (!module.isPoisoned()) cell.facts = facts(raw);
+      if (!module.isPoisoned()) {
+        raw.close();
+        cell.facts = facts(raw);
+      }
       raw.free();
     } catch (err) {
       // free() returns: a module that traps here is dead (a dead one's free is tried, quietly).

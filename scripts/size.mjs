@@ -5,8 +5,8 @@
 // or the full one (the main entry).
 //
 //   1. a signing-only page: what the signing entry's `init()` loads: js/signing.js and
-//      what it imports statically (signing-options.js, platform.js, guard.js, warm-up.js, options.js,
-//      kit-error.js and the KitError snippet), the signing-only module's glue and .wasm.
+//      what it imports statically (signing-options.js, platform.js, guard.js, handles.js, glue-signing.js, warm-up.js, options.js,
+//      kit-error.js and the snippets), the signing-only module's glue and .wasm.
 //      Budget: see BUDGETS below (issue 16's target: 50 KB).
 //   2. a passkey wallet page: the main entry's `init()` (browser.js and everything it
 //      imports statically, the full module's glue, the snippet and its .wasm without the
@@ -116,6 +116,8 @@ export const mainInitFiles = (pkgDir, enclave = false) => [
   'browser.js',
   'platform.js',
   'guard.js',
+  'handles.js',
+  'glue-full.js',
   'warm-up.js',
   'options.js',
   'kit-error.js',
@@ -140,6 +142,8 @@ export function sizeTables(pkgDir, budgets = BUDGETS) {
       'signing-options.js',
       'platform.js',
       'guard.js',
+      'handles.js',
+      'glue-signing.js',
       'warm-up.js',
       'options.js',
       'kit-error.js',
