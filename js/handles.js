@@ -449,7 +449,7 @@ export function handleClasses(glue, module) {
     }
   }
 
-  for (const [name, cls] of [['ClientKey', ClientKey], ['Session', Session]]) {
+  for (const [name, cls] of /** @type {Array<[string, Function]>} */ ([['ClientKey', ClientKey], ['Session', Session]])) {
     // Their own names, whatever the minifier calls the declarations (error messages,
     // devtools and inspect() show them).
     Object.defineProperty(cls, 'name', { value: name });

@@ -1,6 +1,6 @@
 // What the kit takes from the page, captured once, when this module is evaluated: it has
 // no imports and is the first module of every entry's graph (the entries import it first,
-// and the signing module's glue reads from it: scripts/harden-glue.mjs), so it runs
+// and the glues import it: bindings/common), so it runs
 // before any other kit code and before init() is even called. Script that replaces
 // these globals afterwards, even while init() is still downloading the .wasm, sees no
 // key choice (getRandomValues), no key bytes (importKey), no ECDH result (deriveBits),
