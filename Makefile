@@ -1,19 +1,10 @@
-# embedded-wallet-kit — every command installs what it needs first (scripts/setup.sh is
-# idempotent and quick when everything is present).
-#
-#   make demo    build, then serve the demo wallet page with the local emulator on
-#                http://localhost:8787 (MODE=sandbox for the spec's sandbox)
-#   make test    every test: lint, native, constant time (valgrind), wasm32 (Node, then
-#                headless Chromium, Firefox ESR and WebKitGTK), the built package through
-#                both entries, interop with the npm peers, size budgets, npm pack smoke, a
-#                fuzz smoke, passkeys end to end (virtual authenticator in Chromium and
-#                Firefox, the unsupported path in WebKitGTK), the isolated signer, the
-#                session store across a reload, the demo against the emulator (both modes)
-#                and Vite end to end (each in Chromium, Firefox ESR and WebKitGTK)
-#   make fuzz    long fuzz runs (FUZZ_SECONDS per target, default 300)
-#   make bench   speed and size against the peers, per engine -> bench/results.md, bench/latency.png
-#   make build   the npm package in pkg/ (then `npm pack ./pkg`)
-#   make check   fast: fmt, the native clippy pass, the native tests (installs nothing)
+# embedded-wallet-kit. Every target installs what it needs first (scripts/setup.sh).
+#   make demo    the demo wallet against the local emulator, http://localhost:8787
+#   make test    every test (what CI runs)
+#   make build   the npm package in pkg/
+#   make check   fast: fmt, native clippy and tests (installs nothing)
+#   make bench   speed and size against the peers -> bench/results.md
+#   make fuzz    long fuzz runs (FUZZ_SECONDS per target)
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -56,6 +47,7 @@ check:
 
 lint-js: setup
 	node_modules/.bin/eslint --max-warnings=0 .
+	node scripts/check-imports.mjs
 	node_modules/.bin/tsc -p tsconfig.json && node_modules/.bin/tsc -p tests/types/tsconfig.json
 
 # The test-only fault injection (never in a shipped build) in its own test binary.
@@ -63,27 +55,15 @@ test-native: setup
 	cargo test --workspace
 	cargo test --features fault-injection --test signing_fault
 
-# Constant time, checked natively (tests/ct): key generation, bundle opening and signing
-# under valgrind's memcheck with their secrets marked undefined; any branch or address
-# that depends on them fails, except the validity checks and public-output encoders
-# accepted by name in tests/ct/accepted.supp; two controls must be seen failing. A few
-# seconds after the build.
+# Constant time, checked natively under valgrind (tests/ct/run.sh says how).
 test-ct: setup
 	bash tests/ct/run.sh
 
-# No -q here: the wasm-bindgen test runner rejects the --quiet that cargo passes on.
-# Node first (tests without a configure macro), then every test forced into a browser
-# with WASM_BINDGEN_USE_BROWSER=1, once per engine. The runner takes the first driver
-# env var set (GECKODRIVER, SAFARIDRIVER, CHROMEDRIVER), so each line sets exactly one:
-# headless Chromium (ChromeDriver) and Firefox ESR (geckodriver), both with capabilities
-# from webdriver.json; WebKitGTK through WebKitWebDriver as "safaridriver" (it sends no
-# capabilities; WebKitWebDriver's default browser is MiniBrowser) on an Xvfb display.
-# WebKit runs these with JavaScriptCore's concurrent JIT off (JSC_useConcurrentJIT=0,
-# which reaches its web process): with it on, 2 of 11 runs of the core's 151 tests
-# failed inside pure arithmetic, once a trap (Out of bounds memory access in crypto-bigint's
-# safegcd) and once a signature that did not verify: a race with JSC's background compiler
-# (0 of 8 runs with it off) that the kit cannot prevent. These tests check the kit's
-# logic; tests/points keeps the JIT's default and measures the race.
+# No -q: the wasm-bindgen test runner rejects cargo's --quiet. Node first, then every
+# test in each browser (WASM_BINDGEN_USE_BROWSER=1; the runner takes the one driver
+# variable set). WebKit runs with JavaScriptCore's concurrent JIT off: with it on, its
+# background compiler races and a few runs fail inside pure arithmetic (tests/points
+# keeps the default and measures that).
 WASM_TEST_ENV := CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner WASM_BINDGEN_TEST_TIMEOUT=120
 WASM_TEST := cargo test --target wasm32-unknown-unknown $(WASM_CRATES) --features ewk-wallet/enclave
 

@@ -16,7 +16,7 @@ const entryRatios = (entry) => ENTRY_OPS.map(([name, suffix, limit]) =>
   [entry === 'kit' ? name : `${name}, signing entry`, `${entry}.${suffix}`, `peer.${suffix}`, limit]);
 
 /**
- * Issue 16's targets; "the targets apply per engine" (issue 17), Node has its own rule.
+ * The targets, which apply per engine; Node has its own rule.
  * The ratio targets hold for both entries: the main one (kit.*) and
  * `embedded-wallet-kit/signing` (signing.*, the signing-only module).
  */
@@ -187,7 +187,7 @@ Written by \`make bench\` (\`node bench/run.mjs\`) on ${f.date} UTC, in one run 
 - Inputs: a ${f.payloadBytes}-byte JSON payload; every open has its own ClientKey (or peer key pair) and bundle, sealed
   beforehand by @turnkey/crypto; every signRetry a 202 with a fresh requestId.
 
-## Summary: issue 16's targets, per engine (Chromium is the reference)
+## Summary: the targets, per engine (Chromium is the reference)
 
 ${f.envs.map((e) => summaryLine(e, rowsOf.get(e))).join('\n')}
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `make bench`: speed and size of embedded-wallet-kit against what a page would use instead
 // — @turnkey/crypto + @turnkey/api-key-stamper (the peer) — and WebCrypto's native P-256 (the
-// floor), in each engine, with issue 16's targets MET / NOT MET per engine.
+// floor), in each engine, with the targets MET / NOT MET per engine.
 //
 //   1. Node, through pkg/node.js and pkg/signing-node.js: keygen, bundle open, stamp and
 //      signRetry (the loops are bench/suite.mjs) for the kit (both entries), the peer and

@@ -371,11 +371,13 @@ export interface TransportResponse {
 
 /**
  * Sends one request to the service, normally through the integrator backend, which adds
- * the API credentials: the API secret never enters the browser. It may be async. When it
- * throws or returns something that is not a response object, the operation rejects with
- * `SERVICE_ERROR` (the thrown error as `cause`); a `KitError` it throws passes through.
+ * the API credentials: the API secret never enters the browser. It may be async, and may
+ * return the fetch `Response` itself (its status, headers and text are read). When it
+ * throws or returns something that is not a response object, or a body of another kind
+ * (a stream, bytes), the operation rejects with `SERVICE_ERROR` (the thrown error as
+ * `cause`); a `KitError` it throws passes through.
  */
-export type Transport = (request: TransportRequest) => TransportResponse | Promise<TransportResponse>;
+export type Transport = (request: TransportRequest) => TransportResponse | Response | Promise<TransportResponse | Response>;
 
 /** What {@link WalletClientOptions.onPending} is told before a re-send. */
 export interface PendingEvent {
@@ -398,7 +400,7 @@ export interface WalletClientOptions {
    */
   sandbox?: boolean;
   /**
-   * The session key mode (DESIGN §3), for every flow of this client:
+   * The session key mode, for every flow of this client:
    * - `'sealed'` (default): the spec's flow. `clientPublicKey` is the uncompressed key and
    *   the session key comes back sealed to it ({@link Session.open}).
    * - `'client-held'`: newer deployments. The PASSKEY challenge, OAUTH verify and refresh
@@ -692,7 +694,7 @@ export declare class SessionStore {
 }
 
 // ---------------------------------------------------------------------------------------
-// Newer deployments (DESIGN §3): encrypted OTP and wallet export
+// Newer deployments: encrypted OTP and wallet export
 
 /**
  * Who must have signed an enclave envelope. `"production"` (the default): the published

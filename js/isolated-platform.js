@@ -8,12 +8,13 @@
 // loads, not when that code loads. Script that runs BEFORE the kit can replace them
 // first: no in-page design protects against that (see the README's threat model).
 import { KitError } from './kit-error.js';
+import { lazy } from './shared.js';
 
 // What the kit loads later is resolved while it loads (here, and in js/session-store.js,
 // js/session-keeper.js and js/wallet-client.js): an import map that script injects later
 // cannot redirect a specifier the page has already resolved (Chromium and WebKit merge such
 // maps; Firefox refuses them; tests/isolate/run.mjs checks it). The engines that merge such
-// maps have import.meta.resolve.
+// maps have import.meta.resolve. scripts/check-imports.mjs fails an import() without it.
 import.meta.resolve?.('./isolated.js');
 import.meta.resolve?.('./isolated-boot.js');
 
@@ -120,33 +121,33 @@ export const platform = freeze({
   port2: getter(MessageChannel?.prototype, 'port2'),
 });
 
-/** @type {Promise<{ signer: typeof import('./isolated.js'), deps: object }> | undefined} */
-let loading;
+/**
+ * js/isolated.js and the Worker's starter, js/isolated-boot.js, loaded once (again after a
+ * failure): what the first hands its initIsolated(). They import nothing themselves: this
+ * file hands them what they use (`deps`), which a later import map scoped to their URLs
+ * could otherwise redirect (js/isolated.js). A KitPromise throughout (lazy() calls only its
+ * own `then`), resolved with a null-prototype record: resolving looks up `then`, which
+ * later script could add to a prototype. `deps` is made once and never leaves this module
+ * and isolated.js: isolated.js takes its first caller's and refuses any other (page script
+ * may import it and call first).
+ *
+ * @type {() => Promise<{ signer: typeof import('./isolated.js'), deps: any }>}
+ */
+const loadSigner = lazy(() => new KitPromise((resolve, reject) => {
+  settle(import('./isolated.js'), (signer) => settle(import('./isolated-boot.js'), (boot) => resolve({
+    __proto__: null,
+    signer,
+    deps: { __proto__: null, KitError, platform, startSignerWorker: boot.signerWorkerStarter(platform) },
+  }), reject), reject);
+}), 'isolated signer');
 
 /**
- * `init({ isolate: 'worker', ... })`: loads js/isolated.js and the Worker's starter,
- * js/isolated-boot.js, once, hands them what they use (they import nothing themselves)
- * and lets the first start the Worker; resolves to the isolated API (see there). A page
- * that never isolates never fetches them.
+ * `init({ isolate: 'worker', ... })`: loads js/isolated.js and js/isolated-boot.js once
+ * (loadSigner) and lets the first start the Worker; resolves to the isolated API (see
+ * there). A page that never isolates never fetches them.
  */
 export function initIsolated(options, loadPasskeys) {
-  if (loading === undefined) {
-    loading = new KitPromise((resolve, reject) => {
-      const failed = (err) => {
-        loading = undefined;
-        reject(new KitError('NOT_INITIALIZED', `embedded-wallet-kit could not load its isolated signer: ${err && err.message ? err.message : String(err)}`, err));
-      };
-      // Null-prototype: resolving looks up `then`, which later script could add to a prototype.
-      // `deps` is made once and never leaves this module and isolated.js: isolated.js takes
-      // its first caller's and refuses any other (page script may import it and call first).
-      settle(import('./isolated.js'), (signer) => settle(import('./isolated-boot.js'), (boot) => resolve({
-        __proto__: null,
-        signer,
-        deps: { __proto__: null, KitError, platform, startSignerWorker: boot.signerWorkerStarter(platform) },
-      }), failed), failed);
-    });
-  }
-  const loaded = loading;
+  const loaded = loadSigner();
   return new KitPromise((resolve, reject) => settle(
       loaded,
       (m) => {

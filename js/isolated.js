@@ -14,7 +14,10 @@
 //
 // No static import: js/isolated-platform.js hands over what this file uses (install()).
 // The kit resolves this file's URL when it loads, which a later import map cannot change,
-// but a map scoped to this URL could still redirect what this file imported.
+// but a map scoped to this URL could still redirect what this file imported (nothing
+// resolved from this URL before it loads; tests/isolate/run.mjs injects such a map). So
+// this file and js/isolated-boot.js are the kit's only modules that take what they use
+// instead of importing it (tests/js/lazy-isolation.test.mjs checks they import nothing).
 
 /** @type {typeof import('./kit-error.js').KitError} */
 let KitError;

@@ -29,8 +29,7 @@
 import { now as capturedNow } from './platform.js';
 import { KitError } from './kit-error.js';
 import { readOption } from './options.js';
-import { SessionKeeper, TOKEN } from './session-keeper.js';
-import { storedSessions } from './wallet-client.js';
+import { SessionKeeper, KEEPER_TOKEN as TOKEN, storedSessions } from './shared.js';
 
 const invalid = (message) => new KitError('INVALID_INPUT', `SessionKeeper: ${message}`);
 
@@ -123,7 +122,7 @@ export function start(client, session, options = {}) {
 
 /**
  * The keeper SessionKeeper.start() returns: the entries export its base
- * (js/session-keeper.js); this subclass has the members index.d.ts declares.
+ * (js/shared.js); this subclass has the members index.d.ts declares.
  * Exported (for no importer) so that the minified package keeps the name page script
  * sees (constructor.name, devtools): scripts/minify.mjs renames what a module keeps to itself.
  *

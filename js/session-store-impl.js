@@ -1,6 +1,5 @@
-// The session store (issue #6): sessions kept across page loads in IndexedDB, each key as
-// a non-extractable WebCrypto key (DESIGN §5: the one place a private key leaves wasm
-// memory), and a client key kept the same way across an OAUTH redirect. Loaded by the
+// The session store: sessions kept across page loads in IndexedDB, each key as a
+// non-extractable WebCrypto key (the one place a private key leaves wasm memory), and a client key kept the same way across an OAUTH redirect. Loaded by the
 // first SessionStore.open() (js/session-store.js), so init() does not download it.
 //
 // Rust keeps the logic: record checks, every signing guard, the stamp encoding (DER from
@@ -28,8 +27,7 @@ import {
 import { KitError } from './kit-error.js';
 import { readOptions } from './options.js';
 import { now as clock, subtle } from './platform.js';
-import { SessionStore, TOKEN } from './session-store.js';
-import { storedSessions } from './wallet-client.js';
+import { SessionStore, STORE_TOKEN as TOKEN, storedSessions } from './shared.js';
 
 /** @typedef {import('./index.js').StoredSession} DeclaredStoredSession */
 /** @typedef {import('./index.js').SessionStore} DeclaredSessionStore */
@@ -385,7 +383,7 @@ export async function open(options = {}) {
 
 /**
  * Sessions (and OAUTH client keys) in one IndexedDB database; see the README. The entries
- * export its base (js/session-store.js); this subclass has the methods index.d.ts declares.
+ * export its base (js/shared.js); this subclass has the methods index.d.ts declares.
  * Exported (for no importer) so that the minified package keeps the name page script
  * sees (constructor.name, devtools): scripts/minify.mjs renames what a module keeps to itself.
  *

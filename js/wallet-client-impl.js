@@ -16,12 +16,26 @@ import { KitError } from './kit-error.js';
 import { now } from './platform.js';
 import { isHandle } from './guard.js';
 import { loadPasskeys } from './passkey.js';
-import { keyArg, storedSessions } from './wallet-client.js';
+import { keyArg, storedSessions } from './shared.js';
 
 /** The credential that issued each session this module opened, so a refresh carries it over. */
 const issuedBy = new WeakMap();
 /** The WalletClient method each flow serves, for `onPending`. */
 const operationOf = new WeakMap();
+/**
+ * What the flows read of a transport's answer: `{ status, headers, body }`, the body as
+ * text, a parsed object or nothing. A fetch `Response` returned as it is gives its text; a
+ * body of another kind (a stream, bytes, a Response already read) would read as an empty
+ * object, so it is SERVICE_ERROR naming it.
+ */
+async function readResponse(response, where) {
+  let { status, headers, body } = response;
+  if (response instanceof Response) body = await response.text().catch(() => response);
+  const proto = body !== null && typeof body === 'object' && Object.getPrototypeOf(body);
+  if (body == null || typeof body === 'string' || Array.isArray(body) || proto === Object.prototype || proto === null) return { status, headers, body };
+  throw new KitError('SERVICE_ERROR', `the transport's response body for ${where} is a ${proto ? proto.constructor?.name : typeof body}: give its text, a parsed object or an unread Response`);
+}
+
 /** Errors raised because the transport failed (it threw, or returned no object). */
 const transportFailures = new WeakSet();
 
@@ -165,7 +179,7 @@ export class WalletFlows {
       transportFailures.add(failure);
       throw failure;
     }
-    return response;
+    return readResponse(response, where);
   }
 
   /** The flow module (loaded once, shared with the passkey ceremonies). */

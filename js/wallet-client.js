@@ -5,68 +5,28 @@
 // so init() — and every page that never uses a WalletClient — does not download it. This
 // file checks the options (synchronously, as the constructor always did) and answers
 // `keys` and `oidcNonce`; each flow method forwards to the client's implementation object.
-import { ClientKey as RawClientKey } from './glue-full.js';
 import { KitError } from './kit-error.js';
-import { isHandle, isReady, notInitialized } from './guard.js';
+import { isReady, notInitialized } from './guard.js';
 import { passkey as kitPasskey } from './passkey.js';
 import { readOptions } from './options.js';
+import { keyArg, lazy } from './shared.js';
 
 // Resolved now, so that an import map injected later cannot redirect it (js/isolated-platform.js).
 import.meta.resolve?.('./wallet-client-impl.js');
 
 const invalid = (message) => new KitError('INVALID_INPUT', message);
 
-/** The session key modes (DESIGN §3): the spec's sealed bundle, or the client's own key. */
+/** The session key modes: the sealed bundle, or the client's own key. */
 const KEY_MODES = ['sealed', 'client-held'];
-
-/** A live ClientKey (also used by the implementation). */
-export function keyArg(key) {
-  // isHandle: an object made from the prototype passes instanceof with no wasm behind it.
-  if (!isHandle(key, RawClientKey)) throw invalid('key must be a ClientKey (from ClientKey.generate())');
-  // Checked before any request: a consumed key would burn an OTP or a challenge.
-  if (key.consumed) throw new KitError('KEY_CONSUMED', 'this ClientKey was already used to open a session; generate a new one');
-  return key;
-}
-
-/**
- * The StoredSessions (js/session-store-impl.js registers each one it makes, with what
- * WalletClient and SessionKeeper need of it beyond its public API). A WeakMap: only the
- * store's own objects pass, and an entry does not keep its session alive.
- *
- * @type {WeakMap<object, any>}
- */
-export const storedSessions = new WeakMap();
 
 /** The implementation module, once loaded. */
 let impl;
-/** @type {Promise<typeof import('./wallet-client-impl.js')> | undefined} the load in progress (or done) */
-let loading;
 
 /**
  * Loads the implementation once (concurrent callers share one promise); after a failure
  * (KitError NOT_INITIALIZED, the loader's error as `cause`) a later call tries again.
  */
-export function loadWalletClient() {
-  if (loading === undefined) {
-    // A literal specifier, so that bundlers emit the implementation as its own chunk.
-    const attempt = import('./wallet-client-impl.js').then(
-      (mod) => {
-        impl = mod;
-        return mod;
-      },
-      (err) => {
-        if (loading === attempt) loading = undefined;
-        throw new KitError(
-          'NOT_INITIALIZED',
-          `embedded-wallet-kit could not load its WalletClient module: ${err && err.message ? err.message : String(err)}`,
-          err,
-        );
-      },
-    );
-    loading = attempt;
-  }
-  return loading;
-}
+export const loadWalletClient = lazy(() => import('./wallet-client-impl.js').then((mod) => (impl = mod)), 'WalletClient module');
 
 /**
  * Hands over the implementation module (the Node entry, which loads everything at import).
@@ -75,7 +35,6 @@ export function loadWalletClient() {
  */
 export function provideWalletClient(mod) {
   impl = mod;
-  loading = Promise.resolve(mod);
 }
 
 /** @typedef {import('./index.js').WalletClient} DeclaredWalletClient */

@@ -156,7 +156,8 @@ snippet kit-error.js "${NAME}" "${SIGNING_NAME}" "${TESTING_NAME}"
 snippet platform.js "${NAME}" "${SIGNING_NAME}"
 
 say "copying entries, types and package files"
-ENTRIES=(browser.js node.js signing.js signing-node.js guard.js handles.js glue-full.js glue-signing.js warm-up.js options.js signing-options.js passkey.js wallet-client.js wallet-client-impl.js session-store.js session-store-impl.js session-keeper.js session-keeper-impl.js isolated-platform.js isolated-boot.js isolated.js signer-worker.js testing.js testing-node.js react.js react-store.js)
+# Every module in js/ ships (kit-error.js and platform.js as the re-exports written above).
+mapfile -t ENTRIES < <(cd js && ls -1 *.js | grep -vx -e kit-error.js -e platform.js)
 cp "${ENTRIES[@]/#/js/}" "${OUT}/"
 # The isolated signer's Worker instantiates only the module it ships with: its SHA-256,
 # written into the Worker script in place of the placeholder (exactly once), which the
@@ -174,7 +175,7 @@ say "signer-worker.js pins ${NAME}_bg.wasm: sha256 ${SIGNER_SHA256}"
 # docs the generated .d.ts carry).
 node scripts/minify.mjs --map "${ENTRIES[@]/#/${OUT}/}" "${SNIPPETS[@]}"
 node scripts/minify.mjs "${OUT}/${NAME}.js" "${OUT}/${SIGNING_NAME}.js" "${OUT}/${TESTING_NAME}.js" "${OUT}/kit-error.js" "${OUT}/platform.js"
-cp js/index.d.ts js/signing.d.ts js/testing.d.ts js/react.d.ts "${OUT}/"
+cp js/*.d.ts "${OUT}/"
 # (and ${NAME}.d.ts, ${SIGNING_NAME}.d.ts and ${TESTING_NAME}.d.ts, generated above, which they re-export)
 cp pkg-template/package.json pkg-template/README.md pkg-template/LICENSE "${OUT}/"
 

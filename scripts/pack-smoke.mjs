@@ -2,12 +2,14 @@
 // `npm pack ./pkg` smoke test: the tarball holds exactly the package files, installs
 // into a fresh project, resolves to the Node entry by name, works there (and so does
 // `embedded-wallet-kit/testing`), and its TypeScript declarations compile against
-// tests/types/usage.ts, tests/types/signing-usage.ts and tests/types/testing-usage.ts.
+// tests/types/usage.ts, tests/types/signing-usage.ts, tests/types/testing-usage.ts and
+// every code block of the package README.
 // Prints "N passed, N failed"; exits non-zero on failure. Leaves the tarball in dist/.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readmeSnippets, snippetErrors } from '../tests/readme/snippets.mjs';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const dist = join(root, 'dist');
@@ -38,25 +40,18 @@ check('npm pack ./pkg', () => {
   console.log(`# ${packed.filename}: ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${packed.entryCount} files`);
 });
 
-check('the tarball holds exactly the package files', () => {
+// The package is what the build wrote into pkg/ (no list of its files is kept by hand): the
+// tarball holds every one of them and nothing else.
+check('the tarball holds exactly the files the build wrote into pkg/', () => {
   const files = packed.files.map((f) => f.path).sort();
-  const expected = [
-    'LICENSE', 'README.md', 'browser.js', 'embedded_wallet_kit.d.ts', 'embedded_wallet_kit.js', 'embedded_wallet_kit_bg.wasm',
-    'embedded_wallet_kit_no_enclave_bg.wasm', 'embedded_wallet_kit_signing.d.ts', 'embedded_wallet_kit_signing.js', 'embedded_wallet_kit_signing_bg.wasm',
-    'embedded_wallet_kit_testing.d.ts', 'embedded_wallet_kit_testing.js', 'embedded_wallet_kit_testing_bg.wasm', 'guard.js',
-    'index.d.ts', 'isolated-boot.js', 'isolated-platform.js', 'isolated.js', 'kit-error.js', 'node.js', 'options.js', 'package.json', 'passkey.js', 'platform.js', 'react-store.js', 'react.d.ts', 'react.js',
-    'session-keeper-impl.js', 'session-keeper.js', 'session-store-impl.js', 'session-store.js', 'signer-worker.js', 'signing-node.js', 'signing-options.js', 'signing.d.ts', 'signing.js', 'testing-node.js', 'testing.d.ts', 'testing.js', 'wallet-client-impl.js', 'wallet-client.js', 'warm-up.js',
-  ];
-  // Each hand-written module ships with the source map to the code as written (the
-  // generated glues and kit-error.js, a re-export, without).
-  const mapped = expected.filter((f) => f.endsWith('.js') && !f.startsWith('embedded_wallet_kit') && f !== 'kit-error.js');
-  expected.push(...mapped.map((f) => `${f}.map`));
-  expected.sort();
-  const snippets = files.filter((f) => f.startsWith('snippets/'));
-  assert(snippets.length === 2 && /^snippets\/ewk-common-[0-9a-f]+\/js\/kit-error\.js$/.test(snippets[0]) && snippets[1] === `${snippets[0]}.map`,
-    `snippets: ${snippets.join(', ')}`);
-  const rest = files.filter((f) => !f.startsWith('snippets/'));
-  assert(JSON.stringify(rest) === JSON.stringify(expected), `files: ${rest.join(', ')}`);
+  const built = readdirSync(join(root, 'pkg'), { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile())
+    .map((d) => relative(join(root, 'pkg'), join(d.parentPath ?? d.path, d.name)))
+    .sort();
+  assert(JSON.stringify(files) === JSON.stringify(built), `tarball: ${files.join(', ')}\npkg/: ${built.join(', ')}`);
+  for (const entry of ['browser.js', 'node.js', 'index.d.ts', 'embedded_wallet_kit_bg.wasm', 'README.md', 'LICENSE']) {
+    assert(files.includes(entry), `no ${entry} in the tarball`);
+  }
 });
 
 const project = join(dist, 'pack-smoke');
@@ -105,6 +100,26 @@ check('Node resolves the package to node.js and it works there', () => {
   `;
   const out = run(process.execPath, ['--input-type=module', '-e', script], project);
   assert(out.includes('node entry ok'), out);
+});
+
+// engines.node is the first Node whose require() loads ES modules (20.19): CommonJS
+// projects require() the package as they import it.
+check('CommonJS: require() loads the package on the Node engines names', () => {
+  const pkg = JSON.parse(readFileSync(join(root, 'pkg', 'package.json'), 'utf8'));
+  assert(pkg.engines.node === '>=20.19', `engines.node is ${pkg.engines.node}`);
+  writeFileSync(join(project, 'require.cjs'), `
+    const assert = require('node:assert/strict');
+    const { init, ClientKey, KitError } = require('embedded-wallet-kit');
+    const signing = require('embedded-wallet-kit/signing');
+    init().then(async () => {
+      assert.match(ClientKey.generate().publicKeyHex, /^04[0-9a-f]{128}$/);
+      await signing.init();
+      assert.equal(signing.KitError, KitError);
+      console.log('require ok');
+    });
+  `);
+  const out = run(process.execPath, ['require.cjs'], project);
+  assert(out.includes('require ok'), out);
 });
 
 check('Node resolves embedded-wallet-kit/testing to testing-node.js: register + authenticate, one KitError', () => {
@@ -164,6 +179,32 @@ for (const resolution of ['Bundler', 'NodeNext']) {
       files: ['react-usage.tsx'],
     }));
     run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.react.json'], project);
+  });
+}
+
+for (const resolution of ['Bundler', 'NodeNext']) {
+  // Every code block of the package README, each a module, with what it takes from the
+  // app around it declared in tests/readme/context.d.ts.
+  check(`every js/jsx code block of the package README compiles (tsc --strict, moduleResolution ${resolution})`, () => {
+    const snippets = readmeSnippets(join(root, 'pkg-template', 'README.md'));
+    assert(snippets.length >= 10, `only ${snippets.length} code blocks found`);
+    copyFileSync(join(root, 'tests', 'readme', 'context.d.ts'), join(project, 'readme-context.d.ts'));
+    for (const snippet of snippets) writeFileSync(join(project, snippet.file), snippet.source);
+    writeFileSync(join(project, 'tsconfig.readme.json'), JSON.stringify({
+      compilerOptions: {
+        strict: true, noEmit: true, target: 'ES2022', module: resolution === 'Bundler' ? 'ESNext' : 'NodeNext',
+        moduleResolution: resolution, lib: ['ES2022', 'DOM'], skipLibCheck: false, types: [], jsx: 'react-jsx',
+      },
+      files: ['readme-context.d.ts', ...snippets.map((s) => s.file)],
+    }));
+    let output = '';
+    try {
+      run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.readme.json'], project);
+    } catch (err) {
+      output = String(err.stdout ?? err);
+    }
+    const errors = snippetErrors(output, snippets);
+    assert(errors.length === 0 && output === '', `the README's code does not compile:\n${errors.join('\n') || output}`);
   });
 }
 

@@ -5,15 +5,14 @@
 // or the full one (the main entry).
 //
 //   1. a signing-only page: what the signing entry's `init()` loads: js/signing.js and
-//      what it imports statically (signing-options.js, platform.js, guard.js, handles.js, glue-signing.js, warm-up.js, options.js,
-//      kit-error.js and the snippets), the signing-only module's glue and .wasm.
-//      Budget: see BUDGETS below (issue 16's target: 50 KB).
+//      what it imports statically (the signing-only module's glue among them), and .wasm.
+//      Budget: see BUDGETS below (target: 50 KB).
 //   2. a passkey wallet page: the main entry's `init()` (browser.js and everything it
 //      imports statically, the full module's glue, the snippet and its .wasm without the
 //      enclave exports: a plain `init()` loads that build) plus the JS a
 //      wallet page loads on top: WalletClient's implementation (wallet-client-impl.js),
 //      the session store's (session-store-impl.js) and the keeper's
-//      (session-keeper-impl.js). Budget: see BUDGETS below (issue 16's target: 100 KB).
+//      (session-keeper-impl.js). Budget: see BUDGETS below (target: 100 KB).
 //   3. for information only, no budget: the same page with `init({ enclave: true })` (the
 //      full module's build with encryptOtp and openWalletExport); the main entry's `init()` alone; the isolated
 //      signer (isolated.js, isolated-boot.js and signer-worker.js, and the full module again, in the
@@ -24,10 +23,11 @@
 //
 // Usage: node scripts/size.mjs [pkgDir] [--signing-budget BYTES] [--wallet-budget BYTES]
 // Module (bench/run.mjs): the module file names, measure() and the tables' file lists.
-import { readFileSync, readdirSync, statSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
+import { buildSync } from 'esbuild';
 
 /** The wasm modules' base names: each ships as NAME.js (wasm-bindgen glue) + NAME_bg.wasm. */
 export const MODULES = {
@@ -40,23 +40,9 @@ export const wasm = (module) => `${MODULES[module]}_bg.wasm`;
 /** The full module's build without the enclave exports (a plain init() of the main entry; the full glue drives it). */
 export const noEnclaveWasm = `${MODULES.full}_no_enclave_bg.wasm`;
 // What was measured, rounded up to the next KB; lowered with every change that shrinks a
-// page by more than the headroom. Issue 16's targets are 50 and 100 KB (make bench reports
-// MET / NOT MET): met at 50,611 and 102,246 B until issue 26 checked every signature
-// before release (p256's verification, +2.2 KB on each page) and guarded payloads
-// (+0.9 KB on the wallet page), and issue 27 added the still-processing re-sends; now
-// 53,339 and 108,384 B; with the start-up self-test and the same-thread fail-closed
-// guard, 55,158 and 110,346 B (README.md's Size section says where the bytes went).
+// page by more than the headroom. The targets are 50 and 100 KB (make bench reports them).
 export const BUDGETS = { signing: 54 * 1024, wallet: 108 * 1024 }; // 55,296 and 110,592 bytes
 
-function walk(dir) {
-  const out = [];
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...walk(p));
-    else out.push(p);
-  }
-  return out;
-}
 
 const fmt = (n) => n.toLocaleString('en-US');
 const kb = (n) => (n / 1024).toFixed(1);
@@ -105,74 +91,71 @@ function table(pkgDir, title, files, limit) {
   return ok;
 }
 
-/** The KitError snippet wasm-bindgen copied out (every glue imports it). */
-const snippets = (pkgDir) => walk(join(pkgDir, 'snippets')).filter((p) => p.endsWith('.js')).map((p) => relative(pkgDir, p));
+/**
+ * The files of `pkgDir` that `entry` loads with it (itself and its static imports, in the
+ * order they are reached) and the targets of its `import()` calls, as esbuild reads them.
+ */
+export function importGraph(pkgDir, entry) {
+  const { metafile } = buildSync({
+    entryPoints: [join(pkgDir, entry)],
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    write: false,
+    outdir: join(pkgDir, 'unused-out'),
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const cwd = process.cwd();
+  const inputs = new Map(Object.entries(metafile.inputs).map(([p, input]) => [relative(pkgDir, join(cwd, p)), input]));
+  const statics = [];
+  const dynamic = new Set();
+  const visit = (file) => {
+    if (statics.includes(file)) return;
+    statics.push(file);
+    for (const edge of inputs.get(file)?.imports ?? []) {
+      const target = relative(pkgDir, join(cwd, edge.path));
+      if (edge.kind === 'import-statement') visit(target);
+      else if (edge.kind === 'dynamic-import') dynamic.add(target);
+    }
+  };
+  visit(entry);
+  return { statics, dynamic };
+}
+
+/** What `entries` load with them, each file once, leaving out `already`. */
+const loadedWith = (pkgDir, entries, already = []) =>
+  [...new Set(entries.flatMap((entry) => importGraph(pkgDir, entry).statics))].filter((f) => !already.includes(f));
 
 /**
- * What the main entry's init() loads: browser.js, its static imports, the full module's
- * glue and build without the enclave exports (`enclave`: with them, init({ enclave: true })).
+ * What the main entry's init() loads: browser.js, its static imports (the full module's
+ * glue among them) and the full module's build without the enclave exports (`enclave`:
+ * with them, init({ enclave: true })).
  */
-export const mainInitFiles = (pkgDir, enclave = false) => [
-  'browser.js',
-  'platform.js',
-  'guard.js',
-  'handles.js',
-  'glue-full.js',
-  'warm-up.js',
-  'options.js',
-  'kit-error.js',
-  'passkey.js',
-  'wallet-client.js',
-  'session-store.js',
-  'session-keeper.js',
-  'isolated-platform.js',
-  glue('full'),
-  ...snippets(pkgDir),
-  enclave ? wasm('full') : noEnclaveWasm,
-];
+export const mainInitFiles = (pkgDir, enclave = false) => [...loadedWith(pkgDir, ['browser.js']), enclave ? wasm('full') : noEnclaveWasm];
 
 /** The JS a passkey wallet page loads on top of init(): WalletClient's, the store's and the keeper's implementations. */
 const WALLET_PAGE_IMPLS = ['wallet-client-impl.js', 'session-store-impl.js', 'session-keeper-impl.js'];
 
 /** The tables: [title, files of pkgDir, gzip budget or undefined (informational)]. */
 export function sizeTables(pkgDir, budgets = BUDGETS) {
+  const mainInit = mainInitFiles(pkgDir);
+  const walletPage = [...mainInit, ...loadedWith(pkgDir, WALLET_PAGE_IMPLS, mainInit)];
+  const signingPage = [...loadedWith(pkgDir, ['signing.js']), wasm('signing')];
   return [
-    ['signing-only page: init() of embedded-wallet-kit/signing (signing-only module)', [
-      'signing.js',
-      'signing-options.js',
-      'platform.js',
-      'guard.js',
-      'handles.js',
-      'glue-signing.js',
-      'warm-up.js',
-      'options.js',
-      'kit-error.js',
-      glue('signing'),
-      ...snippets(pkgDir),
-      wasm('signing'),
-    ], budgets.signing],
-    ['passkey wallet page: init() of embedded-wallet-kit (full module) + WalletClient, SessionStore and SessionKeeper implementations', [
-      ...mainInitFiles(pkgDir),
-      ...WALLET_PAGE_IMPLS,
-    ], budgets.wallet],
-    ['passkey wallet page with the enclave exports (informational, in no budget): the same with init({ enclave: true }), which loads the full module\'s build with encryptOtp and openWalletExport', [
-      ...mainInitFiles(pkgDir, true),
-      ...WALLET_PAGE_IMPLS,
-    ]],
-    ['main entry init() (informational, in no budget): embedded-wallet-kit\'s init() alone', mainInitFiles(pkgDir)],
+    ['signing-only page: init() of embedded-wallet-kit/signing (signing-only module)', signingPage, budgets.signing],
+    ['passkey wallet page: init() of embedded-wallet-kit (full module) + WalletClient, SessionStore and SessionKeeper implementations',
+      walletPage, budgets.wallet],
+    ['passkey wallet page with the enclave exports (informational, in no budget): the same with init({ enclave: true }), which loads the full module\'s build with encryptOtp and openWalletExport',
+      walletPage.map((f) => (f === noEnclaveWasm ? wasm('full') : f))],
+    ['main entry init() (informational, in no budget): embedded-wallet-kit\'s init() alone', mainInit],
     ['isolated signer (informational, in no budget): loaded by init({ isolate: \'worker\' }) on top of the main entry; its Worker loads the full module again', [
-      'isolated.js',
-      'isolated-boot.js',
-      'signer-worker.js',
-      glue('full'),
+      ...loadedWith(pkgDir, ['isolated.js', 'isolated-boot.js', 'signer-worker.js', glue('full')], mainInit.filter((f) => f !== glue('full'))),
       wasm('full'),
     ]],
     // Shared files it imports (kit-error.js and the snippet, guard.js) are in the first table.
-    ['testing module (informational, in no budget): embedded-wallet-kit/testing in the browser', [
-      'testing.js',
-      glue('testing'),
-      wasm('testing'),
-    ]],
+    ['testing module (informational, in no budget): embedded-wallet-kit/testing in the browser',
+      [...loadedWith(pkgDir, ['testing.js'], signingPage), wasm('testing')]],
   ];
 }
 

@@ -15,7 +15,7 @@ import {
   init, ClientKey, Session, passkey, KitError, WalletClient, SessionKeeper, SessionStore,
 } from './pkg/browser.js';
 
-/** The sandbox's magic passkey signature (spec §5.3); strict mode checks real ones. */
+/** The sandbox's magic passkey signature (docs/protocol.md, Sandbox); strict mode checks real ones. */
 const SANDBOX_PASSKEY_SIGNATURE = 'sandbox-valid-passkey-signature';
 
 const $ = (id) => document.getElementById(id);
@@ -227,7 +227,7 @@ async function transport({ method, path, headers, body }) {
   return { status: res.status, headers: res.headers, body: res.text };
 }
 
-/** The sandbox accepts only its magic passkey signature (spec §5.3). */
+/** The sandbox accepts only its magic passkey signature (docs/protocol.md, Sandbox). */
 const sandboxPasskey = {
   register: (options) => passkey.register(options),
   async authenticate(options) {

@@ -1,4 +1,4 @@
-// The same-thread module fails closed (issue 26): an exception out of a wasm call that is
+// The same-thread module fails closed: an exception out of a wasm call that is
 // not a KitError (here a real trap: the module's memory grown to its maximum, so the
 // allocation a 1 MiB payload needs fails and the module executes `unreachable`) is
 // ENGINE_FAULT, and from then on every call on any of the module's objects, and the

@@ -3,51 +3,24 @@
 // holds no isolated-boot.js, isolated.js or signer-worker.js, only what must be captured
 // when the kit loads (isolated-platform.js); `init({ isolate: 'worker' })` reaches the rest
 // through a dynamic import. The graph is read by esbuild (its metafile tells static
-// imports from `import()`), from pkg/ as built. scripts/size.mjs's hand-written lists of
-// what `init()` loads are checked against the same graphs. If the isolated signer's code
+// imports from `import()`), from pkg/ as built, as scripts/size.mjs reads what each page
+// loads. If the isolated signer's code
 // cannot be fetched, init rejects NOT_INITIALIZED naming it, and same-thread init() works.
 // Needs `make build` first.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { buildSync } from 'esbuild';
-import { mainInitFiles, sizeTables } from '../../scripts/size.mjs';
+import { importGraph as graphOf } from '../../scripts/size.mjs';
 
 const pkgDir = fileURLToPath(new URL('../../pkg', import.meta.url));
 
-/** The files (relative to pkg/) `entry` imports statically, itself included, and its dynamic imports' targets. */
-function importGraph(entry) {
-  const { metafile } = buildSync({
-    entryPoints: [join(pkgDir, entry)],
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    write: false,
-    outdir: join(pkgDir, 'unused-out'),
-    metafile: true,
-    logLevel: 'silent',
-  });
-  const cwd = process.cwd();
-  const byPath = new Map(Object.entries(metafile.inputs).map(([p, input]) => [relative(pkgDir, join(cwd, p)), input]));
-  const seen = new Set();
-  const dynamic = new Set();
-  const visit = (file) => {
-    if (seen.has(file)) return;
-    seen.add(file);
-    const input = byPath.get(file);
-    assert.ok(input, `esbuild read ${file}`);
-    for (const edge of input.imports) {
-      const target = relative(pkgDir, join(cwd, edge.path));
-      if (edge.kind === 'import-statement') visit(target);
-      else if (edge.kind === 'dynamic-import') dynamic.add(target);
-    }
-  };
-  visit(entry);
-  return { statics: seen, dynamic };
-}
+const importGraph = (entry) => {
+  const { statics, dynamic } = graphOf(pkgDir, entry);
+  return { statics: new Set(statics), dynamic };
+};
 
 const ISOLATED = ['isolated-boot.js', 'isolated.js', 'signer-worker.js'];
 
@@ -60,13 +33,6 @@ test('the browser entry imports none of the isolated signer statically: a page t
     assert.ok(dynamic.has(file), `init({ isolate }) loads ${file} with import(): ${[...dynamic].join(', ')}`);
     assert.deepEqual([...importGraph(file).statics], [file], `${file} imports nothing`);
   }
-});
-
-test("scripts/size.mjs's lists of what init() loads are the entries' static import graphs (and the .wasm)", () => {
-  const js = (files) => files.filter((f) => !f.endsWith('.wasm')).sort();
-  assert.deepEqual(js(mainInitFiles(pkgDir)), [...importGraph('browser.js').statics].sort(), 'main entry init()');
-  const [[, signingFiles]] = sizeTables(pkgDir);
-  assert.deepEqual(js(signingFiles), [...importGraph('signing.js').statics].sort(), 'signing-only page');
 });
 
 test("init({ isolate: 'worker' }) rejects NOT_INITIALIZED, naming the isolated signer, when its code cannot be fetched", async () => {

@@ -8,7 +8,7 @@
 // abandoned lease is taken over; a logout (keeper.revoke, store.clear) in one tab ends the
 // keepers of the others (`revoked` with fromStore) and their signing is SESSION_CLOSED; with
 // no BroadcastChannel, the same is seen on the next read of the store; a logout while
-// another tab's refresh lands (issue #15) leaves neither session in the store nor the new
+// another tab's refresh lands leaves neither session in the store nor the new
 // one live at the service, and a deletion of only an older session of the chain (an older
 // kit's logout) ends the keeper of its replacement. Also WalletClient
 // with a StoredSession (async signing; revokeSession deletes it from the store).
@@ -333,7 +333,7 @@ describe('SessionKeeper with a StoredSession across tabs', () => {
     });
   }
 
-  // Issue #15 (logout while another tab refreshes): the replacement must not outlive the logout.
+  // Logout while another tab refreshes: the replacement must not outlive the logout.
   const hold = () => {
     let release;
     const promise = new Promise((resolve) => {

@@ -5,7 +5,7 @@
 // full module built with LTO and plain `wasm-opt -Oz` had 27% and every operation ran
 // about 25% slower in Chromium: V8 inlined 2 of the 16 `__multi3` calls of the wide
 // multiplication. scripts/build-pkg.sh keeps single-caller functions out of line
-// (`--one-caller-inline-max-function-size 0`); README.md's Size section has the figures.
+// (`--one-caller-inline-max-function-size 0`); the build script says why.
 // A build change that brings the share below MIN_SHARE fails here, before a bench would
 // show it. Needs `make build` first.
 import { test } from 'node:test';

@@ -1,0 +1,85 @@
+// What the kit's modules share across the line between what loads with the kit and what
+// loads on first use, in one module that imports none of the modules that load anything
+// lazily, so that no import closes a circle (scripts/check-imports.mjs):
+//   - lazy(), the one lazy-load helper: every module the kit loads on first use
+//     (WalletClient's, SessionStore's and SessionKeeper's implementations, the isolated
+//     signer) is loaded through it, by the module that first needs it;
+//   - what those implementations (js/wallet-client-impl.js, js/session-store-impl.js,
+//     js/session-keeper-impl.js) share with the modules that load them: the public
+//     SessionStore and SessionKeeper classes, which the implementations extend
+//     (js/session-store.js and js/session-keeper.js give them their static `open` and
+//     `start`, which load the implementations), the tokens that let only the
+//     implementations construct them, the StoredSession registry and the ClientKey check.
+// One module rather than two: every page that loads the kit loads it, and a file of its own
+// costs a page about 150 B gzip more (scripts/size.mjs).
+import { ClientKey as KitClientKey } from './glue-full.js';
+import { KitError } from './kit-error.js';
+import { isHandle } from './guard.js';
+
+/**
+ * A load-once function: its first call runs `load` (concurrent callers share the one
+ * promise); after a failure, which rejects KitError NOT_INITIALIZED naming `what` (the
+ * loader's error as `cause`), a later call runs `load` again.
+ *
+ * `load` holds the literal `import('./x.js')`, which bundlers and browsers need to see
+ * where it is written; the same module resolves the specifier at its top level,
+ * `import.meta.resolve?.('./x.js')`, so that an import map injected later cannot redirect
+ * it (js/isolated-platform.js). Only `load`'s promise's own `then` is called: a KitPromise
+ * (js/isolated-platform.js) stays one, reaching nothing later script could replace.
+ *
+ * @template T
+ * @param {() => Promise<T>} load e.g. `() => import('./session-store-impl.js')`
+ * @param {string} what what it loads, for the error: "embedded-wallet-kit could not load its <what>: …"
+ * @returns {() => Promise<T>}
+ */
+export function lazy(load, what) {
+  /** @type {Promise<T> | undefined} */
+  let loading;
+  return () => {
+    if (loading === undefined) {
+      const attempt = load().then(undefined, (err) => {
+        if (loading === attempt) loading = undefined; // a later call retries
+        throw new KitError('NOT_INITIALIZED', `embedded-wallet-kit could not load its ${what}: ${err && err.message ? err.message : String(err)}`, err);
+      });
+      loading = attempt;
+    }
+    return loading;
+  };
+}
+
+/** Lets the store's implementation (and only it) construct stores and stored sessions. */
+export const STORE_TOKEN = Symbol('session-store');
+/** Lets the keeper's implementation (and only it) construct keepers. */
+export const KEEPER_TOKEN = Symbol('session-keeper');
+
+/** The public SessionStore class: js/session-store-impl.js's `Store` extends it. */
+export class SessionStore {
+  constructor(token) {
+    if (token !== STORE_TOKEN) throw new KitError('INVALID_INPUT', 'session store: use await SessionStore.open()');
+  }
+}
+
+/** The public SessionKeeper class: js/session-keeper-impl.js's `Keeper` extends it. */
+export class SessionKeeper {
+  constructor(token) {
+    if (token !== KEEPER_TOKEN) throw new KitError('INVALID_INPUT', 'SessionKeeper: use await SessionKeeper.start(client, session)');
+  }
+}
+
+/**
+ * The StoredSessions (js/session-store-impl.js registers each one it makes, with what
+ * WalletClient and SessionKeeper need of it beyond its public API). A WeakMap: only the
+ * store's own objects pass, and an entry does not keep its session alive.
+ *
+ * @type {WeakMap<object, any>}
+ */
+export const storedSessions = new WeakMap();
+
+/** A live ClientKey (WalletClient and its implementation). */
+export function keyArg(key) {
+  // isHandle: an object made from the prototype passes instanceof with no wasm behind it.
+  if (!isHandle(key, KitClientKey)) throw new KitError('INVALID_INPUT', 'key must be a ClientKey (from ClientKey.generate())');
+  // Checked before any request: a consumed key would burn an OTP or a challenge.
+  if (key.consumed) throw new KitError('KEY_CONSUMED', 'this ClientKey was already used to open a session; generate a new one');
+  return key;
+}
