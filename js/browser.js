@@ -29,9 +29,7 @@ import __wbg_init, {
   selfTest,
 } from './glue-full.js';
 import { KitError } from './kit-error.js';
-import { warmUpLater } from './warm-up.js';
-import { readInit, wantsIsolation } from './options.js';
-import { guardFunction, isReady, mainModule, markReady, runSelfTest } from './guard.js';
+import { warmUpLater, readInit, wantsIsolation, guardFunction, isReady, mainModule, markReady, runSelfTest } from './guard.js';
 import { passkey, loadPasskeys, moduleLoaded, provideModuleLoader } from './passkey.js';
 import { WalletClient, loadWalletClient } from './wallet-client.js';
 import { initIsolated } from './isolated-platform.js';
@@ -41,7 +39,7 @@ export { WalletClient };
 export { SessionStore } from './session-store.js';
 export { SessionKeeper } from './session-keeper.js';
 
-// The handle classes (js/handles.js), declared as the glue's generated types: tsc checks
+// The handle classes (js/guard.js), declared as the glue's generated types: tsc checks
 // that the classes have every member those declare, with the types they declare.
 /** @type {typeof import('./embedded_wallet_kit.js').ClientKey} */
 export const ClientKey = KitClientKey;
@@ -182,7 +180,7 @@ function stalePasskeysOption() {
  * @param {unknown} [input]
  */
 export function init(input) {
-  // Read once (js/options.js): own data properties only, no getter, no thenable.
+  // Read once (js/guard.js): own data properties only, no getter, no thenable.
   let read;
   try {
     read = readInit(input);

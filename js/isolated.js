@@ -586,7 +586,7 @@ function start(source, resolveKit, rejectKit) {
  * @param {Parameters<typeof install>[0]} deps what install() takes: the first call's; a later
  *   call with another object rejects NOT_INITIALIZED
  * @param {{ isolate?: unknown, source?: unknown, passkeys?: unknown }} options init()'s argument as
- *   js/options.js's readInit() read it (own data properties, in a null-prototype record)
+ *   js/guard.js's readInit() read it (own data properties, in a null-prototype record)
  * @param {(source: unknown) => Promise<unknown>} loadPasskeys
  */
 export function initIsolated(deps, options, loadPasskeys) {

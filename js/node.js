@@ -10,8 +10,7 @@
 import './platform.js'; // first: WebCrypto and Date.now as they are now (js/browser.js)
 import { readFileSync } from 'node:fs';
 import { initSync, selfTest } from './embedded_wallet_kit.js';
-import { mainModule, markReady, selfTestedAtImport } from './guard.js';
-import { readInit, wantsIsolation } from './options.js';
+import { mainModule, markReady, runSelfTest, readInit, wantsIsolation } from './guard.js';
 import { KitError } from './kit-error.js';
 import { moduleLoaded } from './passkey.js';
 import { provideWalletClient } from './wallet-client.js';
@@ -22,7 +21,13 @@ markReady();
 moduleLoaded();
 provideWalletClient(walletClientImpl);
 // A faulty engine: init() rejects ENGINE_FAULT and every call answers it (js/guard.js).
-const ready = selfTestedAtImport(selfTest, mainModule);
+let ready = Promise.resolve();
+try {
+  runSelfTest(selfTest, mainModule);
+} catch (err) {
+  ready = Promise.reject(err);
+  ready.catch(() => {}); // marked handled: init() hands it out
+}
 
 /**
  * Resolves at once: the Node entry instantiates the module when it is imported.

@@ -13,8 +13,59 @@
 // The state lives in this module, which both variants of the main entry import from the same URL.
 import * as glue from './embedded_wallet_kit.js';
 import { KitError } from './kit-error.js';
-import { failClosedExports, mainModule } from './guard.js';
+import { failClosed, mainModule } from './guard.js';
 import { now } from './platform.js';
+
+/** Classes (and their prototypes) already made to fail closed. */
+const failingClosed = new WeakSet();
+
+/**
+ * Makes a wasm-bindgen class fail closed in place (the flow classes: OtpLoginFlow, ...):
+ * its static functions, its methods and its getters (js/guard.js failClosed). Other glue
+ * exports are wrapped where they are handed out (`failClosedExports`).
+ *
+ * @param {Function} cls
+ * @param {typeof mainModule} module
+ */
+function failClosedClass(cls, module) {
+  if (failingClosed.has(cls)) return;
+  failingClosed.add(cls);
+  for (const target of [cls, cls.prototype]) {
+    for (const name of Object.getOwnPropertyNames(target)) {
+      if (name === 'constructor' || name === 'prototype' || name.startsWith('__')) continue;
+      const d = Object.getOwnPropertyDescriptor(target, name);
+      if (d === undefined || !d.configurable) continue;
+      if (typeof d.value === 'function') {
+        Object.defineProperty(target, name, { ...d, value: failClosed(d.value, module, name === 'free' || name === 'close') });
+      } else if (typeof d.get === 'function') {
+        Object.defineProperty(target, name, { ...d, get: failClosed(d.get, module) });
+      }
+    }
+  }
+}
+
+/**
+ * A glue module's exports failing closed: each class in place (failClosedClass), each
+ * function wrapped; a frozen object with the same names.
+ *
+ * @template {object} G
+ * @param {G} glue
+ * @param {typeof mainModule} module
+ * @returns {G}
+ */
+function failClosedExports(glue, module) {
+  const out = Object.create(null);
+  const exports = /** @type {Record<string, any>} */ (glue);
+  for (const name of Object.keys(exports)) {
+    const value = exports[name];
+    if (typeof value !== 'function' || name === 'default' || name === 'initSync') out[name] = value;
+    else if (value.prototype !== undefined && typeof value.prototype.free === 'function') {
+      failClosedClass(value, module);
+      out[name] = value;
+    } else out[name] = failClosed(value, module);
+  }
+  return Object.freeze(out);
+}
 
 /** The full module's glue, once it is instantiated. */
 let mod;

@@ -28,7 +28,7 @@
 // read at every check instead.
 import { now as capturedNow } from './platform.js';
 import { KitError } from './kit-error.js';
-import { readOption } from './options.js';
+import { readOption } from './guard.js';
 import { SessionKeeper, KEEPER_TOKEN as TOKEN, storedSessions } from './shared.js';
 
 const invalid = (message) => new KitError('INVALID_INPUT', `SessionKeeper: ${message}`);
@@ -60,7 +60,7 @@ function lockManager(options) {
   return value;
 }
 
-// Each option is read once, as an own data property (js/options.js).
+// Each option is read once, as an own data property (js/guard.js).
 function duration(options, name, fallback, min) {
   const value = readOption(options, name);
   if (value === undefined) return fallback;

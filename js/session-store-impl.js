@@ -25,7 +25,7 @@ import {
   storeStampFromP1363,
 } from './glue-full.js';
 import { KitError } from './kit-error.js';
-import { readOptions } from './options.js';
+import { readOptions } from './guard.js';
 import { now as clock, subtle } from './platform.js';
 import { SessionStore, STORE_TOKEN as TOKEN, storedSessions } from './shared.js';
 
@@ -369,7 +369,7 @@ export class StoredSession {
  */
 export async function open(options = {}) {
   if (options === null || typeof options !== 'object') throw invalid('options must be an object');
-  // Each option once, as an own data property (js/options.js).
+  // Each option once, as an own data property (js/guard.js).
   const { name = 'embedded-wallet-kit', indexedDB: factory = globalThis.indexedDB } = readOptions(options, ['name', 'indexedDB']);
   if (typeof name !== 'string' || name === '') throw invalid('options.name must be a non-empty string');
   if (typeof factory?.open !== 'function') {

@@ -12,9 +12,8 @@
 //     implementations construct them, the StoredSession registry and the ClientKey check.
 // One module rather than two: every page that loads the kit loads it, and a file of its own
 // costs a page about 150 B gzip more (scripts/size.mjs).
-import { ClientKey as KitClientKey } from './glue-full.js';
+import { isKey } from './glue-full.js';
 import { KitError } from './kit-error.js';
-import { isHandle } from './guard.js';
 
 /**
  * A load-once function: its first call runs `load` (concurrent callers share the one
@@ -77,8 +76,8 @@ export const storedSessions = new WeakMap();
 
 /** A live ClientKey (WalletClient and its implementation). */
 export function keyArg(key) {
-  // isHandle: an object made from the prototype passes instanceof with no wasm behind it.
-  if (!isHandle(key, KitClientKey)) throw new KitError('INVALID_INPUT', 'key must be a ClientKey (from ClientKey.generate())');
+  // isKey: an object made from the prototype passes instanceof with no wasm behind it.
+  if (!isKey(key)) throw new KitError('INVALID_INPUT', 'key must be a ClientKey (from ClientKey.generate())');
   // Checked before any request: a consumed key would burn an OTP or a challenge.
   if (key.consumed) throw new KitError('KEY_CONSUMED', 'this ClientKey was already used to open a session; generate a new one');
   return key;

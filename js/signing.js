@@ -12,28 +12,24 @@
 // js/platform.js is imported first: it captures WebCrypto and Date.now before any other
 // kit code runs (the glue uses those captures).
 import './platform.js';
-import __wbg_init, {
-  ClientKey as KitClientKey,
-  Session as KitSession,
-  warmUp,
-  selfTest,
-} from './glue-signing.js';
+import * as glue from './embedded_wallet_kit_signing.js';
+import { handleClasses, warmUpLater, readInit, guardFunction, runSelfTest, signingReady } from './guard.js';
 import { KitError } from './kit-error.js';
-import { warmUpLater } from './warm-up.js';
-import { readInit } from './options.js';
 import { refuseMainOptions } from './signing-options.js';
-import { guardFunction, runSelfTest, signingReady } from './guard.js';
 
 export { KitError };
 
 const ready = signingReady.isReady;
 
-// The handle classes (js/handles.js), declared as the glue's generated types: tsc checks
-// that the classes have every member those declare, with the types they declare.
-/** @type {typeof import('./embedded_wallet_kit_signing.js').ClientKey} */
-export const ClientKey = KitClientKey;
-/** @type {typeof import('./embedded_wallet_kit_signing.js').Session} */
-export const Session = KitSession;
+const { default: __wbg_init, warmUp, selfTest } = glue;
+const handles = handleClasses(glue, signingReady);
+
+// The handle classes (js/guard.js) over the glue's raw ones, declared as the glue's
+// generated types.
+/** @type {typeof glue.ClientKey} */
+export const ClientKey = handles.ClientKey;
+/** @type {typeof glue.Session} */
+export const Session = handles.Session;
 
 /** @type {Promise<void> | undefined} */
 let initPromise;

@@ -6,9 +6,8 @@
 // file checks the options (synchronously, as the constructor always did) and answers
 // `keys` and `oidcNonce`; each flow method forwards to the client's implementation object.
 import { KitError } from './kit-error.js';
-import { isReady, notInitialized } from './guard.js';
+import { isReady, notInitialized, readOptions } from './guard.js';
 import { passkey as kitPasskey } from './passkey.js';
-import { readOptions } from './options.js';
 import { keyArg, lazy } from './shared.js';
 
 // Resolved now, so that an import map injected later cannot redirect it (js/isolated-platform.js).

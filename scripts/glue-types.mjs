@@ -7,7 +7,7 @@
 // tests/types/glue/<module>.d.ts, which `make lint-js` type-checks js/ and the package's
 // types against before any build. Run by scripts/build-pkg.sh. Here:
 //   - `free()` gets its documentation (wasm-bindgen emits it bare; for ClientKey and
-//     Session it is the kit's handle classes' (js/handles.js), for SoftAuthenticator
+//     Session it is the kit's handle classes' (js/guard.js), for SoftAuthenticator
 //     js/testing.js makes a second call a no-op; the full module's flow classes are
 //     the shim's);
 //   - `[Symbol.dispose]()` is dropped: declaring it needs TypeScript's `esnext.disposable`
