@@ -38,7 +38,13 @@ pub mod prelude {
 
 pub use js::scrubbed;
 
-#[wasm_bindgen(module = "/js/kit-error.js")]
+// The shipped modules (feature `trap-panics`, which only scripts/build-pkg.sh sets) import
+// the kit's own js/kit-error.js and js/platform.js, which ship next to the glue, by their
+// names: the entries import the very same modules, with no copy under snippets/ and no
+// re-export. The tests' builds take them as wasm-bindgen snippets (their glue lives
+// elsewhere).
+#[cfg_attr(feature = "trap-panics", wasm_bindgen(raw_module = "./kit-error.js"))]
+#[cfg_attr(not(feature = "trap-panics"), wasm_bindgen(module = "/js/kit-error.js"))]
 extern "C" {
     #[wasm_bindgen(js_name = KitError)]
     type KitErrorJs;
@@ -90,7 +96,8 @@ pub fn invalid_input(message: &str) -> JsValue {
 // the one module the entries import first. Page script that replaces the globals later
 // (even while init() downloads the .wasm) chooses no key, receives no key bytes and does
 // not move the clock of the expiry guards.
-#[wasm_bindgen(module = "/js/platform.js")]
+#[cfg_attr(feature = "trap-panics", wasm_bindgen(raw_module = "./platform.js"))]
+#[cfg_attr(not(feature = "trap-panics"), wasm_bindgen(module = "/js/platform.js"))]
 extern "C" {
     #[wasm_bindgen(js_name = now)]
     fn platform_now() -> f64;
