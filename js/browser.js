@@ -27,7 +27,7 @@ import __wbg_init, {
   openWalletExport as rawOpenWalletExport,
   warmUp,
   selfTest,
-} from './glue-full.js';
+} from './shared.js';
 import { KitError } from './kit-error.js';
 import { warmUpLater, readInit, wantsIsolation, guardFunction, isReady, mainModule, markReady, runSelfTest } from './guard.js';
 import { passkey, loadPasskeys, moduleLoaded, provideModuleLoader } from './passkey.js';

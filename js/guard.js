@@ -257,7 +257,7 @@ export function warmUpLater(warmUp) {
 
 // ------------------------------------------------------------------------------------
 // The handle classes page script sees, ClientKey and Session, over the raw classes of one
-// wasm-bindgen glue (each entry has its own glue: js/glue-full.js and js/signing.js call
+// wasm-bindgen glue (each entry has its own glue: js/shared.js and js/signing.js call
 // `handleClasses` once each). The raw objects never leave the kit: wasm-bindgen keeps
 // their wasm pointer in a writable `__wbg_ptr` that it trusts on every call, and its
 // classes carry `__wrap` (any integer becomes a handle) and `__destroy_into_raw`. Here:

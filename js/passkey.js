@@ -20,33 +20,9 @@ import { now } from './platform.js';
 const failingClosed = new WeakSet();
 
 /**
- * Makes a wasm-bindgen class fail closed in place (the flow classes: OtpLoginFlow, ...):
- * its static functions, its methods and its getters (js/guard.js failClosed). Other glue
- * exports are wrapped where they are handed out (`failClosedExports`).
- *
- * @param {Function} cls
- * @param {typeof mainModule} module
- */
-function failClosedClass(cls, module) {
-  if (failingClosed.has(cls)) return;
-  failingClosed.add(cls);
-  for (const target of [cls, cls.prototype]) {
-    for (const name of Object.getOwnPropertyNames(target)) {
-      if (name === 'constructor' || name === 'prototype' || name.startsWith('__')) continue;
-      const d = Object.getOwnPropertyDescriptor(target, name);
-      if (d === undefined || !d.configurable) continue;
-      if (typeof d.value === 'function') {
-        Object.defineProperty(target, name, { ...d, value: failClosed(d.value, module, name === 'free' || name === 'close') });
-      } else if (typeof d.get === 'function') {
-        Object.defineProperty(target, name, { ...d, get: failClosed(d.get, module) });
-      }
-    }
-  }
-}
-
-/**
- * A glue module's exports failing closed: each class in place (failClosedClass), each
- * function wrapped; a frozen object with the same names.
+ * A glue module's exports failing closed (js/guard.js failClosed): each function wrapped,
+ * each class (the flow classes: OtpLoginFlow, ...) in place, its static functions, methods
+ * and getters; a frozen object with the same names.
  *
  * @template {object} G
  * @param {G} glue
@@ -55,14 +31,19 @@ function failClosedClass(cls, module) {
  */
 function failClosedExports(glue, module) {
   const out = Object.create(null);
-  const exports = /** @type {Record<string, any>} */ (glue);
-  for (const name of Object.keys(exports)) {
-    const value = exports[name];
-    if (typeof value !== 'function' || name === 'default' || name === 'initSync') out[name] = value;
-    else if (value.prototype !== undefined && typeof value.prototype.free === 'function') {
-      failClosedClass(value, module);
-      out[name] = value;
-    } else out[name] = failClosed(value, module);
+  for (const [name, value] of Object.entries(/** @type {Record<string, any>} */ (glue))) {
+    out[name] = typeof value !== 'function' || name === 'default' || name === 'initSync' || value.prototype?.free ? value : failClosed(value, module);
+    if (!value.prototype?.free || failingClosed.has(value)) continue;
+    failingClosed.add(value);
+    for (const target of [value, value.prototype]) {
+      for (const [key, d] of Object.entries(Object.getOwnPropertyDescriptors(target))) {
+        if (key === 'constructor' || key === 'prototype' || key.startsWith('__') || !d.configurable) continue;
+        if (typeof d.value === 'function') d.value = failClosed(d.value, module, key === 'free' || key === 'close');
+        else if (typeof d.get === 'function') d.get = failClosed(d.get, module);
+        else continue;
+        Object.defineProperty(target, key, d);
+      }
+    }
   }
   return Object.freeze(out);
 }

@@ -23,11 +23,13 @@ import {
   storeRecordRequestId,
   storeSignedRequestIds,
   storeStampFromP1363,
-} from './glue-full.js';
+  SessionStore,
+  STORE_TOKEN as TOKEN,
+  storedSessions,
+} from './shared.js';
 import { KitError } from './kit-error.js';
 import { readOptions } from './guard.js';
 import { now as clock, subtle } from './platform.js';
-import { SessionStore, STORE_TOKEN as TOKEN, storedSessions } from './shared.js';
 
 /** @typedef {import('./index.js').StoredSession} DeclaredStoredSession */
 /** @typedef {import('./index.js').SessionStore} DeclaredSessionStore */

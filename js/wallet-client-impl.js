@@ -11,11 +11,10 @@
 // the API credentials on its backend), so the API secret never enters the page. The key
 // mode (`keys`: the spec's sealed bundle, or client-held keys) is chosen once per client;
 // the core picks each operation's clientPublicKey form.
-import { ClientKey as RawClientKey, Session as RawSession, encryptOtp, isSession } from './glue-full.js';
+import { ClientKey as RawClientKey, Session as RawSession, encryptOtp, isSession, keyArg, storedSessions } from './shared.js';
 import { KitError } from './kit-error.js';
 import { now } from './platform.js';
 import { loadPasskeys } from './passkey.js';
-import { keyArg, storedSessions } from './shared.js';
 
 /** The credential that issued each session this module opened, so a refresh carries it over. */
 const issuedBy = new WeakMap();
