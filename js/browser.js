@@ -18,7 +18,7 @@
 //
 // js/platform.js is imported first: it captures WebCrypto and Date.now before any other
 // kit code runs (the glue and the session store use those captures).
-import './platform.js';
+import { KitError } from './platform.js';
 import __wbg_init, {
   ClientKey as KitClientKey,
   Session as KitSession,
@@ -28,7 +28,6 @@ import __wbg_init, {
   warmUp,
   selfTest,
 } from './shared.js';
-import { KitError } from './kit-error.js';
 import { warmUpLater, readInit, wantsIsolation, guardFunction, isReady, mainModule, markReady, runSelfTest } from './guard.js';
 import { passkey, loadPasskeys, moduleLoaded, provideModuleLoader } from './passkey.js';
 import { WalletClient, loadWalletClient } from './wallet-client.js';
@@ -36,8 +35,7 @@ import { initIsolated } from './isolated-platform.js';
 
 export { KitError, passkey };
 export { WalletClient };
-export { SessionStore } from './session-store.js';
-export { SessionKeeper } from './session-keeper.js';
+export { SessionStore, SessionKeeper } from './session-store.js';
 
 // The handle classes (js/guard.js), declared as the glue's generated types: tsc checks
 // that the classes have every member those declare, with the types they declare.

@@ -11,8 +11,7 @@
 // entry, which initialises at import, also readies the browser entry) and the signing
 // entry's (signing.js and signing-node.js). A page that imports both entries must not see
 // the signing entry's init() mark the main entry's exports ready: they are another module.
-import { KitError } from './kit-error.js';
-import { now } from './platform.js';
+import { KitError, now } from './platform.js';
 
 /**
  * A module's state: `isReady()` is false until `markReady()`; `poison()` (a fault) makes
@@ -50,11 +49,30 @@ export function engineFault(cause) {
 }
 
 /**
- * `fn` failing closed (issue 26): an exception out of the wasm that is not a KitError (a
- * trap, an engine error) marks `module` dead and is ENGINE_FAULT, and so is every later
- * call on any of its objects: the state of a module that trapped mid-call (a borrow left
- * held, a half-written key) is not trusted again. A dead module's `free()` is still
- * tried, quietly (it may zeroize, or trap again).
+ * `fn` applied to `args`, failing closed (issue 26): an exception out of the wasm that is
+ * not a KitError (a trap, an engine error) marks `module` dead and is ENGINE_FAULT, and so
+ * is every later call on any of its objects: the state of a module that trapped mid-call
+ * (a borrow left held, a half-written key) is not trusted again.
+ *
+ * @param {ReturnType<typeof readyFlag>} module
+ * @param {Function} fn
+ * @param {unknown[]} [args]
+ * @param {unknown} [self]
+ */
+export function attempt(module, fn, args = [], self = undefined) {
+  if (module.isPoisoned()) throw engineFault();
+  try {
+    return Reflect.apply(fn, self, args);
+  } catch (err) {
+    if (err instanceof KitError) throw err;
+    module.poison();
+    throw engineFault(err);
+  }
+}
+
+/**
+ * `fn` failing closed (`attempt`). A dead module's `free()` is still tried, quietly (it
+ * may zeroize, or trap again).
  *
  * @template {Function} F
  * @param {F} fn
@@ -65,24 +83,15 @@ export function engineFault(cause) {
 export function failClosed(fn, module, freeing = false) {
   const wrapped = {
     [fn.name](...args) {
-      if (module.isPoisoned()) {
-        if (freeing) {
-          try {
-            Reflect.apply(fn, this, args);
-          } catch {
-            // A dead module's free: best effort.
-          }
-          return undefined;
+      if (freeing && module.isPoisoned()) {
+        try {
+          Reflect.apply(fn, this, args);
+        } catch {
+          // A dead module's free: best effort.
         }
-        throw engineFault();
+        return undefined;
       }
-      try {
-        return Reflect.apply(fn, this, args);
-      } catch (err) {
-        if (err instanceof KitError) throw err;
-        module.poison();
-        throw engineFault(err);
-      }
+      return attempt(module, fn, args, this);
     },
   };
   return /** @type {F} */ (/** @type {unknown} */ (wrapped[fn.name]));
@@ -125,12 +134,11 @@ export function notInitialized(what) {
  * @returns {F}
  */
 export function guardFunction(fn, name, module = mainModule) {
-  const closed = failClosed(fn, module);
   const wrapped = {
     [name](...args) {
-      if (module.isPoisoned()) throw engineFault();
-      if (!module.isReady()) throw notInitialized(`${name}()`);
-      return closed(...args);
+      // (ENGINE_FAULT first: a module whose self-test failed was never ready.)
+      if (!module.isReady() && !module.isPoisoned()) throw notInitialized(`${name}()`);
+      return attempt(module, fn, args);
     },
   };
   return /** @type {F} */ (/** @type {unknown} */ (wrapped[name]));
@@ -285,8 +293,8 @@ export function warmUpLater(warmUp) {
 const TOKEN = Symbol();
 
 /**
- * Per class: its name, what an argument of it is called, its factories, the error of a use
- * of a freed one's key (the core's: src/client_key.rs, src/session.rs), its static
+ * Per class: its name, what an argument of it is called, its factories, the error code of
+ * a use of a freed one's key (the core's: src/client_key.rs, src/session.rs), its static
  * functions (with the index of a ClientKey argument), its getters (a freed handle answers
  * the value read after it was closed), its methods (a freed handle throws the error), the
  * extra facts kept, and the answers of a freed handle that differ from those.
@@ -296,7 +304,7 @@ const SPECS = [
     name: 'ClientKey',
     arg: 'key',
     from: 'ClientKey.generate()',
-    closed: () => new KitError('KEY_CONSUMED', 'this ClientKey was already used to open a session; generate a new one for each verify, challenge or refresh'),
+    closed: 'KEY_CONSUMED',
     statics: [['generate']],
     getters: ['publicKeyHex', 'compressedPublicKeyHex', 'consumed'],
     methods: ['oidcNonce', 'signRetry'],
@@ -308,7 +316,7 @@ const SPECS = [
     name: 'Session',
     arg: 'session',
     from: 'Session.open, Session.sandbox or Session.fromClientKey',
-    closed: () => new KitError('SESSION_CLOSED', 'this session was freed; its key is gone'),
+    closed: 'SESSION_CLOSED',
     statics: [['open', 1], ['sandbox'], ['fromClientKey', 1]],
     getters: ['id', 'accountId', 'type', 'expiresAt', 'publicKeyHex', 'sandboxed'],
     methods: ['isExpired', 'stamp', 'signRetry', 'signQuote'],
@@ -328,7 +336,7 @@ const SPECS = [
  * @param {any} glue the glue's exports (wasm-bindgen's raw ClientKey and Session)
  * @param {typeof mainModule} module the entry's module state
  * @returns {{ ClientKey: any, Session: any, call: <R>(fn: () => R) => R, keyOf: Function,
- *   sessionOf: Function, isKey: (obj: unknown) => boolean, isSession: (obj: unknown) => boolean,
+ *   sessionOf: Function, isClientKey: (obj: unknown) => boolean, isSession: (obj: unknown) => boolean,
  *   adoptSession: (raw: any) => any }}
  */
 export function handleClasses(glue, module) {
@@ -349,7 +357,7 @@ export function handleClasses(glue, module) {
   };
 
   /**
-   * Runs `fn`, a call into the module, failing closed (js/guard.js failClosed); when the
+   * Runs `fn`, a call into the module, failing closed (`attempt`); when the
    * outermost call returns, releases the handles freed during it.
    *
    * @template R
@@ -357,14 +365,9 @@ export function handleClasses(glue, module) {
    * @returns {R}
    */
   function call(fn) {
-    live();
     depth += 1;
     try {
-      return fn();
-    } catch (err) {
-      if (err instanceof KitError) throw err;
-      module.poison();
-      throw engineFault(err);
+      return attempt(module, fn);
     } finally {
       depth -= 1;
       while (depth === 0 && freedDuringCall.length > 0) release(freedDuringCall.pop());
@@ -394,6 +397,8 @@ export function handleClasses(glue, module) {
   const out = /** @type {any} */ ({ call });
   for (const spec of SPECS) {
     const { name, arg, from, closed } = spec;
+    /** A use of a freed handle's key (the code a closed one's use answered with). */
+    const gone = () => new KitError(/** @type {any} */ (closed), `this ${name} was freed; its key is gone`);
     const Raw = glue[name];
     /** @type {WeakMap<object, any>} */
     const cells = new WeakMap();
@@ -407,7 +412,7 @@ export function handleClasses(glue, module) {
     const rawOf = (/** @type {any} */ obj, /** @type {string} */ where) => {
       const cell = cellOf(obj, where);
       live();
-      if (cell.raw === null) throw closed();
+      if (cell.raw === null) throw gone();
       return cell.raw;
     };
     const Handle = {
@@ -453,7 +458,7 @@ export function handleClasses(glue, module) {
         const freed = spec.freed[key];
         if (freed) return freed(cell.facts, a[0]);
         if (getter) return cell.facts[key];
-        throw closed();
+        throw gone();
       };
       define(proto, key, getter ? { get: member } : { writable: true, value: member });
     }
@@ -493,7 +498,7 @@ export function handleClasses(glue, module) {
     const dispose = /** @type {{ dispose?: symbol }} */ (Symbol).dispose;
     if (dispose) define(proto, dispose, { writable: true, value: /** @type {any} */ (proto).free });
     out[name] = Handle;
-    out[`is${arg[0].toUpperCase()}${arg.slice(1)}`] = (/** @type {any} */ obj) => cells.has(obj);
+    out[`is${name}`] = (/** @type {any} */ obj) => cells.has(obj);
     out[`${arg}Of`] = rawOf;
   }
   /** The handle of a raw Session a glue function returned. */

@@ -7,11 +7,10 @@
 // has no WebAuthn: `passkey.isSupported()` is false and ceremonies reject with
 // PASSKEY_UNSUPPORTED (INVALID_INPUT for bad options), while `passkey.registrationBody`
 // works as in the browser.
-import './platform.js'; // first: WebCrypto and Date.now as they are now (js/browser.js)
+import { KitError } from './platform.js'; // first: WebCrypto and Date.now as they are now (js/browser.js)
 import { readFileSync } from 'node:fs';
 import { initSync, selfTest } from './embedded_wallet_kit.js';
 import { mainModule, markReady, runSelfTest, readInit, wantsIsolation } from './guard.js';
-import { KitError } from './kit-error.js';
 import { moduleLoaded } from './passkey.js';
 import { provideWalletClient } from './wallet-client.js';
 import * as walletClientImpl from './wallet-client-impl.js';

@@ -12,17 +12,13 @@
 //
 // The state lives in this module, which both variants of the main entry import from the same URL.
 import * as glue from './embedded_wallet_kit.js';
-import { KitError } from './kit-error.js';
 import { failClosed, mainModule } from './guard.js';
-import { now } from './platform.js';
-
-/** Classes (and their prototypes) already made to fail closed. */
-const failingClosed = new WeakSet();
+import { KitError, now } from './platform.js';
 
 /**
  * A glue module's exports failing closed (js/guard.js failClosed): each function wrapped,
  * each class (the flow classes: OtpLoginFlow, ...) in place, its static functions, methods
- * and getters; a frozen object with the same names.
+ * and getters; a frozen object with the same names. Made once (`mod`).
  *
  * @template {object} G
  * @param {G} glue
@@ -33,8 +29,7 @@ function failClosedExports(glue, module) {
   const out = Object.create(null);
   for (const [name, value] of Object.entries(/** @type {Record<string, any>} */ (glue))) {
     out[name] = typeof value !== 'function' || name === 'default' || name === 'initSync' || value.prototype?.free ? value : failClosed(value, module);
-    if (!value.prototype?.free || failingClosed.has(value)) continue;
-    failingClosed.add(value);
+    if (!value.prototype?.free) continue;
     for (const target of [value, value.prototype]) {
       for (const [key, d] of Object.entries(Object.getOwnPropertyDescriptors(target))) {
         if (key === 'constructor' || key === 'prototype' || key.startsWith('__') || !d.configurable) continue;
@@ -67,7 +62,7 @@ export function provideModuleLoader(loader) {
 
 /** Says that the full module is instantiated (the entries, once it is). */
 export function moduleLoaded() {
-  mod = failClosedExports(glue, mainModule);
+  mod ??= failClosedExports(glue, mainModule);
 }
 
 /**
@@ -81,7 +76,7 @@ export function moduleLoaded() {
  */
 export function loadPasskeys(source) {
   if (mod !== undefined) return Promise.resolve(mod);
-  return load(source).then(() => mod ?? failClosedExports(glue, mainModule));
+  return load(source).then(() => (mod ??= failClosedExports(glue, mainModule)));
 }
 
 function notLoaded(what) {

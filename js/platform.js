@@ -29,3 +29,27 @@ export const subtle =
 
 /** Date.now: milliseconds since the Unix epoch. (It reads no `this`.) */
 export const now = Date.now;
+
+// The one error class of embedded-wallet-kit, here so that a page loads one file less: the
+// wasm modules construct it through the same import as the captures (bindings/common),
+// so errors thrown from wasm and errors thrown by the JS entries share one class and
+// `err instanceof KitError` holds for both.
+/**
+ * Every failure of the kit. `code` is a stable string (see the README's error table);
+ * `message` is for humans and never contains key material.
+ */
+export class KitError extends Error {
+  /** @type {'KitError'} */
+  name;
+
+  /**
+   * @param {import('./index.js').KitErrorCode} code stable error code, e.g. "INVALID_BUNDLE"
+   * @param {string} message human-readable explanation
+   * @param {unknown} [cause] the underlying error (e.g. a DOMException), if any
+   */
+  constructor(code, message, cause) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = 'KitError';
+    this.code = code;
+  }
+}

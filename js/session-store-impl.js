@@ -27,9 +27,8 @@ import {
   STORE_TOKEN as TOKEN,
   storedSessions,
 } from './shared.js';
-import { KitError } from './kit-error.js';
 import { readOptions } from './guard.js';
-import { now as clock, subtle } from './platform.js';
+import { KitError, now as clock, subtle } from './platform.js';
 
 /** @typedef {import('./index.js').StoredSession} DeclaredStoredSession */
 /** @typedef {import('./index.js').SessionStore} DeclaredSessionStore */

@@ -7,14 +7,14 @@
 //   - what those implementations (js/wallet-client-impl.js, js/session-store-impl.js,
 //     js/session-keeper-impl.js) share with the modules that load them: the public
 //     SessionStore and SessionKeeper classes, which the implementations extend
-//     (js/session-store.js and js/session-keeper.js give them their static `open` and
+//     (js/session-store.js gives them their static `open` and
 //     `start`, which load the implementations), the tokens that let only the
 //     implementations construct them, the StoredSession registry and the ClientKey check;
 //   - the full module's glue as the kit's modules use it (below).
 // One module rather than two: every page that loads the kit loads it, and a file of its own
 // costs a page about 150 B gzip more (scripts/size.mjs).
 import * as glue from './embedded_wallet_kit.js';
-import { KitError } from './kit-error.js';
+import { KitError } from './platform.js';
 import { handleClasses, mainModule } from './guard.js';
 
 /**
@@ -78,8 +78,8 @@ export const storedSessions = new WeakMap();
 
 /** A live ClientKey (WalletClient and its implementation). */
 export function keyArg(key) {
-  // isKey: an object made from the prototype passes instanceof with no wasm behind it.
-  if (!isKey(key)) throw new KitError('INVALID_INPUT', 'key must be a ClientKey (from ClientKey.generate())');
+  // isClientKey: an object made from the prototype passes instanceof with no wasm behind it.
+  if (!isClientKey(key)) throw new KitError('INVALID_INPUT', 'key must be a ClientKey (from ClientKey.generate())');
   // Checked before any request: a consumed key would burn an OTP or a challenge.
   if (key.consumed) throw new KitError('KEY_CONSUMED', 'this ClientKey was already used to open a session; generate a new one');
   return key;
@@ -95,8 +95,8 @@ export function keyArg(key) {
 export * from './embedded_wallet_kit.js';
 export { default } from './embedded_wallet_kit.js';
 
-const { ClientKey, Session, call, keyOf, sessionOf, isKey, isSession, adoptSession } = handleClasses(glue, mainModule);
-export { ClientKey, Session, isKey, isSession };
+const { ClientKey, Session, call, keyOf, sessionOf, isClientKey, isSession, adoptSession } = handleClasses(glue, mainModule);
+export { ClientKey, Session, isClientKey, isSession };
 
 /**
  * The glue function `name` with its handle argument at `at` (`of`: keyOf or sessionOf)

@@ -1,6 +1,6 @@
 // The signing entry's answer to the main entry's init() options (`passkeys`, `isolate`,
 // `enclave`), for both of its entries; apart from js/guard.js, which the main entry loads too.
-import { KitError } from './kit-error.js';
+import { KitError } from './platform.js';
 import { INIT_OPTIONS } from './guard.js';
 
 /**

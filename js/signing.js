@@ -11,10 +11,9 @@
 //
 // js/platform.js is imported first: it captures WebCrypto and Date.now before any other
 // kit code runs (the glue uses those captures).
-import './platform.js';
+import { KitError } from './platform.js';
 import * as glue from './embedded_wallet_kit_signing.js';
 import { handleClasses, warmUpLater, readInit, guardFunction, runSelfTest, signingReady } from './guard.js';
-import { KitError } from './kit-error.js';
 import { refuseMainOptions } from './signing-options.js';
 
 export { KitError };

@@ -12,8 +12,7 @@
 // mode (`keys`: the spec's sealed bundle, or client-held keys) is chosen once per client;
 // the core picks each operation's clientPublicKey form.
 import { ClientKey as RawClientKey, Session as RawSession, encryptOtp, isSession, keyArg, storedSessions } from './shared.js';
-import { KitError } from './kit-error.js';
-import { now } from './platform.js';
+import { KitError, now } from './platform.js';
 import { loadPasskeys } from './passkey.js';
 
 /** The credential that issued each session this module opened, so a refresh carries it over. */

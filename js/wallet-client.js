@@ -5,7 +5,7 @@
 // so init() — and every page that never uses a WalletClient — does not download it. This
 // file checks the options (synchronously, as the constructor always did) and answers
 // `keys` and `oidcNonce`; each flow method forwards to the client's implementation object.
-import { KitError } from './kit-error.js';
+import { KitError } from './platform.js';
 import { isReady, notInitialized, readOptions } from './guard.js';
 import { passkey as kitPasskey } from './passkey.js';
 import { keyArg, lazy } from './shared.js';

@@ -118,26 +118,20 @@ build_module "${SIGNING_NAME}" ewk-signing
 build_module "${TESTING_NAME}" ewk-testing
 
 # The glues import KitError (all three) and the page's WebCrypto and Date.now as captured
-# (the two that hold keys) from ./kit-error.js and ./platform.js, the kit's own js/ files
-# shipped next to them (bindings/common imports them by those names in the shipped build):
-# the entries import the very same modules, so there is one KitError class for instanceof
-# and one capture, made when the kit's modules are evaluated. Nothing under snippets/.
+# (the two that hold keys) from ./platform.js, the kit's own js/platform.js shipped next to
+# them (bindings/common imports it by that name in the shipped build): the entries import
+# the very same module, so there is one KitError class for instanceof and one capture,
+# made when the kit's modules are evaluated. Nothing under snippets/.
 if [ -e "${OUT}/snippets" ]; then
-  echo "[build] ${OUT}/snippets exists: bindings/common must import js/ files by raw_module in the shipped build" >&2
+  echo "[build] ${OUT}/snippets exists: bindings/common must import js/platform.js by raw_module in the shipped build" >&2
   exit 1
 fi
-glue_imports() {
-  local file=$1
-  shift
-  for glue in "$@"; do
-    if ! grep -qE "from ?['\"]\./${file}['\"]" "${OUT}/${glue}.js"; then
-      echo "[build] the glue ${OUT}/${glue}.js does not import ./${file}" >&2
-      exit 1
-    fi
-  done
-}
-glue_imports kit-error.js "${NAME}" "${SIGNING_NAME}" "${TESTING_NAME}"
-glue_imports platform.js "${NAME}" "${SIGNING_NAME}"
+for glue in "${NAME}" "${SIGNING_NAME}" "${TESTING_NAME}"; do
+  if ! grep -qE "from ?['\"]\./platform\.js['\"]" "${OUT}/${glue}.js"; then
+    echo "[build] the glue ${OUT}/${glue}.js does not import ./platform.js" >&2
+    exit 1
+  fi
+done
 
 say "copying entries, types and package files"
 # Every module in js/ ships.

@@ -1,5 +1,5 @@
 //! What every wasm module of the npm package shares, and nothing any of them exports:
-//! the `KitError` import (js/kit-error.js, one class across modules), the conversions
+//! the `KitError` import (js/platform.js, one class across modules), the conversions
 //! between JS values and the core's types with catching reads, the stack scrub, the
 //! platform clock, and the allocator.
 //!
@@ -38,13 +38,13 @@ pub mod prelude {
 
 pub use js::scrubbed;
 
-// The shipped modules (feature `trap-panics`, which only scripts/build-pkg.sh sets) import
-// the kit's own js/kit-error.js and js/platform.js, which ship next to the glue, by their
-// names: the entries import the very same modules, with no copy under snippets/ and no
-// re-export. The tests' builds take them as wasm-bindgen snippets (their glue lives
-// elsewhere).
-#[cfg_attr(feature = "trap-panics", wasm_bindgen(raw_module = "./kit-error.js"))]
-#[cfg_attr(not(feature = "trap-panics"), wasm_bindgen(module = "/js/kit-error.js"))]
+// KitError and the platform captures come from js/platform.js. The shipped modules
+// (feature `trap-panics`, which only scripts/build-pkg.sh sets) import it by its name, as
+// ./platform.js, shipped next to the glue: the entries import the very same module, with
+// no copy under snippets/ and no re-export. The tests' builds take it as a wasm-bindgen
+// snippet (their glue lives elsewhere).
+#[cfg_attr(feature = "trap-panics", wasm_bindgen(raw_module = "./platform.js"))]
+#[cfg_attr(not(feature = "trap-panics"), wasm_bindgen(module = "/js/platform.js"))]
 extern "C" {
     #[wasm_bindgen(js_name = KitError)]
     type KitErrorJs;
