@@ -62,7 +62,7 @@ export function provideModuleLoader(loader) {
 
 /** Says that the full module is instantiated (the entries, once it is). */
 export function moduleLoaded() {
-  mod ??= failClosedExports(glue, mainModule);
+  if (mod === undefined) mod = failClosedExports(glue, mainModule);
 }
 
 /**
@@ -76,7 +76,10 @@ export function moduleLoaded() {
  */
 export function loadPasskeys(source) {
   if (mod !== undefined) return Promise.resolve(mod);
-  return load(source).then(() => (mod ??= failClosedExports(glue, mainModule)));
+  return load(source).then(() => {
+    moduleLoaded();
+    return mod;
+  });
 }
 
 function notLoaded(what) {
