@@ -293,8 +293,8 @@ export function warmUpLater(warmUp) {
 const TOKEN = Symbol();
 
 /**
- * Per class: its name, what an argument of it is called, its factories, the error code of
- * a use of a freed one's key (the core's: src/client_key.rs, src/session.rs), its static
+ * Per class: its name, what an argument of it is called, its factories, the error of a use
+ * of a freed one's key (the core's: src/client_key.rs, src/session.rs), its static
  * functions (with the index of a ClientKey argument), its getters (a freed handle answers
  * the value read after it was closed), its methods (a freed handle throws the error), the
  * extra facts kept, and the answers of a freed handle that differ from those.
@@ -304,7 +304,7 @@ const SPECS = [
     name: 'ClientKey',
     arg: 'key',
     from: 'ClientKey.generate()',
-    closed: 'KEY_CONSUMED',
+    closed: ['KEY_CONSUMED', 'this ClientKey was already used to open a session; generate a new one for each verify, challenge or refresh'],
     statics: [['generate']],
     getters: ['publicKeyHex', 'compressedPublicKeyHex', 'consumed'],
     methods: ['oidcNonce', 'signRetry'],
@@ -316,7 +316,7 @@ const SPECS = [
     name: 'Session',
     arg: 'session',
     from: 'Session.open, Session.sandbox or Session.fromClientKey',
-    closed: 'SESSION_CLOSED',
+    closed: ['SESSION_CLOSED', 'this session was freed; its key is gone'],
     statics: [['open', 1], ['sandbox'], ['fromClientKey', 1]],
     getters: ['id', 'accountId', 'type', 'expiresAt', 'publicKeyHex', 'sandboxed'],
     methods: ['isExpired', 'stamp', 'signRetry', 'signQuote'],
@@ -324,7 +324,6 @@ const SPECS = [
     /** @type {Record<string, (facts: any, arg?: any) => unknown>} */
     freed: {
       expiresAt: (f) => new Date(f.t),
-      publicKeyHex: () => undefined,
       isExpired: (f, at) => (at ?? now()) >= f.t,
     },
   },
@@ -397,8 +396,8 @@ export function handleClasses(glue, module) {
   const out = /** @type {any} */ ({ call });
   for (const spec of SPECS) {
     const { name, arg, from, closed } = spec;
-    /** A use of a freed handle's key (the code a closed one's use answered with). */
-    const gone = () => new KitError(/** @type {any} */ (closed), `this ${name} was freed; its key is gone`);
+    /** A use of a freed handle's key: what a closed one's use answered (the core's error). */
+    const gone = () => new KitError(/** @type {any} */ (closed[0]), closed[1]);
     const Raw = glue[name];
     /** @type {WeakMap<object, any>} */
     const cells = new WeakMap();

@@ -28,7 +28,7 @@ import { KitError, now } from './platform.js';
 function failClosedExports(glue, module) {
   const out = Object.create(null);
   for (const [name, value] of Object.entries(/** @type {Record<string, any>} */ (glue))) {
-    out[name] = typeof value !== 'function' || name === 'default' || name === 'initSync' || value.prototype?.free ? value : failClosed(value, module);
+    out[name] = typeof value !== 'function' || value.prototype?.free ? value : failClosed(value, module);
     if (!value.prototype?.free) continue;
     for (const target of [value, value.prototype]) {
       for (const [key, d] of Object.entries(Object.getOwnPropertyDescriptors(target))) {
