@@ -309,8 +309,10 @@ const SPECS = [
     getters: ['publicKeyHex', 'compressedPublicKeyHex', 'consumed'],
     methods: ['oidcNonce', 'signRetry'],
     facts: (/** @type {any} */ raw) => ({ n: raw.oidcNonce(), c: raw.oidcNonce({ compressed: true }) }),
-    /** @type {Record<string, (facts: any, arg?: any) => unknown>} */
-    freed: { oidcNonce: (f, options) => (options?.compressed ? f.c : f.n) },
+    /** @type {Record<string, (facts: any, arg?: any, check?: any) => unknown>} */
+    // The options checked as the core checks them (a closed key of the kit's own answers;
+    // its nonce tells which form they ask for).
+    freed: { oidcNonce: (f, options, check) => (check(options) === check() ? f.n : f.c) },
   },
   {
     name: 'Session',
@@ -320,11 +322,11 @@ const SPECS = [
     statics: [['open', 1], ['sandbox'], ['fromClientKey', 1]],
     getters: ['id', 'accountId', 'type', 'expiresAt', 'publicKeyHex', 'sandboxed'],
     methods: ['isExpired', 'stamp', 'signRetry', 'signQuote'],
-    facts: (/** @type {any} */ raw) => ({ t: raw.expiresAt.getTime() }),
-    /** @type {Record<string, (facts: any, arg?: any) => unknown>} */
+
+    /** @type {Record<string, (facts: any, arg?: any, check?: any) => unknown>} */
     freed: {
-      expiresAt: (f) => new Date(f.t),
-      isExpired: (f, at) => (at ?? now()) >= f.t,
+      expiresAt: (f) => new Date(f.expiresAt),
+      isExpired: (f, at) => (at ?? now()) >= f.expiresAt,
     },
   },
 ];
@@ -364,12 +366,12 @@ export function handleClasses(glue, module) {
    * @returns {R}
    */
   function call(fn) {
-    depth += 1;
+    depth++;
     try {
       return attempt(module, fn);
     } finally {
-      depth -= 1;
-      while (depth === 0 && freedDuringCall.length > 0) release(freedDuringCall.pop());
+      depth--;
+      while (depth === 0 && freedDuringCall.length) release(freedDuringCall.pop());
     }
   }
 
@@ -381,30 +383,40 @@ export function handleClasses(glue, module) {
   function release(/** @type {any} */ cell) {
     const { raw, spec } = cell;
     cell.raw = null;
-    depth += 1;
+    depth++;
     quietly(() => {
       if (!module.isPoisoned()) {
         raw.close();
-        cell.facts = spec.facts(raw);
-        for (const name of spec.getters) if (!spec.freed[name]) cell.facts[name] = raw[name];
+        cell.facts = { ...spec.facts?.(raw) };
+        for (const name of spec.getters) cell.facts[name] = raw[name];
       }
       raw.free();
     });
-    depth -= 1;
+    depth--;
   }
 
   const out = /** @type {any} */ ({ call });
   for (const spec of SPECS) {
     const { name, arg, from, closed } = spec;
     /** A use of a freed handle's key: what a closed one's use answered (the core's error). */
-    const gone = () => new KitError(/** @type {any} */ (closed[0]), closed[1]);
+    const gone = () => new KitError(.../** @type {[any, string]} */ (closed));
+    /** @type {any} */
+    let probe;
+    /** `oidcNonce(options)` of a closed raw key (made once): how the core reads `options`. */
+    const check = (/** @type {unknown} */ options) => call(() => {
+      if (probe === undefined) {
+        probe = Raw.generate();
+        probe.close();
+      }
+      return probe.oidcNonce(options);
+    });
     const Raw = glue[name];
     /** @type {WeakMap<object, any>} */
     const cells = new WeakMap();
     /** The state of the handle `obj` (`where`: the function it is an argument of). */
     const cellOf = (/** @type {any} */ obj, /** @type {string} */ where = name) => {
       const cell = cells.get(obj);
-      if (cell === undefined) throw new KitError('INVALID_INPUT', `${where}: ${arg} must be a ${name} (from ${from})`);
+      if (cell === undefined) throw invalid(`${where}: ${arg} must be a ${name} (from ${from})`);
       return cell;
     };
     /** The raw object behind `obj`, for a call into the module: the closed error once freed. */
@@ -420,9 +432,9 @@ export function handleClasses(glue, module) {
         constructor(token, raw) {
           if (token !== TOKEN) {
             ready(`new ${name}()`);
-            throw new KitError('INVALID_INPUT', `${name} has no public constructor: use ${from}`);
+            throw invalid(`${name} has no public constructor: use ${from}`);
           }
-          cells.set(this, { raw, spec, freed: false });
+          cells.set(this, { raw, spec });
         }
       },
     }[name];
@@ -455,7 +467,7 @@ export function handleClasses(glue, module) {
         const { raw } = cell;
         if (raw !== null) return call(() => (getter ? raw[key] : raw[key](...a)));
         const freed = spec.freed[key];
-        if (freed) return freed(cell.facts, a[0]);
+        if (freed) return freed(cell.facts, a[0], check);
         if (getter) return cell.facts[key];
         throw gone();
       };

@@ -28,11 +28,13 @@ import { KitError, now } from './platform.js';
 function failClosedExports(glue, module) {
   const out = Object.create(null);
   for (const [name, value] of Object.entries(/** @type {Record<string, any>} */ (glue))) {
-    out[name] = typeof value !== 'function' || value.prototype?.free ? value : failClosed(value, module);
-    if (!value.prototype?.free) continue;
+    const cls = value?.prototype?.free;
+    out[name] = typeof value !== 'function' || cls ? value : failClosed(value, module);
+    if (!cls) continue;
     for (const target of [value, value.prototype]) {
       for (const [key, d] of Object.entries(Object.getOwnPropertyDescriptors(target))) {
-        if (key === 'constructor' || key === 'prototype' || key.startsWith('__') || !d.configurable) continue;
+        // (A class's prototype is not configurable; its `constructor`, wrapped too, is not called.)
+        if (key.startsWith('__') || !d.configurable) continue;
         if (typeof d.value === 'function') d.value = failClosed(d.value, module, key === 'free' || key === 'close');
         else if (typeof d.get === 'function') d.get = failClosed(d.get, module);
         else continue;
