@@ -26,7 +26,7 @@ addEventListener('unhandledrejection', (e) => globalThis.pageErrors.push('unhand
 /**
  * Writes the bench page (index.html) and the blank page of the cold samples (cold.html).
  * The bench page is ready once both entries' init() resolved and their warm-ups ended:
- * each init() then queues its warm-up (js/warm-up.js), WARM_UP_ROUNDS rounds in idle
+ * each init() then queues its warm-up (js/guard.js), WARM_UP_ROUNDS rounds in idle
  * callbacks (timers without requestIdleCallback), at least one round per callback, the
  * next callback queued from inside the last. Both kinds run first in, first out, so a
  * chain of WARM_UP_ROUNDS + 1 callbacks of the page's own, started after both init()s,
@@ -37,7 +37,7 @@ export function writePages(pageDir) {
 <script type="module">
 import * as kit from '/pkg/browser.js';
 import * as signing from '/pkg/signing.js';
-import { WARM_UP_ROUNDS } from '/pkg/warm-up.js';
+import { WARM_UP_ROUNDS } from '/pkg/guard.js';
 import * as peer from '/peer.js';
 import { createHarness } from '/bench/suite.mjs';
 await Promise.all([kit.init(), signing.init()]);

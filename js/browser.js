@@ -18,33 +18,31 @@
 //
 // js/platform.js is imported first: it captures WebCrypto and Date.now before any other
 // kit code runs (the glue and the session store use those captures).
-import './platform.js';
+import { KitError } from './platform.js';
 import __wbg_init, {
-  ClientKey as RawClientKey,
-  Session as RawSession,
+  ClientKey as KitClientKey,
+  Session as KitSession,
   inspectPayload as rawInspectPayload,
   encryptOtp as rawEncryptOtp,
   openWalletExport as rawOpenWalletExport,
   warmUp,
   selfTest,
-} from './embedded_wallet_kit.js';
-import { KitError } from './kit-error.js';
-import { warmUpLater } from './warm-up.js';
-import { readInit, wantsIsolation } from './options.js';
-import { guardClass, guardFunction, isReady, mainModule, markReady, runSelfTest } from './guard.js';
+} from './shared.js';
+import { warmUpLater, readInit, wantsIsolation, guardFunction, isReady, mainModule, markReady, runSelfTest } from './guard.js';
 import { passkey, loadPasskeys, moduleLoaded, provideModuleLoader } from './passkey.js';
 import { WalletClient, loadWalletClient } from './wallet-client.js';
 import { initIsolated } from './isolated-platform.js';
 
 export { KitError, passkey };
 export { WalletClient };
-export { SessionStore } from './session-store.js';
-export { SessionKeeper } from './session-keeper.js';
+export { SessionStore, SessionKeeper } from './session-store.js';
 
-/** @type {typeof RawClientKey} */
-export const ClientKey = guardClass(RawClientKey, 'ClientKey', { create: 'ClientKey.generate()' });
-/** @type {typeof RawSession} */
-export const Session = guardClass(RawSession, 'Session', { create: 'Session.open, Session.sandbox or Session.fromClientKey' });
+// The handle classes (js/guard.js), declared as the glue's generated types: tsc checks
+// that the classes have every member those declare, with the types they declare.
+/** @type {typeof import('./embedded_wallet_kit.js').ClientKey} */
+export const ClientKey = KitClientKey;
+/** @type {typeof import('./embedded_wallet_kit.js').Session} */
+export const Session = KitSession;
 /** @type {typeof rawInspectPayload} */
 export const inspectPayload = guardFunction(rawInspectPayload, 'inspectPayload');
 
@@ -180,7 +178,7 @@ function stalePasskeysOption() {
  * @param {unknown} [input]
  */
 export function init(input) {
-  // Read once (js/options.js): own data properties only, no getter, no thenable.
+  // Read once (js/guard.js): own data properties only, no getter, no thenable.
   let read;
   try {
     read = readInit(input);

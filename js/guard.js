@@ -1,3 +1,7 @@
+// What the kit's modules share, in one module (each file of its own costs a page 20-60 B
+// gzip more: scripts/size.mjs): the entries' ready state and fail-closed calls (this
+// section), the option reading, the warm-up and the handle classes (below).
+//
 // Whether an entry's wasm module is ready, and the guard that turns any use of its
 // exports before `init()` into KitError NOT_INITIALIZED instead of a TypeError from deep
 // inside the wasm-bindgen glue.
@@ -7,7 +11,7 @@
 // entry, which initialises at import, also readies the browser entry) and the signing
 // entry's (signing.js and signing-node.js). A page that imports both entries must not see
 // the signing entry's init() mark the main entry's exports ready: they are another module.
-import { KitError } from './kit-error.js';
+import { KitError, now } from './platform.js';
 
 /**
  * A module's state: `isReady()` is false until `markReady()`; `poison()` (a fault) makes
@@ -45,11 +49,30 @@ export function engineFault(cause) {
 }
 
 /**
- * `fn` failing closed (issue 26): an exception out of the wasm that is not a KitError (a
- * trap, an engine error) marks `module` dead and is ENGINE_FAULT, and so is every later
- * call on any of its objects: the state of a module that trapped mid-call (a borrow left
- * held, a half-written key) is not trusted again. A dead module's `free()` is still
- * tried, quietly (it may zeroize, or trap again).
+ * `fn` applied to `args`, failing closed (issue 26): an exception out of the wasm that is
+ * not a KitError (a trap, an engine error) marks `module` dead and is ENGINE_FAULT, and so
+ * is every later call on any of its objects: the state of a module that trapped mid-call
+ * (a borrow left held, a half-written key) is not trusted again.
+ *
+ * @param {ReturnType<typeof readyFlag>} module
+ * @param {Function} fn
+ * @param {unknown[]} [args]
+ * @param {unknown} [self]
+ */
+export function attempt(module, fn, args = [], self = undefined) {
+  if (module.isPoisoned()) throw engineFault();
+  try {
+    return Reflect.apply(fn, self, args);
+  } catch (err) {
+    if (err instanceof KitError) throw err;
+    module.poison();
+    throw engineFault(err);
+  }
+}
+
+/**
+ * `fn` failing closed (`attempt`). A dead module's `free()` is still tried, quietly (it
+ * may zeroize, or trap again).
  *
  * @template {Function} F
  * @param {F} fn
@@ -57,101 +80,21 @@ export function engineFault(cause) {
  * @param {boolean} [freeing]
  * @returns {F}
  */
-function failClosed(fn, module, freeing = false) {
+export function failClosed(fn, module, freeing = false) {
   const wrapped = {
     [fn.name](...args) {
-      if (module.isPoisoned()) {
-        if (freeing) {
-          try {
-            Reflect.apply(fn, this, args);
-          } catch {
-            // A dead module's free: best effort.
-          }
-          return undefined;
+      if (freeing && module.isPoisoned()) {
+        try {
+          Reflect.apply(fn, this, args);
+        } catch {
+          // A dead module's free: best effort.
         }
-        throw engineFault();
+        return undefined;
       }
-      try {
-        return Reflect.apply(fn, this, args);
-      } catch (err) {
-        if (err instanceof KitError) throw err;
-        module.poison();
-        throw engineFault(err);
-      }
+      return attempt(module, fn, args, this);
     },
   };
   return /** @type {F} */ (/** @type {unknown} */ (wrapped[fn.name]));
-}
-
-/** Classes (and their prototypes) already made to fail closed. */
-const failingClosed = new WeakSet();
-
-/**
- * Makes a wasm-bindgen class fail closed in place: its static functions, its methods and
- * its getters (js/guard.js failClosed). Other glue exports are wrapped where they are
- * handed out (`failClosedExports`).
- *
- * @param {Function} cls
- * @param {ReturnType<typeof readyFlag>} module
- */
-export function failClosedClass(cls, module) {
-  if (failingClosed.has(cls)) return;
-  failingClosed.add(cls);
-  for (const target of [cls, cls.prototype]) {
-    for (const name of Object.getOwnPropertyNames(target)) {
-      if (name === 'constructor' || name === 'prototype' || name.startsWith('__')) continue;
-      const d = Object.getOwnPropertyDescriptor(target, name);
-      if (d === undefined || !d.configurable) continue;
-      if (typeof d.value === 'function') {
-        Object.defineProperty(target, name, { ...d, value: failClosed(d.value, module, name === 'free' || name === 'close') });
-      } else if (typeof d.get === 'function') {
-        Object.defineProperty(target, name, { ...d, get: failClosed(d.get, module) });
-      }
-    }
-  }
-}
-
-/**
- * A glue module's exports failing closed: each class in place (failClosedClass), each
- * function wrapped; a frozen object with the same names.
- *
- * @template {object} G
- * @param {G} glue
- * @param {ReturnType<typeof readyFlag>} module
- * @returns {G}
- */
-export function failClosedExports(glue, module) {
-  const out = Object.create(null);
-  const exports = /** @type {Record<string, any>} */ (glue);
-  for (const name of Object.keys(exports)) {
-    const value = exports[name];
-    if (typeof value !== 'function' || name === 'default' || name === 'initSync') out[name] = value;
-    else if (value.prototype !== undefined && typeof value.prototype.free === 'function') {
-      failClosedClass(value, module);
-      out[name] = value;
-    } else out[name] = failClosed(value, module);
-  }
-  return Object.freeze(out);
-}
-
-/**
- * runSelfTest for an entry that instantiates its module at import (Node): never throws
- * there; the promise its init() returns, rejected with the fault (and marked handled)
- * on a faulty engine.
- *
- * @param {() => void} selfTest
- * @param {ReturnType<typeof readyFlag>} module
- * @returns {Promise<void>}
- */
-export function selfTestedAtImport(selfTest, module) {
-  try {
-    runSelfTest(selfTest, module);
-    return Promise.resolve();
-  } catch (err) {
-    const failed = Promise.reject(err);
-    failed.catch(() => {});
-    return failed;
-  }
 }
 
 /**
@@ -171,73 +114,12 @@ export function runSelfTest(selfTest, module) {
   }
 }
 
-/**
- * Whether `obj` is a live handle of the wasm-bindgen class `cls` (ClientKey, Session):
- * one the glue made, not an object that merely has the class's prototype. The glue keeps
- * the pointer in a private field; its read-only `__wbg_ptr` accessor says whether `obj`
- * has one (scripts/harden-glue.mjs).
- *
- * @param {unknown} obj
- * @param {Function} cls
- */
-export function isHandle(obj, cls) {
-  const flag = Object.getOwnPropertyDescriptor(cls.prototype, '__wbg_ptr')?.get;
-  return obj instanceof cls && typeof flag === 'function' && flag.call(obj) === true;
-}
-
 /** @param {string} what */
 export function notInitialized(what) {
   return new KitError(
     'NOT_INITIALIZED',
     `embedded-wallet-kit is not initialised: \`await init()\` must resolve before ${what} is used`,
   );
-}
-
-/**
- * Wraps a wasm-bindgen class so that, until the module is ready, calling one of its own
- * static functions (`ClientKey.generate`, `Session.open`, ...) or `new` throws KitError
- * NOT_INITIALIZED. After init every access goes straight to the class; `instanceof`
- * keeps working because `prototype` is the class's own. (Handle arguments and `free()`
- * are the glue's own: scripts/harden-glue.mjs.)
- *
- * @template {Function} C
- * @param {C} cls
- * @param {string} name the exported name, used in the error message
- * @param {{ create?: string, module?: ReturnType<typeof readyFlag> }} [options] `create`:
- *   the factories to name when `new` is tried on a class without a public constructor;
- *   `module`: the entry's module state (default: the main entry's). The class fails
- *   closed (failClosedClass).
- * @returns {C}
- */
-export function guardClass(cls, name, { create, module = mainModule } = {}) {
-  const ready = module.isReady;
-  failClosedClass(cls, module);
-  return new Proxy(cls, {
-    get(target, prop, receiver) {
-      // wasm-bindgen internals (`__wrap` turns any integer into a handle): not public.
-      if (typeof prop === 'string' && prop.startsWith('__')) return undefined;
-      const value = Reflect.get(target, prop, receiver);
-      if (typeof value !== 'function' || !Object.hasOwn(target, prop)) return value;
-      if (module.isPoisoned()) {
-        return function dead() {
-          throw engineFault();
-        };
-      }
-      if (!ready()) {
-        const label = `${name}.${String(prop)}`;
-        return function notReady() {
-          throw notInitialized(label);
-        };
-      }
-      return value;
-    },
-    construct(target, args, newTarget) {
-      if (module.isPoisoned()) throw engineFault();
-      if (!ready()) throw notInitialized(`new ${name}()`);
-      if (create) throw new KitError('INVALID_INPUT', `${name} has no public constructor: use ${create}`);
-      return Reflect.construct(target, args, newTarget);
-    },
-  });
 }
 
 /**
@@ -252,13 +134,385 @@ export function guardClass(cls, name, { create, module = mainModule } = {}) {
  * @returns {F}
  */
 export function guardFunction(fn, name, module = mainModule) {
-  const closed = failClosed(fn, module);
   const wrapped = {
     [name](...args) {
-      if (module.isPoisoned()) throw engineFault();
-      if (!module.isReady()) throw notInitialized(`${name}()`);
-      return closed(...args);
+      // (ENGINE_FAULT first: a module whose self-test failed was never ready.)
+      if (!module.isReady() && !module.isPoisoned()) throw notInitialized(`${name}()`);
+      return attempt(module, fn, args);
     },
   };
   return /** @type {F} */ (/** @type {unknown} */ (wrapped[name]));
+}
+
+// ------------------------------------------------------------------------------------
+// Reading the option objects the kit accepts: init()'s argument (every entry),
+// WalletClient's, SessionStore.open's, SessionKeeper.start's and the React provider's
+// props. Each option is read once, as an own data property, into a null-prototype record:
+// nothing is looked up on a prototype (script that runs after the kit could have put a
+// `module_or_path`, a `transport` or a `then` on Object.prototype), no getter runs (it
+// could answer differently each time it is asked: refused, INVALID_INPUT naming the
+// option), and no value is resolved as a thenable.
+
+const describe = Object.getOwnPropertyDescriptor;
+const hasOwn = Object.hasOwn;
+const invalid = (message) => new KitError('INVALID_INPUT', message);
+
+/**
+ * The option `name` of the options object `value`: its own data property, or undefined.
+ *
+ * @param {unknown} value the options object the app passed (not undefined or null)
+ * @param {string} name
+ * @param {string} [where] what took it, for the message (`init`, `WalletClient`, ...)
+ * @returns {any}
+ */
+export function readOption(value, name, where) {
+  const d = describe(value, name);
+  // `hasOwn`, not `in`: a descriptor is an ordinary object, and Object.prototype may have a `value`.
+  if (d !== undefined && !hasOwn(d, 'value')) throw invalid(`${where ? `${where}: ` : ''}options.${name} is a getter or setter`);
+  return d?.value;
+}
+
+/**
+ * The options `names` that `value` holds as own data properties (undefined where it has
+ * none); undefined, null and other primitives hold none (the caller says what it needed).
+ *
+ * @param {unknown} value the options object the app passed
+ * @param {readonly string[]} names the options the caller reads
+ * @param {string} [where] what took them, for messages
+ * @returns {Record<string, any>}
+ */
+export function readOptions(value, names, where) {
+  const out = Object.create(null);
+  // An index loop: an array iterator is something later script can replace.
+  for (let i = 0; value !== undefined && value !== null && i < names.length; i++) out[names[i]] = readOption(value, names[i], where);
+  return out;
+}
+
+/** Every option init() takes; all but the first are the main entry's (js/signing-options.js). */
+export const INIT_OPTIONS = ['module_or_path', 'passkeys', 'isolate', 'enclave'];
+
+/**
+ * init()'s argument read once: its options and the module's `source` (`module_or_path`,
+ * or the argument itself when it is where to load the module from: a URL, a path, a
+ * Request or Response, bytes, a WebAssembly.Module or a promise of one). It is options
+ * when it is a plain object (`{}` too) or has one of the options as its own property.
+ *
+ * @param {unknown} input
+ * @returns {{ source: unknown, passkeys?: unknown, isolate?: unknown, enclave?: unknown }}
+ */
+export function readInit(input) {
+  if (input !== null && typeof input === 'object') {
+    const proto = Object.getPrototypeOf(input);
+    if (proto === Object.prototype || proto === null || INIT_OPTIONS.some((name) => hasOwn(input, name))) {
+      const read = readOptions(input, INIT_OPTIONS, 'init');
+      read.source = read.module_or_path;
+      return /** @type {any} */ (read);
+    }
+  }
+  return /** @type {any} */ ({ __proto__: null, source: input });
+}
+
+/**
+ * Whether init() asks for the isolated signer (decided before any of its code loads).
+ *
+ * @param {{ isolate?: unknown }} read what readInit() read
+ */
+export function wantsIsolation(read) {
+  const isolate = read.isolate;
+  return isolate !== undefined && isolate !== null && isolate !== false;
+}
+
+// ------------------------------------------------------------------------------------
+// Shared by both entries: runs the module's warmUp() in idle time after init() resolved.
+//
+// warmUp() runs one round of what the first keygen, open and stamp would otherwise run
+// cold (the kit's basepoint table on the first round, then a keygen, an open and a stamp of
+// throwaway keys: bindings/signing/src/warm.rs). One round is not enough: an engine
+// optimises a function once it has run enough (Chromium, the first Session.open after
+// init(): about 3.1 ms after one round, 1.5 ms after six; `make bench` measures it).
+
+/** How many rounds run in all. */
+export const WARM_UP_ROUNDS = 6;
+
+/**
+ * Schedules the rounds: as many as an idle period has room for, the rest in later idle
+ * periods (setTimeout where requestIdleCallback is missing); never inside init(), whose
+ * promise has resolved by then. A round that fails (answers false) or throws ends the
+ * warm-up: the first real operations then warm up instead, and there is nothing to report.
+ *
+ * @param {() => boolean} warmUp the module's export
+ */
+export function warmUpLater(warmUp) {
+  let left = WARM_UP_ROUNDS;
+  const schedule = () => {
+    if (typeof globalThis.requestIdleCallback === 'function') globalThis.requestIdleCallback(run, { timeout: 50 });
+    else setTimeout(run, 0);
+  };
+  /** @param {{ timeRemaining(): number }} [deadline] */
+  const run = (deadline) => {
+    try {
+      do {
+        if (!warmUp()) return;
+        left -= 1;
+      } while (left > 0 && deadline !== undefined && deadline.timeRemaining() > 5);
+    } catch {
+      return;
+    }
+    if (left > 0) schedule();
+  };
+  schedule();
+}
+
+// ------------------------------------------------------------------------------------
+// The handle classes page script sees, ClientKey and Session, over the raw classes of one
+// wasm-bindgen glue (each entry has its own glue: js/shared.js and js/signing.js call
+// `handleClasses` once each). The raw objects never leave the kit: wasm-bindgen keeps
+// their wasm pointer in a writable `__wbg_ptr` that it trusts on every call, and its
+// classes carry `__wrap` (any integer becomes a handle) and `__destroy_into_raw`. Here:
+//   - a handle's raw object is in a WeakMap of this factory, reachable only by the kit's
+//     modules (through `keyOf`/`sessionOf`); an object the factory did not make (a
+//     prototype object carrying a copied `__wbg_ptr`, a Session re-prototyped as a
+//     ClientKey) is KitError INVALID_INPUT before anything reaches wasm;
+//   - there is no public constructor; the static functions are NOT_INITIALIZED until the
+//     entry's init() readied the module;
+//   - every call fails closed (js/guard.js): an exception out of the wasm that is not a
+//     KitError marks the module dead, and every later call answers ENGINE_FAULT;
+//   - `free()` zeroizes the key and releases the wasm memory at once (wasm-bindgen's own
+//     `free()` drops the Rust value, whose key is zeroized on drop). Made while a call into
+//     the module is under way (from a getter of an argument), it closes the handle at once
+//     (the Rust side zeroizes when the call lets go of the key, and the call throws
+//     KEY_CONSUMED / SESSION_CLOSED) and releases it when the outermost call returns. A
+//     freed handle keeps its public facts (public key, nonces, session id, expiry) and
+//     answers every use of its key as a closed one did before: KEY_CONSUMED,
+//     SESSION_CLOSED.
+// Both classes are made from one table each (SPECS): their static functions, getters and
+// methods all go through the same checks. The declarations (index.d.ts, signing.d.ts) are
+// the glue's own, generated from the Rust docs.
+
+/** What `new ClientKey(...)` from the kit passes: anything else is page script's `new`. */
+const TOKEN = Symbol();
+
+/**
+ * Per class: its name, what an argument of it is called, its factories, the error of a use
+ * of a freed one's key (the core's: src/client_key.rs, src/session.rs), its static
+ * functions (with the index of a ClientKey argument), its getters (a freed handle answers
+ * the value read after it was closed), its methods (a freed handle throws the error), the
+ * extra facts kept, and the answers of a freed handle that differ from those.
+ */
+const SPECS = [
+  {
+    name: 'ClientKey',
+    arg: 'key',
+    from: 'ClientKey.generate()',
+    closed: ['KEY_CONSUMED', 'this ClientKey was already used to open a session; generate a new one for each verify, challenge or refresh'],
+    statics: [['generate']],
+    getters: ['publicKeyHex', 'compressedPublicKeyHex', 'consumed'],
+    methods: ['oidcNonce', 'signRetry'],
+    facts: (/** @type {any} */ raw) => ({ n: raw.oidcNonce(), c: raw.oidcNonce({ compressed: true }) }),
+    /** @type {Record<string, (facts: any, arg?: any, check?: any) => unknown>} */
+    // The options checked as the core checks them (a closed key of the kit's own answers;
+    // its nonce tells which form they ask for).
+    freed: { oidcNonce: (f, options, check) => (check(options) === check() ? f.n : f.c) },
+  },
+  {
+    name: 'Session',
+    arg: 'session',
+    from: 'Session.open, Session.sandbox or Session.fromClientKey',
+    closed: ['SESSION_CLOSED', 'this session was freed; its key is gone'],
+    statics: [['open', 1], ['sandbox'], ['fromClientKey', 1]],
+    getters: ['id', 'accountId', 'type', 'expiresAt', 'publicKeyHex', 'sandboxed'],
+    methods: ['isExpired', 'stamp', 'signRetry', 'signQuote'],
+
+    /** @type {Record<string, (facts: any, arg?: any, check?: any) => unknown>} */
+    freed: {
+      expiresAt: (f) => new Date(f.expiresAt),
+      isExpired: (f, at) => (at ?? now()) >= f.expiresAt,
+    },
+  },
+];
+
+/**
+ * The handle classes of one glue.
+ *
+ * @param {any} glue the glue's exports (wasm-bindgen's raw ClientKey and Session)
+ * @param {typeof mainModule} module the entry's module state
+ * @returns {{ ClientKey: any, Session: any, call: <R>(fn: () => R) => R, keyOf: Function,
+ *   sessionOf: Function, isClientKey: (obj: unknown) => boolean, isSession: (obj: unknown) => boolean,
+ *   adoptSession: (raw: any) => any }}
+ */
+export function handleClasses(glue, module) {
+  /** Calls into the module under way, and the handles freed during them. */
+  let depth = 0;
+  /** @type {any[]} */
+  const freedDuringCall = [];
+  const live = () => {
+    if (module.isPoisoned()) throw engineFault();
+  };
+  /** Runs `fn` quietly: a fault other than a KitError marks the module dead. */
+  const quietly = (/** @type {() => void} */ fn) => {
+    try {
+      fn();
+    } catch (err) {
+      if (!(err instanceof KitError)) module.poison();
+    }
+  };
+
+  /**
+   * Runs `fn`, a call into the module, failing closed (`attempt`); when the
+   * outermost call returns, releases the handles freed during it.
+   *
+   * @template R
+   * @param {() => R} fn
+   * @returns {R}
+   */
+  function call(fn) {
+    depth++;
+    try {
+      return attempt(module, fn);
+    } finally {
+      depth--;
+      while (depth === 0 && freedDuringCall.length) release(freedDuringCall.pop());
+    }
+  }
+
+  /**
+   * Closes the handle (the facts are then a closed one's: a freed sandbox session is no
+   * longer `sandboxed`, as before), keeps its public facts, then drops the Rust value (its
+   * key zeroized again on drop) and releases its memory. A dead module's free is tried.
+   */
+  function release(/** @type {any} */ cell) {
+    const { raw, spec } = cell;
+    cell.raw = null;
+    depth++;
+    quietly(() => {
+      if (!module.isPoisoned()) {
+        raw.close();
+        cell.facts = { ...spec.facts?.(raw) };
+        for (const name of spec.getters) cell.facts[name] = raw[name];
+      }
+      raw.free();
+    });
+    depth--;
+  }
+
+  const out = /** @type {any} */ ({ call });
+  for (const spec of SPECS) {
+    const { name, arg, from, closed } = spec;
+    /** A use of a freed handle's key: what a closed one's use answered (the core's error). */
+    const gone = () => new KitError(.../** @type {[any, string]} */ (closed));
+    /** @type {any} */
+    let probe;
+    /** `oidcNonce(options)` of a closed raw key (made once): how the core reads `options`. */
+    const check = (/** @type {unknown} */ options) => call(() => {
+      if (probe === undefined) {
+        probe = Raw.generate();
+        probe.close();
+      }
+      return probe.oidcNonce(options);
+    });
+    const Raw = glue[name];
+    /** @type {WeakMap<object, any>} */
+    const cells = new WeakMap();
+    /** The state of the handle `obj` (`where`: the function it is an argument of). */
+    const cellOf = (/** @type {any} */ obj, /** @type {string} */ where = name) => {
+      const cell = cells.get(obj);
+      if (cell === undefined) throw invalid(`${where}: ${arg} must be a ${name} (from ${from})`);
+      return cell;
+    };
+    /** The raw object behind `obj`, for a call into the module: the closed error once freed. */
+    const rawOf = (/** @type {any} */ obj, /** @type {string} */ where) => {
+      const cell = cellOf(obj, where);
+      live();
+      if (cell.raw === null) throw gone();
+      return cell.raw;
+    };
+    const Handle = {
+      [name]: class {
+        /** @param {any} [token] @param {any} [raw] */
+        constructor(token, raw) {
+          if (token !== TOKEN) {
+            ready(`new ${name}()`);
+            throw invalid(`${name} has no public constructor: use ${from}`);
+          }
+          cells.set(this, { raw, spec });
+        }
+      },
+    }[name];
+    const ready = (/** @type {string} */ label) => {
+      live();
+      if (!module.isReady()) throw notInitialized(label);
+    };
+    const proto = Handle.prototype;
+    const define = (/** @type {object} */ target, /** @type {PropertyKey} */ key, /** @type {PropertyDescriptor} */ d) =>
+      Object.defineProperty(target, key, { configurable: true, ...d });
+    for (const [fn, keyAt] of spec.statics) {
+      const label = `${name}.${fn}`;
+      define(Handle, fn, {
+        writable: true,
+        value: (/** @type {any[]} */ ...args) => {
+          ready(label);
+          if (keyAt) args[keyAt] = out.keyOf(args[keyAt], label);
+          return new Handle(TOKEN, call(() => Raw[fn](...args)));
+        },
+      });
+    }
+    // Getters and methods: the raw object's while the handle holds it; a freed one's
+    // answer (`spec.freed`, the kept fact, or the closed error) after.
+    for (const key of [...spec.getters, ...spec.methods]) {
+      const getter = spec.getters.includes(key);
+      /** @this {any} */
+      const member = function (/** @type {any[]} */ ...a) {
+        const cell = cellOf(this);
+        live();
+        const { raw } = cell;
+        if (raw !== null) return call(() => (getter ? raw[key] : raw[key](...a)));
+        const freed = spec.freed[key];
+        if (freed) return freed(cell.facts, a[0], check);
+        if (getter) return cell.facts[key];
+        throw gone();
+      };
+      define(proto, key, getter ? { get: member } : { writable: true, value: member });
+    }
+    define(proto, 'close', {
+      writable: true,
+      /** `close()`: zeroizes now, or when the call using the key lets go; a dead module's is tried quietly. */
+      value() {
+        const { raw } = cellOf(this);
+        if (raw === null) return;
+        if (module.isPoisoned()) quietly(() => raw.close());
+        else call(() => raw.close());
+      },
+    });
+    define(proto, 'free', {
+      writable: true,
+      /** `free()`: now, or when the call under way returns (it closes at once). */
+      value() {
+        const cell = cellOf(this);
+        if (cell.freed) return;
+        cell.freed = true;
+        if (depth === 0) release(cell);
+        else {
+          quietly(() => cell.raw.close());
+          freedDuringCall.push(cell);
+        }
+      },
+    });
+    // Whether this is a handle the kit made (code that tested wasm-bindgen's pointer):
+    // read-only and fixed, as the wasm-bindgen pointer's flag was.
+    define(proto, '__wbg_ptr', {
+      configurable: false,
+      get() {
+        return cells.has(this);
+      },
+    });
+    // `using` frees, where the runtime has Symbol.dispose (as wasm-bindgen's classes do).
+    const dispose = /** @type {{ dispose?: symbol }} */ (Symbol).dispose;
+    if (dispose) define(proto, dispose, { writable: true, value: /** @type {any} */ (proto).free });
+    out[name] = Handle;
+    out[`is${name}`] = (/** @type {any} */ obj) => cells.has(obj);
+    out[`${arg}Of`] = rawOf;
+  }
+  /** The handle of a raw Session a glue function returned. */
+  out.adoptSession = (/** @type {any} */ raw) => new out.Session(TOKEN, raw);
+  return out;
 }

@@ -7,11 +7,11 @@
 // is called; so the platform functions the channel uses are captured here, when the kit
 // loads, not when that code loads. Script that runs BEFORE the kit can replace them
 // first: no in-page design protects against that (see the README's threat model).
-import { KitError } from './kit-error.js';
+import { KitError } from './platform.js';
 import { lazy } from './shared.js';
 
-// What the kit loads later is resolved while it loads (here, and in js/session-store.js,
-// js/session-keeper.js and js/wallet-client.js): an import map that script injects later
+// What the kit loads later is resolved while it loads (here, and in js/session-store.js
+// and js/wallet-client.js): an import map that script injects later
 // cannot redirect a specifier the page has already resolved (Chromium and WebKit merge such
 // maps; Firefox refuses them; tests/isolate/run.mjs checks it). The engines that merge such
 // maps have import.meta.resolve. scripts/check-imports.mjs fails an import() without it.

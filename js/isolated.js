@@ -19,7 +19,7 @@
 // this file and js/isolated-boot.js are the kit's only modules that take what they use
 // instead of importing it (tests/js/lazy-isolation.test.mjs checks they import nothing).
 
-/** @type {typeof import('./kit-error.js').KitError} */
+/** @type {typeof import('./platform.js').KitError} */
 let KitError;
 /** @type {import('./isolated-platform.js')['platform']} */
 let platform;
@@ -455,7 +455,7 @@ let installed;
  * Takes what this file uses from the kit's eagerly loaded modules (the captured platform,
  * KitError, the Worker's starter); the first initIsolated() calls it.
  *
- * @param {{ KitError: typeof import('./kit-error.js').KitError, platform: import('./isolated-platform.js')['platform'], startSignerWorker: ReturnType<typeof import('./isolated-boot.js').signerWorkerStarter> }} deps
+ * @param {{ KitError: typeof import('./platform.js').KitError, platform: import('./isolated-platform.js')['platform'], startSignerWorker: ReturnType<typeof import('./isolated-boot.js').signerWorkerStarter> }} deps
  */
 function install(deps) {
   ({ KitError, platform, startSignerWorker } = deps);
@@ -586,7 +586,7 @@ function start(source, resolveKit, rejectKit) {
  * @param {Parameters<typeof install>[0]} deps what install() takes: the first call's; a later
  *   call with another object rejects NOT_INITIALIZED
  * @param {{ isolate?: unknown, source?: unknown, passkeys?: unknown }} options init()'s argument as
- *   js/options.js's readInit() read it (own data properties, in a null-prototype record)
+ *   js/guard.js's readInit() read it (own data properties, in a null-prototype record)
  * @param {(source: unknown) => Promise<unknown>} loadPasskeys
  */
 export function initIsolated(deps, options, loadPasskeys) {

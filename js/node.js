@@ -7,12 +7,10 @@
 // has no WebAuthn: `passkey.isSupported()` is false and ceremonies reject with
 // PASSKEY_UNSUPPORTED (INVALID_INPUT for bad options), while `passkey.registrationBody`
 // works as in the browser.
-import './platform.js'; // first: WebCrypto and Date.now as they are now (js/browser.js)
+import { KitError } from './platform.js'; // first: WebCrypto and Date.now as they are now (js/browser.js)
 import { readFileSync } from 'node:fs';
 import { initSync, selfTest } from './embedded_wallet_kit.js';
-import { mainModule, markReady, selfTestedAtImport } from './guard.js';
-import { readInit, wantsIsolation } from './options.js';
-import { KitError } from './kit-error.js';
+import { mainModule, markReady, runSelfTest, readInit, wantsIsolation } from './guard.js';
 import { moduleLoaded } from './passkey.js';
 import { provideWalletClient } from './wallet-client.js';
 import * as walletClientImpl from './wallet-client-impl.js';
@@ -22,7 +20,13 @@ markReady();
 moduleLoaded();
 provideWalletClient(walletClientImpl);
 // A faulty engine: init() rejects ENGINE_FAULT and every call answers it (js/guard.js).
-const ready = selfTestedAtImport(selfTest, mainModule);
+let ready = Promise.resolve();
+try {
+  runSelfTest(selfTest, mainModule);
+} catch (err) {
+  ready = Promise.reject(err);
+  ready.catch(() => {}); // marked handled: init() hands it out
+}
 
 /**
  * Resolves at once: the Node entry instantiates the module when it is imported.

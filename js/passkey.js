@@ -12,9 +12,38 @@
 //
 // The state lives in this module, which both variants of the main entry import from the same URL.
 import * as glue from './embedded_wallet_kit.js';
-import { KitError } from './kit-error.js';
-import { failClosedExports, mainModule } from './guard.js';
-import { now } from './platform.js';
+import { failClosed, mainModule } from './guard.js';
+import { KitError, now } from './platform.js';
+
+/**
+ * A glue module's exports failing closed (js/guard.js failClosed): each function wrapped,
+ * each class (the flow classes: OtpLoginFlow, ...) in place, its static functions, methods
+ * and getters; a frozen object with the same names. Made once (`mod`).
+ *
+ * @template {object} G
+ * @param {G} glue
+ * @param {typeof mainModule} module
+ * @returns {G}
+ */
+function failClosedExports(glue, module) {
+  const out = Object.create(null);
+  for (const [name, value] of Object.entries(/** @type {Record<string, any>} */ (glue))) {
+    const cls = value?.prototype?.free;
+    out[name] = typeof value !== 'function' || cls ? value : failClosed(value, module);
+    if (!cls) continue;
+    for (const target of [value, value.prototype]) {
+      for (const [key, d] of Object.entries(Object.getOwnPropertyDescriptors(target))) {
+        // (A class's prototype is not configurable; its `constructor`, wrapped too, is not called.)
+        if (key.startsWith('__') || !d.configurable) continue;
+        if (typeof d.value === 'function') d.value = failClosed(d.value, module, key === 'free' || key === 'close');
+        else if (typeof d.get === 'function') d.get = failClosed(d.get, module);
+        else continue;
+        Object.defineProperty(target, key, d);
+      }
+    }
+  }
+  return Object.freeze(out);
+}
 
 /** The full module's glue, once it is instantiated. */
 let mod;
@@ -35,7 +64,7 @@ export function provideModuleLoader(loader) {
 
 /** Says that the full module is instantiated (the entries, once it is). */
 export function moduleLoaded() {
-  mod = failClosedExports(glue, mainModule);
+  if (mod === undefined) mod = failClosedExports(glue, mainModule);
 }
 
 /**
@@ -49,7 +78,10 @@ export function moduleLoaded() {
  */
 export function loadPasskeys(source) {
   if (mod !== undefined) return Promise.resolve(mod);
-  return load(source).then(() => mod ?? failClosedExports(glue, mainModule));
+  return load(source).then(() => {
+    moduleLoaded();
+    return mod;
+  });
 }
 
 function notLoaded(what) {

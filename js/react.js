@@ -6,11 +6,11 @@
 import { createContext, createElement, useContext, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { init, KitError, SessionKeeper, WalletClient } from 'embedded-wallet-kit';
 import { WalletStore } from './react-store.js';
-import { readOptions } from './options.js';
+import { readOptions } from './guard.js';
 
 const WalletContext = createContext(/** @type {WalletStore | null} */ (null));
 
-/** What the provider reads of its props (js/options.js: own data properties only). */
+/** What the provider reads of its props (js/guard.js: own data properties only). */
 const PROVIDER_OPTIONS = ['transport', 'keys', 'sandbox', 'otpSignerPin', 'passkey', 'initOptions', 'keeper'];
 
 /** Props are read once, at the first render (pass a stable transport). */

@@ -1,5 +1,5 @@
 // SessionKeeper's implementation, loaded by the first SessionKeeper.start()
-// (js/session-keeper.js): keeps one session alive over a WalletClient. It refreshes the
+// (js/session-store.js): keeps one session alive over a WalletClient. It refreshes the
 // session a lead time before its expiresAt (client.refresh, in either key mode), frees the
 // session it replaced, and tells the app what happened through events it can show:
 // `expiring`, `refreshed`, `expired`, `revoked`, `error`.
@@ -26,9 +26,8 @@
 // keeper of it (`revoked` with `fromStore: true`); a logout deletes the sessions that
 // replaced it too, and a deletion of only an older session of its chain ends it as well. Without BroadcastChannel the store is
 // read at every check instead.
-import { now as capturedNow } from './platform.js';
-import { KitError } from './kit-error.js';
-import { readOption } from './options.js';
+import { KitError, now as capturedNow } from './platform.js';
+import { readOption } from './guard.js';
 import { SessionKeeper, KEEPER_TOKEN as TOKEN, storedSessions } from './shared.js';
 
 const invalid = (message) => new KitError('INVALID_INPUT', `SessionKeeper: ${message}`);
@@ -60,7 +59,7 @@ function lockManager(options) {
   return value;
 }
 
-// Each option is read once, as an own data property (js/options.js).
+// Each option is read once, as an own data property (js/guard.js).
 function duration(options, name, fallback, min) {
   const value = readOption(options, name);
   if (value === undefined) return fallback;

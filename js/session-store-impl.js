@@ -23,11 +23,12 @@ import {
   storeRecordRequestId,
   storeSignedRequestIds,
   storeStampFromP1363,
-} from './embedded_wallet_kit.js';
-import { KitError } from './kit-error.js';
-import { readOptions } from './options.js';
-import { now as clock, subtle } from './platform.js';
-import { SessionStore, STORE_TOKEN as TOKEN, storedSessions } from './shared.js';
+  SessionStore,
+  STORE_TOKEN as TOKEN,
+  storedSessions,
+} from './shared.js';
+import { readOptions } from './guard.js';
+import { KitError, now as clock, subtle } from './platform.js';
 
 /** @typedef {import('./index.js').StoredSession} DeclaredStoredSession */
 /** @typedef {import('./index.js').SessionStore} DeclaredSessionStore */
@@ -369,7 +370,7 @@ export class StoredSession {
  */
 export async function open(options = {}) {
   if (options === null || typeof options !== 'object') throw invalid('options must be an object');
-  // Each option once, as an own data property (js/options.js).
+  // Each option once, as an own data property (js/guard.js).
   const { name = 'embedded-wallet-kit', indexedDB: factory = globalThis.indexedDB } = readOptions(options, ['name', 'indexedDB']);
   if (typeof name !== 'string' || name === '') throw invalid('options.name must be a non-empty string');
   if (typeof factory?.open !== 'function') {

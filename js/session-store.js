@@ -1,9 +1,10 @@
-// The public SessionStore class (js/shared.js, which its implementation extends) with its
-// static open(). The implementation (js/session-store-impl.js, about 3 KB gzip) is loaded
-// by the first SessionStore.open(), so init() — and every page that never keeps a session
-// — does not download it; this file is what the entries import.
+// The public SessionStore and SessionKeeper classes (js/shared.js, which their
+// implementations extend) with their static open() and start() (one file: each file of its
+// own costs a page 20-60 B gzip more). The store's implementation (js/session-store-impl.js,
+// about 3 KB gzip) is loaded by the first SessionStore.open(), so init() — and every page
+// that never keeps a session — does not download it; this file is what the entries import.
 import { isReady, notInitialized } from './guard.js';
-import { lazy, SessionStore } from './shared.js';
+import { lazy, SessionKeeper, SessionStore } from './shared.js';
 
 // Resolved now, so that an import map injected later cannot redirect it (js/isolated-platform.js).
 import.meta.resolve?.('./session-store-impl.js');
@@ -27,3 +28,34 @@ const PublicSessionStore = /** @type {typeof SessionStore & typeof statics} */ (
   Object.defineProperty(SessionStore, 'open', { value: statics.open, writable: true, configurable: true })
 );
 export { PublicSessionStore as SessionStore };
+
+// The public SessionKeeper class (js/shared.js, which its implementation extends) with its
+// static start(). The implementation (js/session-keeper-impl.js: the clock, the timers,
+// the refreshes) is loaded by the first SessionKeeper.start(), so init(), and every page
+// that never keeps a session, does not download it.
+
+// Resolved now, so that an import map injected later cannot redirect it (js/isolated-platform.js).
+import.meta.resolve?.('./session-keeper-impl.js');
+
+const loadKeeper = lazy(() => import('./session-keeper-impl.js'), 'SessionKeeper module');
+
+const keeperStatics = {
+  /**
+   * Starts keeping `session` alive; see index.d.ts.
+   *
+   * @template {import('./index.js').Session | import('./index.js').StoredSession} S
+   * @param {import('./index.js').WalletClient} client
+   * @param {S} session
+   * @param {import('./index.js').SessionKeeperOptions} [options]
+   * @returns {Promise<import('./index.js').SessionKeeper<S>>}
+   */
+  async start(client, session, options) {
+    return (await loadKeeper()).start(client, session, options);
+  },
+};
+
+// As a static method would be: writable, configurable, not enumerable.
+const PublicSessionKeeper = /** @type {typeof SessionKeeper & typeof keeperStatics} */ (
+  Object.defineProperty(SessionKeeper, 'start', { value: keeperStatics.start, writable: true, configurable: true })
+);
+export { PublicSessionKeeper as SessionKeeper };

@@ -7,14 +7,15 @@
 //   - what those implementations (js/wallet-client-impl.js, js/session-store-impl.js,
 //     js/session-keeper-impl.js) share with the modules that load them: the public
 //     SessionStore and SessionKeeper classes, which the implementations extend
-//     (js/session-store.js and js/session-keeper.js give them their static `open` and
+//     (js/session-store.js gives them their static `open` and
 //     `start`, which load the implementations), the tokens that let only the
-//     implementations construct them, the StoredSession registry and the ClientKey check.
+//     implementations construct them, the StoredSession registry and the ClientKey check;
+//   - the full module's glue as the kit's modules use it (below).
 // One module rather than two: every page that loads the kit loads it, and a file of its own
 // costs a page about 150 B gzip more (scripts/size.mjs).
-import { ClientKey as RawClientKey } from './embedded_wallet_kit.js';
-import { KitError } from './kit-error.js';
-import { isHandle } from './guard.js';
+import * as glue from './embedded_wallet_kit.js';
+import { KitError } from './platform.js';
+import { handleClasses, mainModule } from './guard.js';
 
 /**
  * A load-once function: its first call runs `load` (concurrent callers share the one
@@ -77,9 +78,62 @@ export const storedSessions = new WeakMap();
 
 /** A live ClientKey (WalletClient and its implementation). */
 export function keyArg(key) {
-  // isHandle: an object made from the prototype passes instanceof with no wasm behind it.
-  if (!isHandle(key, RawClientKey)) throw new KitError('INVALID_INPUT', 'key must be a ClientKey (from ClientKey.generate())');
+  // isClientKey: an object made from the prototype passes instanceof with no wasm behind it.
+  if (!isClientKey(key)) throw new KitError('INVALID_INPUT', 'key must be a ClientKey (from ClientKey.generate())');
   // Checked before any request: a consumed key would burn an OTP or a challenge.
   if (key.consumed) throw new KitError('KEY_CONSUMED', 'this ClientKey was already used to open a session; generate a new one');
   return key;
 }
+
+// ------------------------------------------------------------------------------------
+// The full module's glue as the kit's modules use it (the main entry, WalletClient's
+// implementation, the session store): wasm-bindgen's exports, with ClientKey and Session
+// the kit's handle classes (js/guard.js) over its raw ones, and the functions that take
+// or return a handle taking and returning those (a handle argument is checked as the
+// handle classes check theirs: INVALID_INPUT naming the function). The isolated signer's
+// Worker, which no page script reaches, uses the raw glue.
+export * from './embedded_wallet_kit.js';
+export { default } from './embedded_wallet_kit.js';
+
+const { ClientKey, Session, call, keyOf, sessionOf, isClientKey, isSession, adoptSession } = handleClasses(glue, mainModule);
+export { ClientKey, Session, isClientKey, isSession };
+
+/**
+ * The glue function `name` with its handle argument at `at` (`of`: keyOf or sessionOf)
+ * taken as the raw object behind it; or, without `of`, returning a Session's handle.
+ *
+ * @param {string} name
+ * @param {Function} [of]
+ * @param {number} [at]
+ * @returns {any}
+ */
+const over = (name, of, at = 0) => (/** @type {any[]} */ ...args) => {
+  if (!of) return adoptSession(call(() => /** @type {any} */ (glue)[name](...args)));
+  args[at] = of(args[at], name);
+  return call(() => /** @type {any} */ (glue)[name](...args));
+};
+
+/** @type {typeof glue.encryptOtp} */
+export const encryptOtp = over('encryptOtp', keyOf, 2);
+/** @type {typeof glue.openWalletExport} */
+export const openWalletExport = over('openWalletExport', keyOf, 1);
+
+// The session store's bindings (js/session-store-impl.js).
+/** @type {typeof glue.storeImportClientKey} */
+export const storeImportClientKey = over('storeImportClientKey', keyOf);
+/** @type {typeof glue.storeImportSessionKey} */
+export const storeImportSessionKey = over('storeImportSessionKey', sessionOf);
+/** @type {typeof glue.storeAuthorizeStamp} */
+export const storeAuthorizeStamp = over('storeAuthorizeStamp', sessionOf);
+/** @type {typeof glue.storeAuthorizeRetry} */
+export const storeAuthorizeRetry = over('storeAuthorizeRetry', sessionOf);
+/** @type {typeof glue.storeAuthorizeQuote} */
+export const storeAuthorizeQuote = over('storeAuthorizeQuote', sessionOf);
+/** @type {typeof glue.storeStampFromP1363} */
+export const storeStampFromP1363 = over('storeStampFromP1363', sessionOf);
+/** @type {typeof glue.storeSignedRequestIds} */
+export const storeSignedRequestIds = over('storeSignedRequestIds', sessionOf);
+/** @type {typeof glue.storeExternalSession} */
+export const storeExternalSession = over('storeExternalSession');
+/** @type {typeof glue.storeOpenWithDh} */
+export const storeOpenWithDh = over('storeOpenWithDh');

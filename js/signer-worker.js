@@ -14,7 +14,7 @@
 import initSigning, {
   ClientKey, Session, encryptOtp, openWalletExport, inspectPayload, selfTest,
 } from './embedded_wallet_kit.js';
-import { KitError } from './kit-error.js';
+import { KitError } from './platform.js';
 
 // The SHA-256 (hex) of the package's embedded_wallet_kit_bg.wasm, written by
 // scripts/build-pkg.sh; as written here (unbuilt) it matches nothing, so every module is refused.

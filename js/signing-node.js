@@ -5,14 +5,19 @@
 import './platform.js'; // first: WebCrypto and Date.now as they are now (js/signing.js)
 import { readFileSync } from 'node:fs';
 import { initSync, selfTest } from './embedded_wallet_kit_signing.js';
-import { selfTestedAtImport, signingReady } from './guard.js';
-import { readInit } from './options.js';
+import { runSelfTest, signingReady, readInit } from './guard.js';
 import { refuseMainOptions } from './signing-options.js';
 
 initSync({ module: readFileSync(new URL('./embedded_wallet_kit_signing_bg.wasm', import.meta.url)) });
 signingReady.markReady();
 // A faulty engine: init() rejects ENGINE_FAULT and every call answers it (js/guard.js).
-const ready = selfTestedAtImport(selfTest, signingReady);
+let ready = Promise.resolve();
+try {
+  runSelfTest(selfTest, signingReady);
+} catch (err) {
+  ready = Promise.reject(err);
+  ready.catch(() => {}); // marked handled: init() hands it out
+}
 
 /**
  * Resolves at once: this entry instantiates its module when it is imported. Rejects

@@ -11,28 +11,24 @@
 //
 // js/platform.js is imported first: it captures WebCrypto and Date.now before any other
 // kit code runs (the glue uses those captures).
-import './platform.js';
-import __wbg_init, {
-  ClientKey as RawClientKey,
-  Session as RawSession,
-  warmUp,
-  selfTest,
-} from './embedded_wallet_kit_signing.js';
-import { KitError } from './kit-error.js';
-import { warmUpLater } from './warm-up.js';
-import { readInit } from './options.js';
+import { KitError } from './platform.js';
+import * as glue from './embedded_wallet_kit_signing.js';
+import { handleClasses, warmUpLater, readInit, guardFunction, runSelfTest, signingReady } from './guard.js';
 import { refuseMainOptions } from './signing-options.js';
-import { guardClass, guardFunction, runSelfTest, signingReady } from './guard.js';
 
 export { KitError };
 
 const ready = signingReady.isReady;
-const module = signingReady;
 
-/** @type {typeof RawClientKey} */
-export const ClientKey = guardClass(RawClientKey, 'ClientKey', { create: 'ClientKey.generate()', module });
-/** @type {typeof RawSession} */
-export const Session = guardClass(RawSession, 'Session', { create: 'Session.open, Session.sandbox or Session.fromClientKey', module });
+const { default: __wbg_init, warmUp, selfTest } = glue;
+const handles = handleClasses(glue, signingReady);
+
+// The handle classes (js/guard.js) over the glue's raw ones, declared as the glue's
+// generated types.
+/** @type {typeof glue.ClientKey} */
+export const ClientKey = handles.ClientKey;
+/** @type {typeof glue.Session} */
+export const Session = handles.Session;
 
 /** @type {Promise<void> | undefined} */
 let initPromise;

@@ -8,7 +8,7 @@
 // The Node entry (testing-node.js) instantiates the module at import and exports the
 // class itself; it imports this file for the free() behaviour set up below.
 import __wbg_init, { SoftAuthenticator as RawSoftAuthenticator } from './embedded_wallet_kit_testing.js';
-import { KitError } from './kit-error.js';
+import { KitError } from './platform.js';
 import { notInitialized } from './guard.js';
 
 export { KitError };

@@ -11,12 +11,9 @@
 // the API credentials on its backend), so the API secret never enters the page. The key
 // mode (`keys`: the spec's sealed bundle, or client-held keys) is chosen once per client;
 // the core picks each operation's clientPublicKey form.
-import { ClientKey as RawClientKey, Session as RawSession, encryptOtp } from './embedded_wallet_kit.js';
-import { KitError } from './kit-error.js';
-import { now } from './platform.js';
-import { isHandle } from './guard.js';
+import { ClientKey as RawClientKey, Session as RawSession, encryptOtp, isSession, keyArg, storedSessions } from './shared.js';
+import { KitError, now } from './platform.js';
 import { loadPasskeys } from './passkey.js';
-import { keyArg, storedSessions } from './shared.js';
 
 /** The credential that issued each session this module opened, so a refresh carries it over. */
 const issuedBy = new WeakMap();
@@ -49,9 +46,9 @@ function text(value, name) {
 /** Whether `session` is a SessionStore's StoredSession (it signs asynchronously). */
 const isStored = (session) => storedSessions.has(session);
 
-// isHandle: an object made from the prototype passes instanceof with no wasm behind it.
+// isSession: an object made from the prototype passes instanceof with no wasm behind it.
 function sessionArg(session) {
-  if (!isHandle(session, RawSession) && !isStored(session)) throw invalid('session must be a Session or a StoredSession');
+  if (!isSession(session) && !isStored(session)) throw invalid('session must be a Session or a StoredSession');
   return session;
 }
 

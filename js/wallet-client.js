@@ -5,10 +5,9 @@
 // so init() — and every page that never uses a WalletClient — does not download it. This
 // file checks the options (synchronously, as the constructor always did) and answers
 // `keys` and `oidcNonce`; each flow method forwards to the client's implementation object.
-import { KitError } from './kit-error.js';
-import { isReady, notInitialized } from './guard.js';
+import { KitError } from './platform.js';
+import { isReady, notInitialized, readOptions } from './guard.js';
 import { passkey as kitPasskey } from './passkey.js';
-import { readOptions } from './options.js';
 import { keyArg, lazy } from './shared.js';
 
 // Resolved now, so that an import map injected later cannot redirect it (js/isolated-platform.js).

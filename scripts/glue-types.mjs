@@ -7,15 +7,15 @@
 // tests/types/glue/<module>.d.ts, which `make lint-js` type-checks js/ and the package's
 // types against before any build. Run by scripts/build-pkg.sh. Here:
 //   - `free()` gets its documentation (wasm-bindgen emits it bare; for ClientKey and
-//     Session scripts/harden-glue.mjs makes it `close()`, for SoftAuthenticator
+//     Session it is the kit's handle classes' (js/guard.js), for SoftAuthenticator
 //     js/testing.js makes a second call a no-op; the full module's flow classes are
 //     the shim's);
 //   - `[Symbol.dispose]()` is dropped: declaring it needs TypeScript's `esnext.disposable`
 //     lib in every consumer's configuration;
 //   - `InitOutput`, the raw wasm exports (internal names and ABI shapes that change with
 //     any export), is opaque;
-//   - nothing harden-glue removes from the glue (`__wbg_ptr`, `__wrap`,
-//     `__destroy_into_raw`) may be declared.
+//   - no wasm-bindgen internal (`__wbg_ptr`, `__wrap`, `__destroy_into_raw`) may be
+//     declared: the handle classes page script sees have none.
 // Then the result must equal the copy in the tree, byte for byte: a Rust doc or type
 // changed without regenerating the copy fails the build. UPDATE_GLUE_TYPES=1 rewrites it.
 //
@@ -41,8 +41,19 @@ function replaceExact(text, from, to, count, what) {
 
 /** What `free()` does, per class (the glue's own method, which has no Rust definition). */
 const FREE_DOCS = {
-  ClientKey: ['Same as {@link close}.'],
-  Session: ['Same as {@link close}.'],
+  ClientKey: [
+    'Zeroizes the private key and releases the wasm memory behind the object at once (during',
+    'a call that uses the key, from a getter of its argument: as soon as that call returns,',
+    'which then throws `KEY_CONSUMED`). The public key stays readable; `consumed` is true and',
+    'a later `Session.open` with it throws `KEY_CONSUMED`. A second `free()` does nothing.',
+  ],
+  Session: [
+    'Zeroizes the session key and releases the wasm memory behind the object at once (during',
+    'a call that uses the session, from a getter of its argument: as soon as that call',
+    'returns, which then throws `SESSION_CLOSED`). `id`, `accountId`, `type`, `expiresAt`,',
+    '`sandboxed` and `isExpired` still answer; any signing call throws `SESSION_CLOSED`. A',
+    'second `free()` does nothing.',
+  ],
   SoftAuthenticator: [
     'Drops the authenticator with all its credentials (their private keys are zeroized).',
     'A later `register` / `authenticate` throws `INVALID_INPUT`; a second `free()` does',

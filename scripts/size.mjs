@@ -5,8 +5,7 @@
 // or the full one (the main entry).
 //
 //   1. a signing-only page: what the signing entry's `init()` loads: js/signing.js and
-//      what it imports statically (signing-options.js, platform.js, guard.js, warm-up.js, options.js,
-//      kit-error.js and the KitError snippet), the signing-only module's glue and .wasm.
+//      what it imports statically (the signing-only module's glue among them), and .wasm.
 //      Budget: see BUDGETS below (target: 50 KB).
 //   2. a passkey wallet page: the main entry's `init()` (browser.js and everything it
 //      imports statically, the full module's glue, the snippet and its .wasm without the

@@ -1,4 +1,4 @@
-// The option objects the kit accepts are read by one rule (js/options.js): each option
+// The option objects the kit accepts are read by one rule (js/guard.js): each option
 // once, as an own data property; nothing inherited (script that runs after the kit could
 // have put it on Object.prototype), no getter run (refused: KitError INVALID_INPUT naming
 // the option), no thenable resolved. Checked for the reader itself and through init (the
@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { memoryIndexedDB } from '../support/memory-indexeddb.mjs';
 
-const { readOptions } = await import('../../pkg/options.js');
+const { readOptions } = await import('../../pkg/guard.js');
 const { init, KitError, WalletClient, SessionStore, SessionKeeper } = await import('../../pkg/node.js');
 
 const invalid = (name) => (err) => err instanceof KitError && err.code === 'INVALID_INPUT' && err.message.includes(`options.${name}`);

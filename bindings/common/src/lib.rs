@@ -1,5 +1,5 @@
 //! What every wasm module of the npm package shares, and nothing any of them exports:
-//! the `KitError` import (js/kit-error.js, one class across modules), the conversions
+//! the `KitError` import (js/platform.js, one class across modules), the conversions
 //! between JS values and the core's types with catching reads, the stack scrub, the
 //! platform clock, and the allocator.
 //!
@@ -38,7 +38,13 @@ pub mod prelude {
 
 pub use js::scrubbed;
 
-#[wasm_bindgen(module = "/js/kit-error.js")]
+// KitError and the platform captures come from js/platform.js. The shipped modules
+// (feature `trap-panics`, which only scripts/build-pkg.sh sets) import it by its name, as
+// ./platform.js, shipped next to the glue: the entries import the very same module, with
+// no copy under snippets/ and no re-export. The tests' builds take it as a wasm-bindgen
+// snippet (their glue lives elsewhere).
+#[cfg_attr(feature = "trap-panics", wasm_bindgen(raw_module = "./platform.js"))]
+#[cfg_attr(not(feature = "trap-panics"), wasm_bindgen(module = "/js/platform.js"))]
 extern "C" {
     #[wasm_bindgen(js_name = KitError)]
     type KitErrorJs;
@@ -85,11 +91,67 @@ pub fn invalid_input(message: &str) -> JsValue {
     to_js(Error::new(ErrorCode::InvalidInput, message))
 }
 
-/// `Date.now()` as Unix milliseconds: the `now` the bindings pass to the core's guards
-/// and flows (`stamp`, `sign_retry`, …), since wasm32-unknown-unknown has no clock
-/// the core could read.
+// What the kit takes from the page (js/platform.js): WebCrypto and `Date.now` as they were
+// when the kit's modules were evaluated, imported through wasm-bindgen's own mechanism from
+// the one module the entries import first. Page script that replaces the globals later
+// (even while init() downloads the .wasm) chooses no key, receives no key bytes and does
+// not move the clock of the expiry guards.
+#[cfg_attr(feature = "trap-panics", wasm_bindgen(raw_module = "./platform.js"))]
+#[cfg_attr(not(feature = "trap-panics"), wasm_bindgen(module = "/js/platform.js"))]
+extern "C" {
+    #[wasm_bindgen(js_name = now)]
+    fn platform_now() -> f64;
+
+    // A view into wasm memory, filled in place; throws (caught) where there is no WebCrypto.
+    #[wasm_bindgen(catch, js_name = getRandomValues)]
+    fn platform_get_random_values(dest: &mut [u8]) -> Result<JsValue, JsValue>;
+
+    /// `crypto.subtle.importKey` as captured. The engine copies `key_data` before it
+    /// returns, so the view into wasm memory can be wiped as soon as the call is back.
+    /// Throws (caught) where there is no `crypto.subtle` (insecure contexts).
+    #[wasm_bindgen(catch, js_namespace = subtle, js_name = importKey)]
+    pub fn subtle_import_key(
+        format: &str,
+        key_data: &[u8],
+        algorithm: &js_sys::Object,
+        extractable: bool,
+        usages: &js_sys::Array,
+    ) -> Result<js_sys::Promise, JsValue>;
+}
+
+/// `Date.now()` (as captured) in Unix milliseconds: the `now` the bindings pass to the
+/// core's guards and flows (`stamp`, `sign_retry`, …), since wasm32-unknown-unknown
+/// has no clock the core could read.
 pub fn now_ms() -> UnixMillis {
-    js_sys::Date::now() as UnixMillis
+    platform_now() as UnixMillis
+}
+
+/// getrandom's custom backend: the shipped modules are built with
+/// `--cfg getrandom_backend="custom"` (scripts/build-pkg.sh), so every random byte the core
+/// draws comes from the captured `crypto.getRandomValues`, in chunks of at most 65,536
+/// bytes (its quota). Other wasm32 builds (the tests) use getrandom's `wasm_js` backend and
+/// leave this unused.
+///
+/// # Safety
+///
+/// `dest` must be valid for writes of `len` bytes (getrandom's contract).
+#[no_mangle]
+unsafe extern "Rust" fn __getrandom_v03_custom(
+    dest: *mut u8,
+    len: usize,
+) -> Result<(), getrandom::Error> {
+    if len == 0 {
+        return Ok(());
+    }
+    // Initialised before a slice is made of it (getrandom may hand over uninitialised bytes).
+    core::ptr::write_bytes(dest, 0, len);
+    let dest = core::slice::from_raw_parts_mut(dest, len);
+    for chunk in dest.chunks_mut(65_536) {
+        if platform_get_random_values(chunk).is_err() {
+            return Err(getrandom::Error::UNSUPPORTED);
+        }
+    }
+    Ok(())
 }
 
 // Talc instead of the default dlmalloc: about 5 KB smaller in the module, and faster.

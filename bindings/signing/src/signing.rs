@@ -235,8 +235,9 @@ impl JsClientKey {
     }
 
     /// Zeroizes the private key now; a later `Session.open` with it throws `KEY_CONSUMED`.
-    /// The small wasm allocation behind the object is released when it is garbage-collected.
-    // The hardened glue's `free()` calls this (scripts/harden-glue.mjs).
+    /// The object stays usable for its public key: {@link free} also releases its memory.
+    // js/handles.js calls this for a `free()` made during a call (it releases the memory
+    // when the call returns).
     pub fn close(&self) {
         scrubbed(|| {
             self.0.close();
@@ -435,8 +436,9 @@ impl JsSession {
     }
 
     /// Zeroizes the session key now; any later signing call throws `SESSION_CLOSED`. The
-    /// small wasm allocation behind the object is released when it is garbage-collected.
-    // The hardened glue's `free()` calls this (scripts/harden-glue.mjs).
+    /// object stays usable for its public facts: {@link free} also releases its memory.
+    // js/handles.js calls this for a `free()` made during a call (it releases the memory
+    // when the call returns).
     pub fn close(&self) {
         scrubbed(|| {
             self.0.close();

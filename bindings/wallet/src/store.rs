@@ -12,27 +12,11 @@ use embedded_wallet_kit::{Error, ErrorCode};
 use ewk_common::js::object_or_json;
 use ewk_common::js::set;
 use ewk_common::scrubbed;
-use ewk_common::to_js;
+use ewk_common::{subtle_import_key, to_js};
 use ewk_signing::signing::{boxed, pending_from_js, quote_from_js};
 use ewk_signing::{JsClientKey, JsSession};
 
 type JsResult<T> = Result<T, JsValue>;
-
-#[wasm_bindgen]
-extern "C" {
-    /// `crypto.subtle.importKey`, as the glue captured it when the module was initialised
-    /// (scripts/harden-glue.mjs): replacing the global later does not reach this call. The
-    /// engine copies `key_data` before it returns, so the view into wasm memory can be
-    /// wiped as soon as the call is back.
-    #[wasm_bindgen(catch, js_namespace = ["crypto", "subtle"], js_name = importKey)]
-    fn subtle_import_key(
-        format: &str,
-        key_data: &[u8],
-        algorithm: &Object,
-        extractable: bool,
-        usages: &Array,
-    ) -> Result<Promise, JsValue>;
-}
 
 /// Imports PKCS#8 `der` as a non-extractable P-256 key for `algorithm` (ECDSA or ECDH).
 fn import_non_extractable(der: &[u8], algorithm: &str, usage: &str) -> JsResult<Promise> {

@@ -14,12 +14,15 @@ import type { SessionResponse, PendingSignature, Quote, SignedRetryHeaders, Quot
 export class ClientKey {
     private constructor();
     /**
-     * Same as {@link close}.
+     * Zeroizes the private key and releases the wasm memory behind the object at once (during
+     * a call that uses the key, from a getter of its argument: as soon as that call returns,
+     * which then throws `KEY_CONSUMED`). The public key stays readable; `consumed` is true and
+     * a later `Session.open` with it throws `KEY_CONSUMED`. A second `free()` does nothing.
      */
     free(): void;
     /**
      * Zeroizes the private key now; a later `Session.open` with it throws `KEY_CONSUMED`.
-     * The small wasm allocation behind the object is released when it is garbage-collected.
+     * The object stays usable for its public key: {@link free} also releases its memory.
      */
     close(): void;
     /**
@@ -62,12 +65,16 @@ export class ClientKey {
 export class Session {
     private constructor();
     /**
-     * Same as {@link close}.
+     * Zeroizes the session key and releases the wasm memory behind the object at once (during
+     * a call that uses the session, from a getter of its argument: as soon as that call
+     * returns, which then throws `SESSION_CLOSED`). `id`, `accountId`, `type`, `expiresAt`,
+     * `sandboxed` and `isExpired` still answer; any signing call throws `SESSION_CLOSED`. A
+     * second `free()` does nothing.
      */
     free(): void;
     /**
      * Zeroizes the session key now; any later signing call throws `SESSION_CLOSED`. The
-     * small wasm allocation behind the object is released when it is garbage-collected.
+     * object stays usable for its public facts: {@link free} also releases its memory.
      */
     close(): void;
     /**

@@ -1,1 +1,0 @@
-../../../js/kit-error.js

@@ -1,0 +1,1 @@
+../../../js/platform.js
