@@ -46,7 +46,7 @@ export const Session = KitSession;
 /** @type {typeof rawInspectPayload} */
 export const inspectPayload = guardFunction(rawInspectPayload, 'inspectPayload');
 
-// Newer deployments (DESIGN §3): encrypted OTP and wallet export.
+// Newer deployments: encrypted OTP and wallet export.
 /** @type {typeof rawEncryptOtp} */
 export const encryptOtp = guardFunction(rawEncryptOtp, 'encryptOtp');
 /** @type {typeof rawOpenWalletExport} */

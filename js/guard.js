@@ -49,7 +49,7 @@ export function engineFault(cause) {
 }
 
 /**
- * `fn` applied to `args`, failing closed (issue 26): an exception out of the wasm that is
+ * `fn` applied to `args`, failing closed: an exception out of the wasm that is
  * not a KitError (a trap, an engine error) marks `module` dead and is ENGINE_FAULT, and so
  * is every later call on any of its objects: the state of a module that trapped mid-call
  * (a borrow left held, a half-written key) is not trusted again.

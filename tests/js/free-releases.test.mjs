@@ -1,4 +1,4 @@
-// free() releases a handle's wasm memory at once (issue 29): 10,000 ClientKeys generated
+// free() releases a handle's wasm memory at once: 10,000 ClientKeys generated
 // and freed, and 10,000 sessions opened and freed, per round, leave the module's linear
 // memory as large as it was after the first round, without any garbage collection (the
 // FinalizationRegistry never runs here: the objects are freed, not dropped). Before, free()
