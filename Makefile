@@ -19,7 +19,7 @@ FUZZ_SECONDS ?= 300
 # emulator (native only).
 WASM_CRATES := -p embedded-wallet-kit -p ewk-common -p ewk-signing -p ewk-wallet -p ewk-testing
 
-.PHONY: setup build check lint lint-rust lint-js test test-native test-ct test-wasm test-js size pack e2e-passkey e2e-store e2e-crosstab e2e-points e2e-isolate e2e-emulator test-csp e2e e2e-react test-browser fuzz-smoke demo bench fuzz clean
+.PHONY: setup build check lint lint-rust lint-js test test-native test-ct test-wasm test-js size pack test-browser fuzz-smoke demo bench fuzz clean
 
 setup:
 	@bash scripts/setup.sh
@@ -84,78 +84,14 @@ size: build
 pack: build
 	node scripts/pack-smoke.mjs
 
-# The browser suites below, one target each, are also run together by test-browser: one
-# process (tests/browser.mjs), each engine's browser launched once and shared by the suites,
-# one report (passed/failed and seconds per suite and engine, then "N passed, N failed").
-# BROWSER_ARGS picks suites and engines, e.g. BROWSER_ARGS="store isolate --engine firefox";
-# BROWSER_ARGS=--parallel runs the three engines side by side (a quarter faster in a first
-# run; the default stays one engine at a time until it has a record of clean runs).
+# Every browser suite (tests/browser.mjs; each suite's run.mjs says what it checks), each
+# engine's browser launched once and shared, one report. BROWSER_ARGS picks suites and
+# engines, e.g. BROWSER_ARGS="store isolate --engine firefox"; --parallel runs the three
+# engines side by side.
 BROWSER_ARGS ?=
 test-browser: pack
 	cargo build --release -p emulator
 	node tests/browser.mjs $(BROWSER_ARGS)
-
-# Passkeys through pkg/browser.js, verified by @simplewebauthn/server: headless Chromium
-# (CDP virtual authenticator) and Firefox ESR (WebDriver virtual authenticator); in
-# WebKitGTK (no WebAuthn) the unsupported path.
-e2e-passkey: build
-	node tests/browser.mjs passkey
-
-# The session store through pkg/browser.js in headless Chromium, Firefox ESR and WebKitGTK:
-# sessions and an OAUTH client key kept in IndexedDB (non-extractable CryptoKeys) across a
-# page reload, stamps verified in Node.
-e2e-store: build
-	node tests/browser.mjs store
-
-# One StoredSession kept by two tabs of one origin (tests/crosstab), served by the strict
-# emulator with a short session TTL, in headless Chromium, Firefox ESR and WebKitGTK: one
-# refresh for both tabs (Web Locks, then the IndexedDB lease), the other tab adopts it;
-# logout in one tab ends the other's keeper; a clock jump caught up on visibilitychange.
-e2e-crosstab: build
-	cargo build --release -p emulator
-	node tests/browser.mjs crosstab
-
-# The shipped modules' encapsulated-key decoding against independent peers (tests/points):
-# bundles sealed by @turnkey/crypto open to the sealed key, and a key decodes exactly when
-# @noble/curves finds it on P-256, for both entries, in fresh pages and a warm one, in
-# headless Chromium, Firefox ESR and WebKitGTK.
-e2e-points: build
-	node tests/browser.mjs points
-
-# The isolated signer, init({ isolate: 'worker' }), through pkg/browser.js in headless
-# Chromium, Firefox ESR and WebKitGTK: stamps verified in Node as same-thread ones are, the same
-# errors, no session scalar in any wasm memory page script can reach, the channel not
-# interceptable by later script; prints the extra latency per stamp.
-e2e-isolate: build
-	node tests/browser.mjs isolate
-
-# The demo page against the local emulator, strict and sandbox, in headless Chromium,
-# Firefox ESR and WebKitGTK (no WebAuthn there: the passkey step shows PASSKEY_UNSUPPORTED
-# and the rest of the flow runs with the OTP session).
-e2e-emulator: build
-	cargo build --release -p emulator
-	node tests/browser.mjs e2e
-
-# The demo under the emulator's strict Content-Security-Policy in headless Chromium, Firefox
-# ESR and WebKitGTK: no violation reported while init(), a key and a session run; the
-# isolated signer under worker-src; controls (no 'wasm-unsafe-eval', worker-src 'none')
-# that must fail and be seen failing in each engine.
-test-csp: build
-	cargo build --release -p emulator
-	node tests/browser.mjs csp
-
-# The packed tarball in a Vite app (built once), its page in headless Chromium, Firefox ESR
-# and WebKitGTK.
-e2e: pack
-	node tests/browser.mjs vite
-
-# embedded-wallet-kit/react from the packed tarball in a Vite + React app under StrictMode,
-# served by the strict emulator with a short session TTL: EMAIL_OTP login from an effect
-# (one verify despite the double effect), a signed quote, a keeper refresh, a quote signed
-# with the refreshed session, logout; in headless Chromium, Firefox ESR and WebKitGTK.
-e2e-react: pack
-	cargo build --release -p emulator
-	node tests/browser.mjs react
 
 # A few seconds of every fuzz target (stable toolchain, no sanitizer); `make fuzz` runs long.
 fuzz-smoke: setup
