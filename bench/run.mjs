@@ -144,7 +144,7 @@ async function runPass(env, prepareKitKeys, run, peerBundles) {
 function nodeCold() {
   const print = 'console.log(JSON.stringify';
   const child = {
-    // The Node entry: reads and instantiates the full module at import.
+    // The Node entry: reads and instantiates the wallet module at import.
     kitImport: `const t0 = performance.now(); const m = await import(${JSON.stringify(fileUrl(join(pkgDir, 'node.js')))});
       const t1 = performance.now(); m.ClientKey.generate().publicKeyHex; ${print}([t1 - t0, performance.now() - t1]));`,
     // initSync of the signing-only module on its bytes (the glue imported before t0).

@@ -154,8 +154,8 @@ function stalePasskeysOption() {
  * The module holds the passkey API too: `passkey.register`/`authenticate` in a click
  * handler reach WebAuthn without waiting for a download once init() resolved.
  * `init({ passkeys: true })` also loads WalletClient's implementation (JS); those calls
- * share a second promise. `passkeys: { module_or_path }` (the former wallet module's
- * location) rejects INVALID_INPUT.
+ * share a second promise. `passkeys: { module_or_path }` (where a separate passkey module
+ * was once loaded from) rejects INVALID_INPUT.
  *
  * `init({ enclave: true })` loads the module's build with the enclave exports
  * (`encryptOtp`, `openWalletExport`) instead of the one without; it rejects INVALID_INPUT

@@ -32,7 +32,7 @@ function readyFlag() {
   });
 }
 
-/** The main entry's flag (the full module). */
+/** The main entry's flag (the wallet module). */
 export const mainModule = readyFlag();
 export const { isReady, markReady } = mainModule;
 

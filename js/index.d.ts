@@ -263,7 +263,7 @@ export interface PasskeyApi {
 /** The passkey API; see {@link PasskeyApi}. */
 export declare const passkey: PasskeyApi;
 
-// ClientKey, Session, inspectPayload, encryptOtp and openWalletExport: the full module's
+// ClientKey, Session, inspectPayload, encryptOtp and openWalletExport: the wallet module's
 // exports, declared (and documented) by wasm-bindgen from their Rust definitions
 // (bindings/signing/src, bindings/wallet/src) in the .d.ts next to its glue; the entries
 // export them.

@@ -579,7 +579,7 @@ function start(source, resolveKit, rejectKit) {
 /**
  * `init({ isolate: 'worker', module_or_path?, passkeys? })`: starts the Worker once (every
  * call returns the same promise until `terminate()` or a failure) and resolves to the
- * isolated API. `passkeys: true` also instantiates the full module in the page (from the
+ * isolated API. `passkeys: true` also instantiates the wallet module in the page (from the
  * same `module_or_path` as the Worker's), for the passkey API only: WebAuthn keys live in
  * the authenticator, not in wasm, and no ClientKey or Session is made in the page.
  *

@@ -1,6 +1,6 @@
 // The `passkey` namespace of the main entry (browser.js and node.js share it).
 //
-// The ceremonies run here; the full module, the one the main entry's `init()` loads, only
+// The ceremonies run here; the wallet module, the one the main entry's `init()` loads, only
 // builds the WebAuthn options, reads the credential and names the error, synchronously.
 // Once `init()` resolved, `register` and `authenticate` reach `navigator.credentials`
 // within the call, with no `await` between the click handler and it (Safari ties WebAuthn
@@ -45,15 +45,15 @@ function failClosedExports(glue, module) {
   return Object.freeze(out);
 }
 
-/** The full module's glue, once it is instantiated. */
+/** The wallet module's glue, once it is instantiated. */
 let mod;
-/** @type {(source?: unknown) => Promise<unknown>} instantiates the full module (the entry's loader) */
+/** @type {(source?: unknown) => Promise<unknown>} instantiates the wallet module (the entry's loader) */
 let load = () => Promise.reject(new KitError('NOT_INITIALIZED', 'embedded-wallet-kit: no loader for its WebAssembly module'));
 /** Bumped by `cancel()`, so a ceremony still waiting for the module is cancelled too. */
 let epoch = 0;
 
 /**
- * The entry's loader of the full module (browser.js): what a passkey call before
+ * The entry's loader of the wallet module (browser.js): what a passkey call before
  * `init()` awaits.
  *
  * @param {(source?: unknown) => Promise<unknown>} loader
@@ -62,13 +62,13 @@ export function provideModuleLoader(loader) {
   load = loader;
 }
 
-/** Says that the full module is instantiated (the entries, once it is). */
+/** Says that the wallet module is instantiated (the entries, once it is). */
 export function moduleLoaded() {
   if (mod === undefined) mod = failClosedExports(glue, mainModule);
 }
 
 /**
- * The full module's glue, instantiating the module first if no one did (concurrent
+ * The wallet module's glue, instantiating the module first if no one did (concurrent
  * callers share the entry's one load; after a failure, KitError NOT_INITIALIZED, a later
  * call tries again).
  *

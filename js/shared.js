@@ -10,7 +10,7 @@
 //     (js/session-store.js gives them their static `open` and
 //     `start`, which load the implementations), the tokens that let only the
 //     implementations construct them, the StoredSession registry and the ClientKey check;
-//   - the full module's glue as the kit's modules use it (below).
+//   - the wallet module's glue as the kit's modules use it (below).
 // One module rather than two: every page that loads the kit loads it, and a file of its own
 // costs a page about 150 B gzip more (scripts/size.mjs).
 import * as glue from './embedded_wallet_kit.js';
@@ -86,7 +86,7 @@ export function keyArg(key) {
 }
 
 // ------------------------------------------------------------------------------------
-// The full module's glue as the kit's modules use it (the main entry, WalletClient's
+// The wallet module's glue as the kit's modules use it (the main entry, WalletClient's
 // implementation, the session store): wasm-bindgen's exports, with ClientKey and Session
 // the kit's handle classes (js/guard.js) over its raw ones, and the functions that take
 // or return a handle taking and returning those (a handle argument is checked as the

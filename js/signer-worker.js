@@ -1,6 +1,6 @@
 // The isolated signer, Worker side (started by isolated.js for `init({ isolate: 'worker' })`).
 //
-// Loads the full module (the main entry's) in this Worker's own realm and holds every ClientKey and
+// Loads the wallet module (the main entry's) in this Worker's own realm and holds every ClientKey and
 // Session it makes, by opaque handles. It answers requests only on the MessagePort the
 // page transferred in its first message, and it sends back public keys, stamps, headers
 // and (for openWalletExport, by design) the mnemonic: never key bytes.

@@ -2,7 +2,7 @@
 //
 // For pages that only sign: `init()` fetches and instantiates the signing-only
 // WebAssembly module (ClientKey, Session and nothing else), smaller than what the main
-// entry's full module weighs. A page loads exactly one module: this one, or the main
+// entry's wallet module weighs. A page loads exactly one module: this one, or the main
 // entry's (which has these exports too, plus passkeys, WalletClient, the session store,
 // inspectPayload and the enclave exports). The two entries are two modules with two
 // glues: a ClientKey of one is not a ClientKey of the other, and each has its own ready

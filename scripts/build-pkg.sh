@@ -86,7 +86,7 @@ build_module() {
   [ "${4:-}" = scratch ] || node scripts/glue-types.mjs "${OUT}/${name}.d.ts" "tests/types/glue/${name}.d.ts"
 }
 
-# The full module without the enclave exports first, into a scratch directory: only its
+# The wallet module without the enclave exports first, into a scratch directory: only its
 # .wasm ships, driven by the glue of the build with them, which the check below allows.
 OUT_FULL=${OUT}
 OUT=$(mktemp -d)

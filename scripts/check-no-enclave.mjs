@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The main entry ships one glue (wasm-bindgen's, for the full module built with the
-// `enclave` feature) and two builds of the full module: with that feature and without
+// The main entry ships one glue (wasm-bindgen's, for the wallet module built with the
+// `enclave` feature) and two builds of the wallet module: with that feature and without
 // (where encryptOtp and openWalletExport throw NOT_INITIALIZED). The glue can drive the
 // build without it only if that build exports the same functions with the same types and
 // imports nothing the glue does not provide. Run by scripts/build-pkg.sh; fails the build
@@ -118,7 +118,7 @@ if (extraImports.length) problems.push(`imports the glue does not provide: ${ext
 const differ = [...minus(lean.exports, full.exports), ...minus(full.exports, lean.exports)];
 if (differ.length) problems.push(`exports that differ from the glue's: ${differ.join(', ')}`);
 if (problems.length) {
-  console.error(`[build] ${withoutEnclave} (the full module without the enclave feature) cannot run under the glue of the build with it:\n  ${problems.join('\n  ')}`);
+  console.error(`[build] ${withoutEnclave} (the wallet module without the enclave feature) cannot run under the glue of the build with it:\n  ${problems.join('\n  ')}`);
   process.exit(1);
 }
-console.log(`[build] the full module without the enclave feature runs under the glue of the build with it (${lean.exports.size} exports, same types)`);
+console.log(`[build] the wallet module without the enclave feature runs under the glue of the build with it (${lean.exports.size} exports, same types)`);

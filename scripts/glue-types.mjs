@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 // Finishes a wasm module's generated declarations (pkg/<module>.d.ts, written by
 // wasm-bindgen from the `///` docs and `unchecked_*_type` attributes of its binding crate:
-// the full module's, which js/index.d.ts re-exports, the signing-only module's, which
+// the wallet module's, which js/index.d.ts re-exports, the signing-only module's, which
 // js/signing.d.ts re-exports, and the testing module's, which js/testing.d.ts re-exports)
 // and checks the copy in the tree,
 // tests/types/glue/<module>.d.ts, which `make lint-js` type-checks js/ and the package's
 // types against before any build. Run by scripts/build-pkg.sh. Here:
 //   - `free()` gets its documentation (wasm-bindgen emits it bare; for ClientKey and
 //     Session it is the kit's handle classes' (js/guard.js), for SoftAuthenticator
-//     js/testing.js makes a second call a no-op; the full module's flow classes are
+//     js/testing.js makes a second call a no-op; the wallet module's flow classes are
 //     the shim's);
 //   - `[Symbol.dispose]()` is dropped: declaring it needs TypeScript's `esnext.disposable`
 //     lib in every consumer's configuration;
@@ -59,7 +59,7 @@ const FREE_DOCS = {
     'A later `register` / `authenticate` throws `INVALID_INPUT`; a second `free()` does',
     'nothing. Where the runtime has `Symbol.dispose`, `using` does the same.',
   ],
-  // The full module's flow state machines (js/wallet-client-impl.js drives them).
+  // The wallet module's flow state machines (js/wallet-client-impl.js drives them).
   SignedRetryFlow: ['Releases its wasm memory.'],
   QuoteExecution: ['Releases its wasm memory.'],
   OtpLoginFlow: ['Releases its wasm memory.'],

@@ -8,14 +8,14 @@
 //      what it imports statically (the signing-only module's glue among them), and .wasm.
 //      Budget: see BUDGETS below (target: 50 KB).
 //   2. a passkey wallet page: the main entry's `init()` (browser.js and everything it
-//      imports statically, the full module's glue, the snippet and its .wasm without the
+//      imports statically, the wallet module's glue, the snippet and its .wasm without the
 //      enclave exports: a plain `init()` loads that build) plus the JS a
 //      wallet page loads on top: WalletClient's implementation (wallet-client-impl.js),
 //      the session store's (session-store-impl.js) and the keeper's
 //      (session-keeper-impl.js). Budget: see BUDGETS below (target: 100 KB).
 //   3. for information only, no budget: the same page with `init({ enclave: true })` (the
-//      full module's build with encryptOtp and openWalletExport); the main entry's `init()` alone; the isolated
-//      signer (isolated.js, isolated-boot.js and signer-worker.js, and the full module again, in the
+//      wallet module's build with encryptOtp and openWalletExport); the main entry's `init()` alone; the isolated
+//      signer (isolated.js, isolated-boot.js and signer-worker.js, and the wallet module again, in the
 //      Worker); the `embedded-wallet-kit/testing` entry (the software authenticator, for
 //      tests), which apps never load.
 //
@@ -37,7 +37,7 @@ export const MODULES = {
 };
 export const glue = (module) => `${MODULES[module]}.js`;
 export const wasm = (module) => `${MODULES[module]}_bg.wasm`;
-/** The full module's build without the enclave exports (a plain init() of the main entry; the full glue drives it). */
+/** The wallet module's build without the enclave exports (a plain init() of the main entry; the full glue drives it). */
 export const noEnclaveWasm = `${MODULES.full}_no_enclave_bg.wasm`;
 // What was measured, rounded up to the next KB; lowered with every change that shrinks a
 // page by more than the headroom. The targets are 50 and 100 KB (make bench reports them).
@@ -128,8 +128,8 @@ const loadedWith = (pkgDir, entries, already = []) =>
   [...new Set(entries.flatMap((entry) => importGraph(pkgDir, entry).statics))].filter((f) => !already.includes(f));
 
 /**
- * What the main entry's init() loads: browser.js, its static imports (the full module's
- * glue among them) and the full module's build without the enclave exports (`enclave`:
+ * What the main entry's init() loads: browser.js, its static imports (the wallet module's
+ * glue among them) and the wallet module's build without the enclave exports (`enclave`:
  * with them, init({ enclave: true })).
  */
 export const mainInitFiles = (pkgDir, enclave = false) => [...loadedWith(pkgDir, ['browser.js']), enclave ? wasm('full') : noEnclaveWasm];
@@ -144,12 +144,12 @@ export function sizeTables(pkgDir, budgets = BUDGETS) {
   const signingPage = [...loadedWith(pkgDir, ['signing.js']), wasm('signing')];
   return [
     ['signing-only page: init() of embedded-wallet-kit/signing (signing-only module)', signingPage, budgets.signing],
-    ['passkey wallet page: init() of embedded-wallet-kit (full module) + WalletClient, SessionStore and SessionKeeper implementations',
+    ['passkey wallet page: init() of embedded-wallet-kit (wallet module) + WalletClient, SessionStore and SessionKeeper implementations',
       walletPage, budgets.wallet],
-    ['passkey wallet page with the enclave exports (informational, in no budget): the same with init({ enclave: true }), which loads the full module\'s build with encryptOtp and openWalletExport',
+    ['passkey wallet page with the enclave exports (informational, in no budget): the same with init({ enclave: true }), which loads the wallet module\'s build with encryptOtp and openWalletExport',
       walletPage.map((f) => (f === noEnclaveWasm ? wasm('full') : f))],
     ['main entry init() (informational, in no budget): embedded-wallet-kit\'s init() alone', mainInit],
-    ['isolated signer (informational, in no budget): loaded by init({ isolate: \'worker\' }) on top of the main entry; its Worker loads the full module again', [
+    ['isolated signer (informational, in no budget): loaded by init({ isolate: \'worker\' }) on top of the main entry; its Worker loads the wallet module again', [
       ...loadedWith(pkgDir, ['isolated.js', 'isolated-boot.js', 'signer-worker.js', glue('full')], mainInit.filter((f) => f !== glue('full'))),
       wasm('full'),
     ]],

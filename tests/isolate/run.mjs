@@ -71,7 +71,7 @@ function exportFor(publicKeyHex, by) {
 // What page script would have the signer's Worker instantiate instead of the kit's module
 // (the attack routes of the checks "module pinning"), served at /evil/ and from another
 // origin (127.0.0.1, with CORS): a valid module the Worker's glue drives, but not the
-// signer's, observably (the full module's build without the enclave exports:
+// signer's, observably (the wallet module's build without the enclave exports:
 // openWalletExport is not in it), at signer.wasm and at pkg/embedded_wallet_kit_bg.wasm
 // (where a relative path lands under an injected <base href="/evil/">); and the signer's
 // own module with one custom section appended (the same code, other bytes) at tampered.wasm.
@@ -504,7 +504,7 @@ async function suite() {
     await page.close();
   });
 
-  await check('isolated with passkeys: true: the page loads the full module (without the enclave exports) for the passkey API only (its ClientKey stays NOT_INITIALIZED); passkeys: { module_or_path } is INVALID_INPUT', async () => {
+  await check('isolated with passkeys: true: the page loads the wallet module (without the enclave exports) for the passkey API only (its ClientKey stays NOT_INITIALIZED); passkeys: { module_or_path } is INVALID_INPUT', async () => {
     const seen = server.requests.length;
     const page = await open('?mode=isolated');
     const out = expectOk(await attempt(page, async () => {

@@ -115,7 +115,7 @@ test('after init: keys, sessions, stamps and KitError work through the browser e
   s.free();
 });
 
-test('init({ passkeys: { module_or_path } }) (the former wallet module\'s location) rejects INVALID_INPUT', async () => {
+test('init({ passkeys: { module_or_path } }) (the location of the separate passkey module there once was) rejects INVALID_INPUT', async () => {
   for (const passkeys of [{ module_or_path: readFileSync(WASM_PATH) }, {}]) {
     await assert.rejects(init({ passkeys }), (err) => {
       assert.ok(err instanceof KitError, `got ${err?.constructor?.name}: ${err?.message}`);

@@ -1,5 +1,5 @@
 // The browser entry (pkg/browser.js) on a page that calls a plain init(): it fetches the
-// full module's build without the enclave exports, where encryptOtp and openWalletExport
+// wallet module's build without the enclave exports, where encryptOtp and openWalletExport
 // (and so WalletClient's encrypted OTP login) throw NOT_INITIALIZED naming
 // init({ enclave: true }), and a later init({ enclave: true }) is refused: the module
 // holding the page's keys cannot be swapped. Its own process under node --test (the

@@ -1,5 +1,5 @@
 // The browser entry (pkg/browser.js) on a page that calls init({ enclave: true }): it
-// fetches the full module's build with the enclave exports, which work (an OTP sealed by
+// fetches the wallet module's build with the enclave exports, which work (an OTP sealed by
 // the kit opens with the peer, @turnkey/crypto), and a later plain init() shares it. Its
 // own process under node --test (the entry's state is per process); file: URLs are
 // served from disk.

@@ -1,5 +1,5 @@
 // The passkey namespace through the built package's Node entry (pkg/node.js), which
-// loads the full module (the passkey API included) at import. Node has no WebAuthn: detection says so,
+// loads the wallet module (the passkey API included) at import. Node has no WebAuthn: detection says so,
 // ceremonies reject PASSKEY_UNSUPPORTED after validating their options (INVALID_INPUT
 // first), and registrationBody works exactly as in the browser.
 import { test } from 'node:test';

@@ -2,7 +2,7 @@
 // V8 (Chromium, Node) scales its wasm inlining budget by the module's share of function
 // bodies under 50 bytes (module-decoder.cc's kSmallFunctionThreshold; inlining-tree.h's
 // BudgetScaleFactor: the lowest budget at 25% or less, the full one at 50% or more). The
-// full module built with LTO and plain `wasm-opt -Oz` had 27% and every operation ran
+// wallet module built with LTO and plain `wasm-opt -Oz` had 27% and every operation ran
 // about 25% slower in Chromium: V8 inlined 2 of the 16 `__multi3` calls of the wide
 // multiplication. scripts/build-pkg.sh keeps single-caller functions out of line
 // (`--one-caller-inline-max-function-size 0`); the build script says why.

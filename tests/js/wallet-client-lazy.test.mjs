@@ -1,5 +1,5 @@
 // WalletClient through the browser entry on a page that calls init() without { passkeys }:
-// init() fetches exactly one .wasm, the full module's build without the enclave exports
+// init() fetches exactly one .wasm, the wallet module's build without the enclave exports
 // (the flow drivers and the passkey API are in it), and not WalletClient's implementation (wallet-client-impl.js, JS); the first
 // call loads that implementation and fetches no .wasm, including registerPasskey with an
 // injected driver. Node cannot fetch file: URLs, so this file (its own process under
@@ -19,7 +19,7 @@ const { init, WalletClient, Session, passkey: kitPasskey } = await import('../..
 const PKG = new URL('../../pkg/', import.meta.url).href;
 /** The package's files loaded so far, relative to pkg/. */
 const pkgLoads = () => moduleLoads().filter((url) => url.startsWith(PKG)).map((url) => url.slice(PKG.length));
-// The flow driver: only WalletClient's implementation calls it (the full module's glue
+// The flow driver: only WalletClient's implementation calls it (the wallet module's glue
 // defines it), so no other JS module that init() loads may name it.
 const namesFlowDriver = (file) => file !== 'embedded_wallet_kit.js' && /\bwalletFlow\b/.test(readFileSync(new URL(file, PKG), 'utf8'));
 
@@ -30,7 +30,7 @@ const fetched = serveFileFetches();
 
 test('init() fetches one .wasm; registerPasskey with an injected driver then loads its JS and fetches no .wasm', async () => {
   await init();
-  assert.deepEqual(fetched, ['embedded_wallet_kit_no_enclave_bg.wasm'], 'init() fetches exactly the full module without the enclave exports');
+  assert.deepEqual(fetched, ['embedded_wallet_kit_no_enclave_bg.wasm'], 'init() fetches exactly the wallet module without the enclave exports');
   const atInit = pkgLoads();
   assert.ok(atInit.includes('browser.js') && atInit.includes('wallet-client.js'), `loaded: ${atInit.join(', ')}`);
   assert.deepEqual(atInit.filter(namesFlowDriver), [], "init() alone loads WalletClient's implementation");

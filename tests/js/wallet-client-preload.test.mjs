@@ -28,7 +28,7 @@ test('init({ passkeys: true }) loads the WalletClient implementation before any 
   await init({ module_or_path: readFileSync(WASM_PATH), passkeys: true });
   const loaded = pkgLoads();
   assert.ok(loaded.includes('wallet-client-impl.js'), `loaded: ${loaded.join(', ')}`);
-  assert.deepEqual(loaded.filter((f) => /^embedded_wallet_kit.*\.js$/.test(f)), ['embedded_wallet_kit.js'], 'one glue: the full module\'s');
+  assert.deepEqual(loaded.filter((f) => /^embedded_wallet_kit.*\.js$/.test(f)), ['embedded_wallet_kit.js'], 'one glue: the wallet module\'s');
 
   // A client made afterwards works and loads nothing more.
   const client = new WalletClient({ transport: () => ({ status: 200, body: '{"id":"AuthMethod:1"}' }) });

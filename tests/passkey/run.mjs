@@ -30,7 +30,7 @@ import { FIREFOX_WAIT_FOR_USB_PREFS, collectPageErrors } from '../support/engine
 import { PKG_DIR as pkgDir, defineSuite, json, requirePkg, suiteChecks } from '../support/suite.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-// The full module's build without the enclave exports: the main entry's plain init()
+// The wallet module's build without the enclave exports: the main entry's plain init()
 // fetches it and no other .wasm.
 const FULL_WASM = '/pkg/embedded_wallet_kit_no_enclave_bg.wasm';
 const isWasm = (p) => p.endsWith('.wasm');
@@ -336,7 +336,7 @@ async function webauthnSuite() {
       });
 
       const plain = await s.page.evaluate(() => window.attempt(() => window.kit.init()));
-      await check('init() fetches exactly one .wasm, the full module', () => {
+      await check('init() fetches exactly one .wasm, the wallet module', () => {
         assert(plain.ok, json(plain.error));
         const paths = s.requests().map((r) => r.path);
         assert(json(paths.filter(isWasm)) === json([FULL_WASM]), `.wasm fetched by init(): ${paths.join(', ')}`);

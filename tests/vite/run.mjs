@@ -157,7 +157,7 @@ try {
     assert(assets.some((a) => a.endsWith('.wasm')), `no .wasm in ${assets.join(', ')}`);
   });
   await check('vite build printed no warnings', () => assert(buildWarnings.length === 0, buildWarnings.join('\n')));
-  await check('vite build emitted the full module\'s two builds, with and without the enclave exports, and no other .wasm (the page imports the main entry only)', () => {
+  await check('vite build emitted the wallet module\'s two builds, with and without the enclave exports, and no other .wasm (the page imports the main entry only)', () => {
     const wasm = assets.filter((a) => a.endsWith('.wasm')).sort();
     assert(wasm.length === 2 && /^embedded_wallet_kit_bg-.*\.wasm$/.test(wasm[0]) && /^embedded_wallet_kit_no_enclave_bg-.*\.wasm$/.test(wasm[1]),
       `.wasm assets: ${wasm.join(', ')}`);
@@ -176,10 +176,10 @@ await check('vite build emitted the signer Worker as its own asset, started by U
     .filter((a) => readFileSync(join(outDir, 'assets', a), 'utf8').includes(`/assets/${workerAsset}`));
   assert(startsIt.length === 1 && /^isolated-.*\.js$/.test(startsIt[0]), `chunks naming /assets/${workerAsset}: ${startsIt.join(', ') || 'none'}`);
 });
-await check('the Worker bundle loads an emitted .wasm that is the package\'s full module', () => {
+await check('the Worker bundle loads an emitted .wasm that is the package\'s wallet module', () => {
   const code = readFileSync(join(outDir, 'assets', workerAsset), 'utf8');
   // Emitted asset names (name-hash.wasm), not a minified property access such as `R.wasm`
-  // (the full module's glue has one).
+  // (the wallet module's glue has one).
   const named = [...new Set(code.match(/[\w.]+-[\w-]+\.wasm/g) ?? [])];
   assert(named.length === 1, `.wasm names in the Worker bundle: ${named.join(', ') || 'none'}`);
   assert(assets.includes(named[0]), `${named[0]} is not among the emitted assets`);
@@ -208,7 +208,7 @@ async function suite() {
     assert(wasm.length === 1, `wasm requests: ${JSON.stringify(wasm)}`);
     assert(wasm[0].status === 200 && wasm[0].type === 'application/wasm', JSON.stringify(wasm[0]));
   });
-  await check('init() fetched the full module without the enclave exports', () => {
+  await check('init() fetched the wallet module without the enclave exports', () => {
     const wasm = requests().filter((r) => r.path.endsWith('.wasm'));
     assert(/\/embedded_wallet_kit_no_enclave_bg-.*\.wasm$/.test(wasm[0]?.path ?? ''), `fetched: ${wasm.map((r) => r.path).join(', ')}`);
   });

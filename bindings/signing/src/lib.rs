@@ -1,5 +1,5 @@
 //! The signing-only wasm module, the one `embedded-wallet-kit/signing`'s `init()` loads:
-//! `ClientKey`, `Session` and `warmUp`, nothing else. The full module (bindings/wallet,
+//! `ClientKey`, `Session` and `warmUp`, nothing else. The wallet module (bindings/wallet,
 //! what the main entry's `init()` loads) links this crate and adds the rest. Everything
 //! `#[wasm_bindgen]` in this crate is an export of both modules.
 #![cfg(target_arch = "wasm32")]
@@ -20,7 +20,7 @@ pub use signing::{JsClientKey, JsSession};
 // The generated declarations (pkg/embedded_wallet_kit_signing.d.ts and, through the full
 // module, pkg/embedded_wallet_kit.d.ts, which js/signing.d.ts and js/index.d.ts
 // re-export) name these interfaces in the `unchecked_*_type`s of the exports; they are
-// declared once, in index.d.ts. The full module imports the interfaces its own exports
+// declared once, in index.d.ts. The wallet module imports the interfaces its own exports
 // name in a section of its own: one name imported twice would not compile.
 #[wasm_bindgen::prelude::wasm_bindgen(typescript_custom_section)]
 const SIGNING_TYPES: &str = "import type { SessionResponse, PendingSignature, Quote, SignedRetryHeaders, QuoteSignatureHeader } from './index.js';";

@@ -183,7 +183,7 @@ impl JsClientKey {
         Self(Handle::new(Box::new(key)))
     }
 
-    /// The key's state, for the full module's bindings (enclave, store): not an export.
+    /// The key's state, for the wallet module's bindings (enclave, store): not an export.
     pub fn handle(&self) -> &Handle<embedded_wallet_kit::ClientKey> {
         &self.0
     }
@@ -254,7 +254,7 @@ impl JsSession {
         Self(Handle::new(session))
     }
 
-    /// The session's state, for the full module's bindings (store): not an export.
+    /// The session's state, for the wallet module's bindings (store): not an export.
     pub fn handle(&self) -> &Handle<embedded_wallet_kit::Session> {
         &self.0
     }

@@ -1,7 +1,7 @@
 //! `ClientKey.signRetry`: the temporary encryption key (TEK) of the encrypted OTP login
 //! stamps the login's 202 before any session exists. A method of ClientKey, so
 //! it is this crate's (a Rust type's methods live in its crate); the rest of the newer
-//! deployments' exports (`encryptOtp`, `openWalletExport`) are the full module's
+//! deployments' exports (`encryptOtp`, `openWalletExport`) are the wallet module's
 //! (bindings/wallet/src/enclave.rs).
 
 use js_sys::Object;

@@ -1,4 +1,4 @@
-//! The flow drivers of the full module with ewk-signing's Session signing what they
+//! The flow drivers of the wallet module with ewk-signing's Session signing what they
 //! hand out, as the JS WalletClient uses them (moved here from tests/bindings.rs
 //! with the split into one crate per module). Runs in Node by default and in headless
 //! browsers with `WASM_BINDGEN_USE_BROWSER=1` (see the Makefile).
