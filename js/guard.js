@@ -451,7 +451,7 @@ export function handleClasses(glue, module) {
         writable: true,
         value: (/** @type {any[]} */ ...args) => {
           ready(label);
-          if (keyAt) args[keyAt] = out.keyOf(args[keyAt], label);
+          if (keyAt !== undefined) args[keyAt] = out.keyOf(args[keyAt], label);
           return new Handle(TOKEN, call(() => Raw[fn](...args)));
         },
       });

@@ -10,23 +10,15 @@
 import { KitError } from './platform.js'; // first: WebCrypto and Date.now as they are now (js/browser.js)
 import { readFileSync } from 'node:fs';
 import { initSync, selfTest } from './embedded_wallet_kit.js';
-import { mainModule, markReady, runSelfTest, readInit, wantsIsolation } from './guard.js';
+import { mainModule, readInit, wantsIsolation } from './guard.js';
+import { startModule } from './node-start.js';
 import { moduleLoaded } from './passkey.js';
 import { provideWalletClient } from './wallet-client.js';
 import * as walletClientImpl from './wallet-client-impl.js';
 
-initSync({ module: readFileSync(new URL('./embedded_wallet_kit_bg.wasm', import.meta.url)) });
-markReady();
+const ready = startModule(initSync, readFileSync(new URL('./embedded_wallet_kit_bg.wasm', import.meta.url)), selfTest, mainModule);
 moduleLoaded();
 provideWalletClient(walletClientImpl);
-// A faulty engine: init() rejects ENGINE_FAULT and every call answers it (js/guard.js).
-let ready = Promise.resolve();
-try {
-  runSelfTest(selfTest, mainModule);
-} catch (err) {
-  ready = Promise.reject(err);
-  ready.catch(() => {}); // marked handled: init() hands it out
-}
 
 /**
  * Resolves at once: the Node entry instantiates the module when it is imported.

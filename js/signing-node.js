@@ -5,19 +5,11 @@
 import './platform.js'; // first: WebCrypto and Date.now as they are now (js/signing.js)
 import { readFileSync } from 'node:fs';
 import { initSync, selfTest } from './embedded_wallet_kit_signing.js';
-import { runSelfTest, signingReady, readInit } from './guard.js';
+import { signingReady, readInit } from './guard.js';
+import { startModule } from './node-start.js';
 import { refuseMainOptions } from './signing-options.js';
 
-initSync({ module: readFileSync(new URL('./embedded_wallet_kit_signing_bg.wasm', import.meta.url)) });
-signingReady.markReady();
-// A faulty engine: init() rejects ENGINE_FAULT and every call answers it (js/guard.js).
-let ready = Promise.resolve();
-try {
-  runSelfTest(selfTest, signingReady);
-} catch (err) {
-  ready = Promise.reject(err);
-  ready.catch(() => {}); // marked handled: init() hands it out
-}
+const ready = startModule(initSync, readFileSync(new URL('./embedded_wallet_kit_signing_bg.wasm', import.meta.url)), selfTest, signingReady);
 
 /**
  * Resolves at once: this entry instantiates its module when it is imported. Rejects

@@ -153,7 +153,7 @@ export function sizeTables(pkgDir, budgets = BUDGETS) {
       ...loadedWith(pkgDir, ['isolated.js', 'isolated-boot.js', 'signer-worker.js', glue('full')], mainInit.filter((f) => f !== glue('full'))),
       wasm('full'),
     ]],
-    // Shared files it imports (kit-error.js and the snippet, guard.js) are in the first table.
+    // Shared files it imports (platform.js, guard.js) are in the first table.
     ['testing module (informational, in no budget): embedded-wallet-kit/testing in the browser',
       [...loadedWith(pkgDir, ['testing.js'], signingPage), wasm('testing')]],
   ];

@@ -20,7 +20,7 @@ type Undeclared<M, Declared> = Exclude<keyof M, keyof Declared>;
  * `SessionStore` is checked apart: the exported class is the base (js/session-store.js)
  * of the implementation's `Store`, which declares the instance methods with
  * `@implements` (js/session-store-impl.js); what the export itself must match is `open`.
- * `SessionKeeper` likewise (js/session-keeper.js, js/session-keeper-impl.js's `Keeper`): `start`.
+ * `SessionKeeper` likewise (also js/session-store.js; js/session-keeper-impl.js's `Keeper`): `start`.
  */
 type Entry = Omit<typeof declared, 'SessionStore' | 'SessionKeeper'>;
 
