@@ -35,6 +35,7 @@ fn api_routes() -> Router<Shared> {
         .route("/auth/credentials/{id}", delete(api::revoke_credential))
         .route("/auth/credentials/{id}/challenge", post(api::challenge))
         .route("/auth/credentials/{id}/verify", post(api::verify))
+        .route("/auth/sessions", get(api::list_sessions))
         .route("/auth/sessions/{id}/refresh", post(api::refresh))
         .route("/auth/sessions/{id}", delete(api::revoke_session))
         .route("/quotes", post(api::create_quote))

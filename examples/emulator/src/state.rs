@@ -306,8 +306,9 @@ impl SessionRec {
 
 /// The operations that can answer PROCESSING, named as the service's webhook names them
 /// (`operationType`) where it does.
-pub const OPERATIONS: [&str; 7] = [
+pub const OPERATIONS: [&str; 8] = [
     "auth_credential.create",
+    "auth_credential.challenge",
     "auth_credential.delete",
     "auth_credential.verify",
     "session.refresh",
@@ -358,13 +359,18 @@ impl Plan {
     }
 }
 
-/// A signed request the emulator answered PROCESSING to, until it settles.
+/// A request the emulator answered PROCESSING to, until it settles: a signed retry (held
+/// by its Request-Id) or a login leg, which carries none (held by method and path).
 pub struct Held {
     pub operation: &'static str,
     pub method: Method,
     pub path: String,
     pub body: Bytes,
-    pub signature: String,
+    /// The `Service-Wallet-Signature` and `Request-Id` it came with (a login leg: none).
+    pub signature: Option<String>,
+    pub request_id: Option<String>,
+    /// A login leg, held by method and path: its terminal answer is given once.
+    pub login: bool,
     /// PROCESSING answers still to give.
     pub remaining: u32,
     pub started_ms: i64,

@@ -80,9 +80,9 @@ fn a_refresh_answers_processing_n_times_then_its_session_and_repeats_it() {
 #[test]
 fn a_resend_that_differs_in_one_byte_is_refused() {
     let emu = strict();
-    plan(&emu, json!({"count": 1}));
     let (account, _) = emu.new_account();
     let (mut session, _) = emu.email_login(&account);
+    plan(&emu, json!({"count": 1}));
     let key = ClientKey::generate().unwrap();
     let body = json!({"clientPublicKey": key.public_key_hex()}).to_string();
     let (path, pending, headers) = refresh_headers(&emu, &mut session, &body);
@@ -156,9 +156,9 @@ fn a_held_operation_settles_on_its_own_and_a_lookup_shows_it() {
 #[test]
 fn every_signed_retry_endpoint_can_answer_processing() {
     let emu = strict();
-    plan(&emu, json!({"count": 1}));
     let (account, _) = emu.new_account();
     let (mut session, credential) = emu.email_login(&account);
+    plan(&emu, json!({"count": 1}));
     // PATCH /internal-accounts/{id}, then DELETE /auth/sessions/{id}.
     let patch = format!("/internal-accounts/{account}");
     let body = r#"{"privacyEnabled":true}"#;
@@ -190,6 +190,161 @@ fn every_signed_retry_endpoint_can_answer_processing() {
     emu.signed(&mut other, "PATCH", &patch, body).expect(200);
 }
 
+/// The login legs carry no Request-Id: the challenge and the session-issuing verify
+/// answer PROCESSING, run once on the identical re-send, and refuse one that differs.
+#[test]
+fn the_login_legs_answer_processing_in_both_modes_and_run_once() {
+    for mode in [Mode::Strict, Mode::Sandbox] {
+        let emu = start_with(mode, |c| c.challenge_interval = Duration::ZERO);
+        let (account, credential) = emu.new_account_with_email_otp();
+        let codes = |emu: &Emu| {
+            let r = emu.get(&format!("/emulator/outbox?accountId={account}"));
+            r.expect(200);
+            r.json().as_array().unwrap().len()
+        };
+        let sent_before = codes(&emu);
+        plan(
+            &emu,
+            json!({"count": 2, "operations": ["auth_credential.challenge", "auth_credential.verify"]}),
+        );
+        let challenge = format!("/auth/credentials/{credential}/challenge");
+        assert_processing(&emu.api("POST", &challenge, &[], "{}"));
+        let mismatch = |r: Resp, what: &str| {
+            assert_eq!(r.status, 401, "{mode:?} {what}: {}", r.body);
+            assert_eq!(
+                r.json()["code"],
+                "WALLET_SIGNATURE_BODY_MISMATCH",
+                "{}",
+                r.body
+            );
+            assert!(r.reason().contains(what), "{what}: {}", r.body);
+        };
+        mismatch(emu.api("POST", &challenge, &[], "{ }"), "body");
+        mismatch(
+            emu.api(
+                "POST",
+                &challenge,
+                &[(REQUEST_ID_HEADER, "Request:x")],
+                "{}",
+            ),
+            "Request-Id",
+        );
+        assert_processing(&emu.api("POST", &challenge, &[], "{}"));
+        assert_eq!(
+            codes(&emu),
+            sent_before,
+            "{mode:?}: nothing sent while processing"
+        );
+        let done = emu.api("POST", &challenge, &[], "{}");
+        done.expect(200);
+        assert_eq!(done.json()["id"], credential.as_str(), "{}", done.body);
+        if mode == Mode::Strict {
+            assert_eq!(codes(&emu), sent_before + 1, "one code, sent once");
+        }
+
+        let otp = match mode {
+            Mode::Strict => emu.last_otp(&account),
+            _ => "000000".to_owned(),
+        };
+        let mut key = ClientKey::generate().unwrap();
+        let verify = format!("/auth/credentials/{credential}/verify");
+        let body =
+            json!({"type": "EMAIL_OTP", "otp": otp, "clientPublicKey": key.public_key_hex()})
+                .to_string();
+        assert_processing(&emu.api("POST", &verify, &[], &body));
+        mismatch(
+            emu.api(
+                "POST",
+                &verify,
+                &[(embedded_wallet_kit::SIGNATURE_HEADER, "stamp")],
+                &body,
+            ),
+            "Service-Wallet-Signature",
+        );
+        assert_processing(&emu.api("POST", &verify, &[], &body));
+        let session = emu.api("POST", &verify, &[], &body);
+        session.expect(200);
+        if mode == Mode::Strict {
+            let opened = Session::open_json(&session.body, &mut key).expect("the session opens");
+            assert!(opened.info().id.starts_with("Session:"));
+        } else {
+            assert!(session.json()["id"].as_str().is_some(), "{}", session.body);
+        }
+        // Ran once: the next identical request is a new login (run at once with the plan
+        // off), whose code is spent (strict).
+        plan(&emu, json!({"count": 0}));
+        let again = emu.api("POST", &verify, &[], &body);
+        assert_eq!(again.json().get("status"), None, "{}", again.body);
+        if mode == Mode::Strict {
+            again.expect(401);
+        }
+    }
+}
+
+#[test]
+fn a_held_login_settles_on_its_own_and_the_identical_resend_gets_its_session() {
+    let emu = strict();
+    let (account, credential) = emu.new_account_with_email_otp();
+    plan(
+        &emu,
+        json!({"count": 9, "operations": ["auth_credential.verify"], "settleMs": 500}),
+    );
+    let mut key = ClientKey::generate().unwrap();
+    let verify = format!("/auth/credentials/{credential}/verify");
+    let body = json!({"type": "EMAIL_OTP", "otp": emu.last_otp(&account), "clientPublicKey": key.public_key_hex()})
+        .to_string();
+    assert_processing(&emu.api("POST", &verify, &[], &body));
+    let sessions = |emu: &Emu| {
+        let r = emu.get(&format!("/auth/sessions?accountId={account}"));
+        r.expect(200);
+        r.json()["data"].as_array().unwrap().clone()
+    };
+    assert!(sessions(&emu).is_empty(), "no session while processing");
+    std::thread::sleep(Duration::from_millis(600));
+    let settled = sessions(&emu);
+    assert_eq!(settled.len(), 1, "settled on its own: the lookup shows it");
+    assert_eq!(settled[0].get("encryptedSessionSigningKey"), None);
+    let done = emu.api("POST", &verify, &[], &body);
+    done.expect(200);
+    let session = Session::open_json(&done.body, &mut key).expect("the settled session opens");
+    assert_eq!(settled[0]["id"], session.info().id.as_str());
+    // Given once: the next identical request is a new login with a spent code.
+    plan(&emu, json!({"count": 0}));
+    emu.api("POST", &verify, &[], &body).expect(401);
+}
+
+#[test]
+fn get_auth_sessions_lists_the_live_sessions_of_an_account() {
+    let emu = strict();
+    let r = emu.get("/auth/sessions");
+    r.expect(400);
+    assert!(r.body.contains("accountId"), "{}", r.body);
+    emu.get("/auth/sessions?accountId=InternalAccount:nobody")
+        .expect(404);
+    let (account, _) = emu.new_account();
+    let (mut session, _) = emu.email_login(&account);
+    let new_key = ClientKey::generate().unwrap();
+    let body = json!({"clientPublicKey": new_key.public_key_hex()}).to_string();
+    let path = format!("/auth/sessions/{}/refresh", session.info().id);
+    let refreshed = emu.signed(&mut session, "POST", &path, &body);
+    refreshed.expect(201);
+    let revoke = format!("/auth/sessions/{}", session.info().id);
+    emu.signed(&mut session, "DELETE", &revoke, "").expect(204);
+    let listed = emu.get(&format!("/auth/sessions?accountId={account}"));
+    listed.expect(200);
+    let ids: Vec<Value> = listed.json()["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].clone())
+        .collect();
+    assert_eq!(
+        ids,
+        [refreshed.json()["id"].clone()],
+        "the refreshed one, not the revoked one"
+    );
+}
+
 #[test]
 fn the_plan_names_only_known_operations() {
     let emu = strict();
@@ -207,6 +362,7 @@ fn the_plan_names_only_known_operations() {
     let shown = emu.raw("GET", "/emulator/processing", &[], "");
     shown.expect(200);
     assert_eq!(shown.json()["operations"]["wallet.export"], 0);
+    assert_eq!(shown.json()["operations"]["auth_credential.challenge"], 0);
 }
 
 /// Fast re-sends for tests: the emulator's count, not the waits, is what is under test.
@@ -220,9 +376,9 @@ const QUICK: ProcessingPolicy = ProcessingPolicy {
 fn the_kits_flows_resend_through_processing_and_finish_in_both_key_modes() {
     for times in [0u32, 1, 4] {
         let emu = strict();
-        plan(&emu, json!({"count": times}));
         let (account, credential) = emu.new_account_with_email_otp();
         let mut session = emu.email_verify(&account, &credential);
+        plan(&emu, json!({"count": times}));
 
         // Sealed refresh, then a client-held one, each through `times` PROCESSING answers.
         let new_key = ClientKey::generate().unwrap();

@@ -12,7 +12,8 @@ use embedded_wallet_kit::REQUEST_ID_HEADER;
 use serde_json::{json, Map, Value};
 
 use super::http::{
-    json_response, no_content, not_found_account, not_found_credential, opt_str, req_str, Req,
+    account_query, json_response, no_content, not_found_account, not_found_credential, opt_str,
+    req_str, Req,
 };
 use super::signed_retry::{signed_retry, Leg, RetrySpec};
 use super::{oauth, otp, passkey, App, Shared};
@@ -144,14 +145,8 @@ pub async fn list_credentials(
     AxumState(app): AxumState<Shared>,
     Query(query): Query<HashMap<String, String>>,
 ) -> ApiResult<Response> {
-    let account_id = query
-        .get("accountId")
-        .filter(|s| !s.is_empty())
-        .ok_or_else(|| ApiError::invalid("accountId is required"))?;
     let st = app.lock();
-    if st.account(account_id).is_none() {
-        return Err(not_found_account(account_id));
-    }
+    let account_id = account_query(&st, &query)?;
     let data: Vec<Value> = st
         .active_credentials(account_id)
         .map(Credential::to_json)

@@ -141,6 +141,22 @@ pub(super) fn limit(query: &HashMap<String, String>) -> ApiResult<usize> {
     }
 }
 
+/// The `accountId` query parameter of the per-account listings: required, and an
+/// account that exists (else 404).
+pub(super) fn account_query<'a>(
+    st: &crate::state::State,
+    query: &'a HashMap<String, String>,
+) -> ApiResult<&'a str> {
+    let account_id = query
+        .get("accountId")
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| ApiError::invalid("accountId is required"))?;
+    if st.account(account_id).is_none() {
+        return Err(not_found_account(account_id));
+    }
+    Ok(account_id)
+}
+
 pub(super) fn not_found_account(id: &str) -> ApiError {
     ApiError::not_found(format!("internal account {id} not found"))
 }

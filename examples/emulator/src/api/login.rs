@@ -2,6 +2,8 @@
 //! `POST /auth/credentials/{id}/verify`, dispatched by credential kind to `otp`, `oauth`
 //! and `passkey` (each names its strict/sandbox differences); verify ends in
 //! `sessions::issue_session`. Strict only: challenges are rate limited per credential.
+//! Both legs may answer PROCESSING (`processing::hold_login`) once the request is known
+//! to name a credential of the right kind; the kind's own checks run when it settles.
 
 use axum::extract::{Path, State as AxumState};
 use axum::http::StatusCode;
@@ -9,7 +11,7 @@ use axum::response::Response;
 
 use super::http::{json_response, not_found_credential, req_str, Req};
 use super::sessions::{client_key_any, issue_session};
-use super::{oauth, otp, passkey, App, Shared};
+use super::{oauth, otp, passkey, processing, App, Shared};
 use crate::error::{ApiError, ApiResult};
 use crate::state::CredKind;
 use crate::util::now_ms;
@@ -52,6 +54,9 @@ pub async fn challenge(
     }
     let account_id = cred.account_id.clone();
     let mut response = cred.to_json();
+    if let Some(answer) = processing::hold_login(&mut st, "auth_credential.challenge", &req, now)? {
+        return Ok(answer);
+    }
     if let Some(c) = st.credential_mut(&id) {
         c.last_challenge_ms = Some(now);
     }
@@ -92,6 +97,10 @@ pub async fn verify(
     }
     if kind == CredKind::EmailOtp && body.contains_key("encryptedOtpBundle") {
         return otp::verify_encrypted(&app, &mut st, &req, &body, &id, now);
+    }
+    // The encrypted OTP login's signed leg is held as a signed retry; this one by its path.
+    if let Some(answer) = processing::hold_login(&mut st, "auth_credential.verify", &req, now)? {
+        return Ok(answer);
     }
     let (client, client_held) = match kind {
         CredKind::EmailOtp => (otp::verify(&app, &mut st, &body, &id, now)?, false),

@@ -6,13 +6,13 @@
 //! | `credentials` | `POST/GET /auth/credentials`, `DELETE /auth/credentials/{id}` |
 //! | `login` | `POST /auth/credentials/{id}/challenge` and `/verify`, by credential kind: |
 //! | `otp`, `oauth`, `passkey` | each kind's create, challenge and verify checks |
-//! | `sessions` | `POST /auth/sessions/{id}/refresh`, `DELETE /auth/sessions/{id}` |
+//! | `sessions` | `GET /auth/sessions`, `POST /auth/sessions/{id}/refresh`, `DELETE /auth/sessions/{id}` |
 //! | `accounts` | `GET /internal-accounts`, `PATCH /internal-accounts/{id}`, `POST /sandbox/internal-accounts/{id}/fund` |
 //! | `export` | `POST /internal-accounts/{id}/export` |
 //! | `quotes` | `POST /quotes`, `GET /quotes/{id}`, `POST /quotes/{id}/execute` |
 //! | `transactions` | `GET /transactions`, `GET /transactions/{id}` |
 //! | `control` | the `/emulator/` helpers (no auth) |
-//! | `processing` | `200 {"status":"PROCESSING"}` on signed retries, and `/emulator/processing` |
+//! | `processing` | `200 {"status":"PROCESSING"}` on signed retries and login legs, and `/emulator/processing` |
 //!
 //! Shared: `http` (request/response plumbing, field readers) and `signed_retry` (wallet
 //! signatures and the 202 → signed-retry exchange). Each module's doc says where strict
@@ -50,7 +50,7 @@ pub use export::export;
 pub use http::{json_response, Req};
 pub use login::{challenge, verify};
 pub use quotes::{create_quote, execute_quote, get_quote};
-pub use sessions::{refresh, revoke_session};
+pub use sessions::{list_sessions, refresh, revoke_session};
 pub use signed_retry::Signer;
 pub use transactions::{get_transaction, list_transactions};
 

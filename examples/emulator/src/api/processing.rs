@@ -3,6 +3,10 @@
 //! answer; the client re-sends the identical signed request (same method, path, body,
 //! `Service-Wallet-Signature` and `Request-Id`) until the terminal answer comes.
 //!
+//! The login legs (`POST /auth/credentials/{id}/challenge` and the session-issuing
+//! `/verify`) may answer it too, told apart from their terminal 200 by the body; they
+//! carry no Request-Id, so a held one is known by its method and path.
+//!
 //! Off by default. `--processing N` (or `POST /emulator/processing`) makes each operation
 //! answer PROCESSING N times before it runs. A re-send that differs from the first signed
 //! attempt in any byte is refused with 401 `WALLET_SIGNATURE_BODY_MISMATCH`, as
@@ -14,7 +18,7 @@ use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::{Request, State as AxumState};
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use embedded_wallet_kit::{REQUEST_ID_HEADER, SIGNATURE_HEADER};
@@ -58,12 +62,9 @@ fn processing_response(operation: &str) -> Response {
     response
 }
 
-/// Whether `req`, signed with `signature`, repeats the first attempt byte for byte.
-fn same_request(held: &Held, req: &Req, signature: &str) -> bool {
-    held.method == req.method
-        && held.path == req.path
-        && held.body == req.body
-        && held.signature == signature
+/// Whether `req` repeats the first attempt byte for byte, signature headers included.
+fn same_request(held: &Held, req: &Req) -> bool {
+    difference(held, req).is_none()
 }
 
 /// The service's 401 code for a signed request whose bytes are not the ones it issued or
@@ -77,35 +78,47 @@ fn mismatch(what: &str) -> ApiError {
     )
 }
 
-fn difference(held: &Held, req: &Req, signature: &str) -> &'static str {
+/// What `req` changed from the first attempt, if anything.
+fn difference(held: &Held, req: &Req) -> Option<&'static str> {
     if held.method != req.method || held.path != req.path {
-        "method or path"
+        Some("method or path")
     } else if held.body != req.body {
-        "body"
-    } else if held.signature != signature {
-        "Service-Wallet-Signature"
+        Some("body")
+    } else if held.signature.as_deref() != req.header(SIGNATURE_HEADER) {
+        Some("Service-Wallet-Signature")
+    } else if held.request_id.as_deref() != req.header(REQUEST_ID_HEADER) {
+        Some("Request-Id")
     } else {
-        "nothing"
+        None
+    }
+}
+
+/// A login leg has no Request-Id of its own: it is held by its method and path (the credential).
+fn login_key(method: &Method, path: &str) -> String {
+    format!("{method} {path}")
+}
+
+/// The held operation a request re-sends: by its Request-Id, else a login leg's.
+fn held_key(st: &State, request_id: Option<&str>, method: &Method, path: &str) -> Option<String> {
+    let held = &st.processing.held;
+    match request_id {
+        Some(id) if held.contains_key(id) => Some(id.to_owned()),
+        _ => Some(login_key(method, path)).filter(|key| held.contains_key(key)),
     }
 }
 
 /// A re-send of an operation that already ran answers what it answered then (identical
 /// re-sends only), before any of the handler's checks: the operation changed what they
-/// would find.
-fn answered(
-    st: &State,
-    req: &Req,
-    request_id: &str,
-    signature: &str,
-) -> ApiResult<Option<Response>> {
-    let Some(held) = st.processing.held.get(request_id) else {
+/// would find. A login leg's answer is given once (the next such request is a new login).
+fn answered(st: &mut State, req: &Req, key: &str) -> ApiResult<Option<Response>> {
+    let Some(held) = st.processing.held.get(key) else {
         return Ok(None);
     };
     let Some((status, body)) = &held.terminal else {
         return Ok(None);
     };
-    if !same_request(held, req, signature) {
-        return Err(mismatch(difference(held, req, signature)));
+    if let Some(what) = difference(held, req) {
+        return Err(mismatch(what));
     }
     let mut response = Response::new(Body::from(body.clone()));
     *response.status_mut() = *status;
@@ -114,6 +127,9 @@ fn answered(
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/json"),
         );
+    }
+    if held.login {
+        st.processing.held.remove(key);
     }
     Ok(Some(response))
 }
@@ -125,14 +141,49 @@ pub(super) fn hold(
     purpose: Purpose,
     req: &Req,
     request_id: &str,
-    signature: &str,
     now: i64,
 ) -> ApiResult<Option<Response>> {
-    let operation = operation(purpose);
+    hold_as(
+        st,
+        operation(purpose),
+        request_id.to_owned(),
+        false,
+        req,
+        now,
+    )
+}
+
+/// `hold` for a login leg (`auth_credential.challenge`, `auth_credential.verify`), known
+/// by method and path (a passkey verify's Request-Id names its challenge, not this
+/// request): a re-send that changes its body or headers differs from it.
+pub(super) fn hold_login(
+    st: &mut State,
+    operation: &'static str,
+    req: &Req,
+    now: i64,
+) -> ApiResult<Option<Response>> {
+    hold_as(
+        st,
+        operation,
+        login_key(&req.method, &req.path),
+        true,
+        req,
+        now,
+    )
+}
+
+fn hold_as(
+    st: &mut State,
+    operation: &'static str,
+    key: String,
+    login: bool,
+    req: &Req,
+    now: i64,
+) -> ApiResult<Option<Response>> {
     let book = &mut st.processing;
-    if let Some(held) = book.held.get_mut(request_id) {
-        if !same_request(held, req, signature) {
-            return Err(mismatch(difference(held, req, signature)));
+    if let Some(held) = book.held.get_mut(&key) {
+        if let Some(what) = difference(held, req) {
+            return Err(mismatch(what));
         }
         if held.remaining > 0 {
             held.remaining -= 1;
@@ -146,13 +197,15 @@ pub(super) fn hold(
         return Ok(None);
     }
     book.held.insert(
-        request_id.to_owned(),
+        key,
         Held {
             operation,
             method: req.method.clone(),
             path: req.path.clone(),
             body: req.body.clone(),
-            signature: signature.to_owned(),
+            signature: req.header(SIGNATURE_HEADER).map(str::to_owned),
+            request_id: req.header(REQUEST_ID_HEADER).map(str::to_owned),
+            login,
             remaining: count - 1,
             started_ms: now,
             running: false,
@@ -162,9 +215,14 @@ pub(super) fn hold(
     Ok(Some(processing_response(operation)))
 }
 
+/// Marks the request `settle_due` replays: its answer is stored for the client's re-send.
+#[derive(Clone, Copy)]
+struct Settling;
+
 /// The layer on the API routes: first settles the operations whose settle time passed
 /// (each runs once, through the API as its own re-send would), then stores the terminal
-/// answer of an operation that ran.
+/// answer of an operation that ran (a login leg's only when it settled on its own: a
+/// client's re-send that ran it has its answer).
 pub async fn track(AxumState(app): AxumState<Shared>, request: Request, next: Next) -> Response {
     settle_due(&app).await;
     let request_id = request
@@ -172,16 +230,15 @@ pub async fn track(AxumState(app): AxumState<Shared>, request: Request, next: Ne
         .get(REQUEST_ID_HEADER)
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
-    let Some(request_id) = request_id else {
-        return next.run(request).await;
+    let method = request.method().clone();
+    let path = request.uri().path().to_owned();
+    let settling = request.extensions().get::<Settling>().is_some();
+    let ended = {
+        let st = app.lock();
+        held_key(&st, request_id.as_deref(), &method, &path)
+            .filter(|key| st.processing.held[key].terminal.is_some())
     };
-    let ended = app
-        .lock()
-        .processing
-        .held
-        .get(&request_id)
-        .is_some_and(|h| h.terminal.is_some());
-    let request = if ended {
+    let request = if let Some(key) = ended {
         let (parts, body) = request.into_parts();
         let body = axum::body::to_bytes(body, 1 << 20)
             .await
@@ -192,8 +249,8 @@ pub async fn track(AxumState(app): AxumState<Shared>, request: Request, next: Ne
             headers: parts.headers.clone(),
             body: body.clone(),
         };
-        let signature = req.header(SIGNATURE_HEADER).unwrap_or_default();
-        match answered(&app.lock(), &req, &request_id, signature) {
+        let answer = answered(&mut app.lock(), &req, &key);
+        match answer {
             Ok(Some(answer)) => return answer,
             Err(refused) => return refused.into_response(),
             Ok(None) => Request::from_parts(parts, Body::from(body)),
@@ -205,20 +262,28 @@ pub async fn track(AxumState(app): AxumState<Shared>, request: Request, next: Ne
     if response.extensions().get::<StillProcessing>().is_some() {
         return response;
     }
-    let ran = app
-        .lock()
-        .processing
-        .held
-        .get(&request_id)
-        .is_some_and(|h| h.running && h.terminal.is_none());
-    if !ran {
+    let ran = {
+        let st = app.lock();
+        held_key(&st, request_id.as_deref(), &method, &path).filter(|key| {
+            let held = &st.processing.held[key];
+            held.running && held.terminal.is_none()
+        })
+    };
+    let Some(key) = ran else {
         return response;
+    };
+    if !settling {
+        let mut st = app.lock();
+        if st.processing.held[&key].login {
+            st.processing.held.remove(&key);
+            return response;
+        }
     }
     let (parts, body) = response.into_parts();
     let bytes = axum::body::to_bytes(body, 1 << 20)
         .await
         .unwrap_or_default();
-    if let Some(held) = app.lock().processing.held.get_mut(&request_id) {
+    if let Some(held) = app.lock().processing.held.get_mut(&key) {
         held.terminal = Some((parts.status, bytes.clone()));
     }
     Response::from_parts(parts, Body::from(bytes))
@@ -233,20 +298,21 @@ async fn settle_due(app: &Shared) {
             .held
             .iter_mut()
             .filter(|(_, h)| !h.running && h.started_ms + settle_ms <= now)
-            .map(|(request_id, h)| {
+            .map(|(_, h)| {
                 // Marked before it runs: the replay passes through `track` again.
                 h.remaining = 0;
                 h.running = true;
                 let mut request = Request::new(Body::from(h.body.clone()));
                 *request.method_mut() = h.method.clone();
                 *request.uri_mut() = h.path.parse().unwrap_or_default();
+                request.extensions_mut().insert(Settling);
                 let headers = request.headers_mut();
                 for (name, value) in [
-                    (SIGNATURE_HEADER, h.signature.as_str()),
-                    (REQUEST_ID_HEADER, request_id.as_str()),
-                    ("content-type", "application/json"),
+                    (SIGNATURE_HEADER, h.signature.as_deref()),
+                    (REQUEST_ID_HEADER, h.request_id.as_deref()),
+                    ("content-type", Some("application/json")),
                 ] {
-                    if let Ok(value) = HeaderValue::from_str(value) {
+                    if let Some(Ok(value)) = value.map(HeaderValue::from_str) {
                         headers.insert(name, value);
                     }
                 }

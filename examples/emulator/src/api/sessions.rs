@@ -1,9 +1,12 @@
-//! Sessions: `POST /auth/sessions/{id}/refresh` and `DELETE /auth/sessions/{id}`, plus
+//! Sessions: `GET /auth/sessions?accountId=`, `POST /auth/sessions/{id}/refresh` and
+//! `DELETE /auth/sessions/{id}`, plus
 //! what every session-issuing endpoint shares: reading `clientPublicKey` (either key form
 //! for client-held sessions) and `issue_session`. Strict vs sandbox: `issue_session`
 //! (a sealed session key vs the stub bundle).
 
-use axum::extract::{Path, State as AxumState};
+use std::collections::HashMap;
+
+use axum::extract::{Path, Query, State as AxumState};
 use axum::http::StatusCode;
 use axum::response::Response;
 use embedded_wallet_kit::parse_public_key_hex;
@@ -12,7 +15,7 @@ use embedded_wallet_kit::PublicKey;
 use embedded_wallet_kit::REQUEST_ID_HEADER;
 use serde_json::{json, Map, Value};
 
-use super::http::{json_response, no_content, not_found_credential, req_str, Req};
+use super::http::{account_query, json_response, no_content, not_found_credential, req_str, Req};
 use super::signed_retry::{signed_retry, Leg, RetrySpec};
 use super::{App, Shared};
 use crate::crypto::{seal_session_key, stub_bundle};
@@ -139,6 +142,24 @@ pub(super) fn ensure_live(st: &State, session: &SessionRec, now: i64) -> ApiResu
         return Err(ApiError::unauthorized("Session expired"));
     }
     Ok(())
+}
+
+/// `GET /auth/sessions?accountId=`: the account's live sessions (a login or refresh that
+/// settled while its client was away shows here).
+pub async fn list_sessions(
+    AxumState(app): AxumState<Shared>,
+    Query(query): Query<HashMap<String, String>>,
+) -> ApiResult<Response> {
+    let now = now_ms();
+    let st = app.lock();
+    let account_id = account_query(&st, &query)?;
+    let data: Vec<Value> = st
+        .sessions
+        .iter()
+        .filter(|s| s.account_id == account_id && ensure_live(&st, s, now).is_ok())
+        .map(SessionRec::to_json)
+        .collect();
+    Ok(json_response(StatusCode::OK, &json!({ "data": data })))
 }
 
 pub(super) fn active_session<'a>(st: &'a State, id: &str, now: i64) -> ApiResult<&'a SessionRec> {

@@ -261,7 +261,7 @@ pub(super) fn signed_retry(
         signer_key.as_deref(),
         now,
     )?;
-    if let Some(answer) = processing::hold(st, spec.purpose, req, request_id, signature, now)? {
+    if let Some(answer) = processing::hold(st, spec.purpose, req, request_id, now)? {
         return Ok(Leg::Issued(answer));
     }
     Ok(Leg::Authorized(Authorized {
