@@ -62,11 +62,6 @@ fn processing_response(operation: &str) -> Response {
     response
 }
 
-/// Whether `req` repeats the first attempt byte for byte, signature headers included.
-fn same_request(held: &Held, req: &Req) -> bool {
-    difference(held, req).is_none()
-}
-
 /// The service's 401 code for a signed request whose bytes are not the ones it issued or
 /// first received.
 pub(super) const BODY_MISMATCH: &str = "WALLET_SIGNATURE_BODY_MISMATCH";
@@ -78,7 +73,7 @@ fn mismatch(what: &str) -> ApiError {
     )
 }
 
-/// What `req` changed from the first attempt, if anything.
+/// What `req` changed from the first attempt (signature headers included), if anything.
 fn difference(held: &Held, req: &Req) -> Option<&'static str> {
     if held.method != req.method || held.path != req.path {
         Some("method or path")
