@@ -541,7 +541,9 @@ export declare class WalletClient {
    * OTP login: the code is sealed to the enclave (`encryptOtp`, pinned by
    * `otpSignerPin`), the 202 is signed by `key` (the TEK) and `key` becomes the session
    * key; the code is spent on the first leg, so an expired 202 is `REQUEST_EXPIRED`
-   * (request a new code). Without a target bundle: the plaintext verify (sealed session).
+   * (request a new code). Client-held without a target bundle is `INVALID_INPUT` ("call
+   * challenge() first"), nothing sent: the plaintext code is never the fallback. Sealed
+   * mode: the plaintext verify (sealed session).
    */
   verifyEmailOtp(credentialId: string, otp: string, key?: ClientKey, options?: VerifyEmailOtpOptions): Promise<Session>;
   /** Verifies a fresh OIDC token whose `nonce` is {@link oidcNonce}`(key)` → a new session. */

@@ -332,10 +332,11 @@ export class WalletFlows {
   }
 
   /**
-   * In client-held mode with a target bundle (given, or remembered from this
-   * credential's last `challenge()`/`createEmailOtp()`): the encrypted OTP login, whose
-   * TEK (`key`) signs the 202 and becomes the session key. Otherwise the plaintext
-   * verify, whose session comes sealed to `key`.
+   * Client-held: the encrypted OTP login with a target bundle (given, or remembered from
+   * this credential's last `challenge()`/`createEmailOtp()`), whose TEK (`key`) signs the
+   * 202 and becomes the session key; without one, INVALID_INPUT before anything is sent
+   * (the live service has no plaintext `otp` in that mode). Sealed: the plaintext verify,
+   * whose session comes sealed to `key`.
    */
   async verifyEmailOtp(credentialId, otp, key, options) {
     text(credentialId, 'credentialId');
@@ -348,6 +349,9 @@ export class WalletFlows {
       throw invalid("verifyEmailOtp: otpEncryptionTargetBundle needs keys: 'client-held' (the encrypted OTP login makes the key the session key)");
     }
     const target = given ?? (this.#clientHeld ? this.#otpTargets.get(credentialId) : undefined);
+    if (this.#clientHeld && target === undefined) {
+      throw invalid("verifyEmailOtp: keys: 'client-held' seals the code to the credential's otpEncryptionTargetBundle: call challenge() first (or pass options.otpEncryptionTargetBundle); nothing was sent");
+    }
     return withKey(key, async (k) => {
       if (target === undefined) {
         const flow = await this.#flow('verifyEmailOtp', credentialId, otp, undefined, k);

@@ -153,6 +153,12 @@ impl Error {
         }
     }
 
+    /// The same error under another code (a service answer that means another situation).
+    pub(crate) fn with_code(mut self, code: ErrorCode) -> Self {
+        self.code = code;
+        self
+    }
+
     /// Builds an error from a service response.
     pub fn from_service(
         code: ErrorCode,

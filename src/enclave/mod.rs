@@ -71,6 +71,16 @@ pub struct VerifiedEnvelope {
     data: Vec<u8>,
 }
 
+/// The fix for the usual trap: the default `'production'` pin against another deployment.
+fn production_pin_hint(pin: &SignerPin) -> &'static str {
+    match pin {
+        SignerPin::Key(k) if k == PRODUCTION_SIGNER_PUBLIC_KEY || k == PRODUCTION_TLS_FETCHER_PUBLIC_KEY => {
+            " (the default 'production' signer): for another deployment pin its signer with WalletClient's otpSignerPin or the { pin } option of encryptOtp/openWalletExport (the emulator's GET /emulator/config gives otpSignerPublicKey and exportSignerPublicKey)"
+        }
+        _ => "",
+    }
+}
+
 impl VerifiedEnvelope {
     /// Reads and checks an envelope. `what` names it in errors (e.g. "export bundle").
     pub fn verify(envelope: &dyn Fields, pin: &SignerPin, what: &str) -> Result<Self> {
@@ -94,6 +104,7 @@ impl VerifiedEnvelope {
                         [
                             what,
                             " is signed by an enclave key other than the pinned one",
+                            production_pin_hint(pin),
                         ]
                         .concat(),
                     ));
@@ -297,6 +308,13 @@ mod tests {
         .unwrap_err();
         assert_eq!(err.code(), ErrorCode::DecryptionFailed);
         assert!(err.message().contains("pinned"));
+        assert!(!err.message().contains("otpSignerPin"), "{err}");
+        // The default production pin refusing another signer names the fix (an OTP
+        // target bundle of another enclave: enclave::otp's tests).
+        let hint = production_pin_hint(&pinned());
+        for named in ["'production'", "{ pin }", "exportSignerPublicKey"] {
+            assert!(hint.contains(named), "{named}: {hint}");
+        }
 
         // A flipped data byte breaks the signature.
         let mut data = hex(envelope["data"].as_str().unwrap());

@@ -398,6 +398,9 @@ mod tests {
             ErrorCode::DecryptionFailed,
             "a throwaway enclave is not production"
         );
+        for named in ["otpSignerPin", "otpSignerPublicKey"] {
+            assert!(err.message().contains(named), "{named}: {err}");
+        }
         assert!(encrypt_otp_json(&bundle, "123456", &tek, &SignerPin::Unpinned).is_ok());
         let forged = bundle.replacen("\"data\":\"7b", "\"data\":\"7c", 1);
         assert_eq!(

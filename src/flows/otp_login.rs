@@ -129,6 +129,7 @@ impl OtpLogin {
         match response.status {
             202 => {}
             200..=299 => return Ok(OtpNext::Done),
+            _ if !self.signed => return Err(first_leg_error(response)),
             _ => return Err(response_error(response)),
         }
         if self.signed {
@@ -189,6 +190,19 @@ impl OtpLogin {
             next => Ok(next),
         }
     }
+}
+
+/// The enclave's one refusal of a sealed code (protocol notes §5, #1001: 400
+/// `INVALID_INPUT`, reason `Invalid wallet request.`) is what a wrong or spent code gets:
+/// `UNAUTHORIZED`, as the plaintext login's 401, the service's answer kept.
+fn first_leg_error(response: &Response<'_>) -> Error {
+    let error = response_error(response);
+    if response.status == 400
+        && error.service().and_then(|s| s.reason.as_deref()) == Some("Invalid wallet request.")
+    {
+        return error.with_code(ErrorCode::Unauthorized);
+    }
+    error
 }
 
 fn expired() -> Error {
@@ -389,5 +403,29 @@ mod tests {
         );
         let with = plain.with("otpEncryptionTargetBundle", "{}");
         assert_eq!(target_bundle(&respond(200, &with)).unwrap(), "{}");
+    }
+
+    #[test]
+    fn a_refused_sealed_code_is_unauthorized_as_in_the_plaintext_login() {
+        let refused = TestFields::default()
+            .with("code", "INVALID_INPUT")
+            .with("reason", "Invalid wallet request.")
+            .with("message", "Invalid wallet request.");
+        let mut login = OtpLogin::new(CRED, "EMAIL_OTP", SEALED).unwrap();
+        let err = login
+            .next_step(&respond(400, &refused), BEFORE)
+            .unwrap_err();
+        assert_eq!(err.code(), ErrorCode::Unauthorized, "{err}");
+        let service = err.service().unwrap();
+        assert_eq!(service.status, 400);
+        assert_eq!(service.service_code.as_deref(), Some("INVALID_INPUT"));
+        assert_eq!(service.reason.as_deref(), Some("Invalid wallet request."));
+        // Any other 400 stays what it was.
+        let other = TestFields::default()
+            .with("code", "INVALID_INPUT")
+            .with("reason", "type");
+        let mut login = OtpLogin::new(CRED, "EMAIL_OTP", SEALED).unwrap();
+        let err = login.next_step(&respond(400, &other), BEFORE).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::ServiceError);
     }
 }

@@ -114,6 +114,77 @@ describe('WalletClient through PROCESSING answers (strict emulator)', () => {
     }
   }
 
+  // The login legs (/challenge, the session-issuing /verify) carry no Request-Id: their
+  // re-send is the same request byte for byte, with no signature headers added.
+  for (const keys of ['sealed', 'client-held']) {
+    for (const times of [0, 1, 3]) {
+      test(`keys: '${keys}', login legs answering PROCESSING ${times} time(s): OTP, passkey and OAUTH logins re-send them unchanged`, async () => {
+        const { call, transport, sent } = api;
+        const pending = [];
+        const options = { transport, keys, otpSignerPin: config.otpSignerPublicKey, processing: QUICK, onPending: (e) => pending.push(e) };
+        const client = new WalletClient(options);
+        const account = (await call('POST', '/emulator/accounts', {})).body;
+        const { accountId } = account;
+        const lastOtp = async () => (await call('GET', `/emulator/outbox?accountId=${encodeURIComponent(accountId)}`)).body.at(-1).otp;
+        const email = await client.createEmailOtp(accountId);
+        // A first session (no PROCESSING yet) adds the passkey and OAUTH credentials.
+        if (keys === 'client-held') await client.challenge(email.id);
+        const first = await client.verifyEmailOtp(email.id, await lastOtp());
+        const authenticator = new SoftAuthenticator(emulator.origin);
+        const pk = new WalletClient({ ...options, passkey: authenticator });
+        const passkey = await pk.registerPasskey({
+          accountId, nickname: 'Laptop', challenge: randomBytes(32).toString('base64url'), rpId: 'localhost', rpName: 'kit tests',
+          user: { id: accountId, name: account.email },
+        }, first);
+        const token = async (nonce) => (await call('GET', `/emulator/oidc/token?sub=ann&email=ann%40example.com&nonce=${nonce}`)).body.idToken;
+        const oauth = await client.addCredential(first, { type: 'OAUTH', accountId, oidcToken: await token('x') });
+        pending.length = 0;
+        await setProcessing({ count: times, operations: ['auth_credential.challenge', 'auth_credential.verify'] });
+        const from = sent.length;
+        try {
+          await client.challenge(email.id);
+          const otpSession = await client.verifyEmailOtp(email.id, await lastOtp());
+          const pkSession = await pk.loginWithPasskey(passkey.id, { rpId: 'localhost' });
+          const key = ClientKey.generate();
+          const oauthSession = await client.verifyOauth(oauth.id, await token(client.oidcNonce(key)), key);
+          for (const [session, type] of [[otpSession, 'EMAIL_OTP'], [pkSession, 'PASSKEY'], [oauthSession, 'OAUTH']]) {
+            assert.equal(session.type, type);
+            assert.match(session.stamp('x'), /./, `${type}: the session signs`);
+          }
+        } finally {
+          await setProcessing({ count: 0 });
+        }
+        // Each leg: `times` PROCESSING answers, then its terminal answer; every re-send the
+        // same request as the first (no signature headers on an unsigned leg).
+        const legs = new Map();
+        for (const r of sent.slice(from)) {
+          const id = r.headers?.['Request-Id'] ?? `${r.method} ${r.path} ${r.headers?.['Service-Wallet-Signature'] ?? ''}`;
+          if (!/\/(challenge|verify)$/.test(r.path)) continue;
+          legs.set(id, [...(legs.get(id) ?? []), r]);
+        }
+        const expected = {
+          // challenge ×2 (OTP, passkey); verify: OTP (client-held: its signed leg after the 202), passkey, OAUTH.
+          sealed: ['challenge', 'challenge', 'verify', 'verify', 'verify'],
+          'client-held': ['challenge', 'challenge', 'verify', 'verify', 'verify', 'verify'],
+        }[keys];
+        assert.deepEqual([...legs.values()].map((copies) => copies[0].path.split('/').at(-1)).sort(), expected);
+        for (const [id, copies] of legs) {
+          const processing = copies.filter((c) => c.status === 200 && JSON.parse(c.response).status === 'PROCESSING');
+          // The encrypted OTP login's first leg (202) answers once; every other leg is held.
+          const issuing202 = copies.length === 1 && copies[0].status === 202;
+          assert.equal(processing.length, issuing202 ? 0 : times, `${id}: ${copies.map((c) => c.status)}`);
+          for (const copy of copies) {
+            assert.equal(copy.body, copies[0].body, `${id}: the same body`);
+            assert.deepEqual(copy.headers, copies[0].headers, `${id}: the same headers`);
+          }
+        }
+        const operations = pending.map((e) => e.operation).sort();
+        const perOperation = ['challenge', 'challenge', 'loginWithPasskey', 'verifyEmailOtp', 'verifyOauth'];
+        assert.deepEqual(operations, perOperation.flatMap((op) => Array(times).fill(op)).sort(), 'onPending once per re-send');
+      });
+    }
+  }
+
   test('the bound reached: STILL_PROCESSING with the request id, nothing more sent; the old session still signs', async () => {
     const { call, transport, sent } = api;
     const client = new WalletClient({ transport, processing: { ...QUICK, maxResends: 2 } });

@@ -385,9 +385,12 @@ describe('SessionKeeper against the strict emulator (3 s sessions, the real cloc
       const emulator = await startEmulator(['--session-ttl-secs', '3']);
       try {
         const { call, transport, sent } = emulatorApi(emulator.origin);
-        const client = new WalletClient({ transport, keys });
+        const { otpSignerPublicKey } = (await call('GET', '/emulator/config')).body;
+        const client = new WalletClient({ transport, keys, otpSignerPin: otpSignerPublicKey });
         const account = (await call('POST', '/emulator/accounts', {})).body;
         const email = await client.createEmailOtp(account.accountId);
+        // Client-held: the encrypted OTP login needs the challenge's target bundle.
+        if (keys === 'client-held') await client.challenge(email.id);
         const otp = (await call('GET', `/emulator/outbox?accountId=${encodeURIComponent(account.accountId)}`)).body.at(-1).otp;
         const first = await client.verifyEmailOtp(email.id, otp);
         const keeper = await SessionKeeper.start(client, first, { leadMs: 2000, document: null, window: null });

@@ -129,13 +129,15 @@ describe('WalletClient with a fake transport', () => {
     const refused = ClientKey.generate();
     await rejectsKit(client.verifyOauth(CRED, 'h.p.s', refused), 'INVALID_SESSION');
     assert.equal(refused.consumed, false);
-    // The plaintext OTP verify (no target bundle known) and export stay uncompressed.
+    // No target bundle known: the OTP verify is refused before anything is sent (never the
+    // plaintext code); the key is left unconsumed. Export stays uncompressed.
     const otpKey = ClientKey.generate();
-    const scalar = randomScalar();
-    answer = () => json(200, sessionResponse({ bundle: sealBundle(scalar, otpKey.publicKeyHex) }));
-    const otpSession = await client.verifyEmailOtp(CRED, '123456', otpKey);
-    assert.equal(bodyOf(sent.at(-1)).clientPublicKey, otpKey.publicKeyHex);
-    assert.equal(otpSession.publicKeyHex, compressedPublicKeyHex(scalar));
+    const before = sent.length;
+    const noTarget = await rejectsKit(client.verifyEmailOtp(CRED, '123456', otpKey), 'INVALID_INPUT');
+    assert.match(noTarget.message, /call challenge\(\) first/);
+    assert.doesNotMatch(noTarget.message, /123456/);
+    assert.equal(sent.length, before, 'nothing sent');
+    assert.equal(otpKey.consumed, false);
     const exportKey = ClientKey.generate();
     answer = (req) => (req.headers['Request-Id'] === undefined ? json(202, pending()) : json(200, { ok: true }));
     await client.exportWallet(next, ACCOUNT, exportKey);
@@ -587,17 +589,32 @@ describe('WalletClient against the strict emulator', () => {
       const lastOtp = async () => (await call('GET', `/emulator/outbox?accountId=${encodeURIComponent(accountId)}`)).body.at(-1).otp;
       const last = (path) => sent.filter((r) => r.path === path);
 
-      // EMAIL_OTP: create, verify (plaintext: create carries no target bundle); a wrong
-      // OTP is UNAUTHORIZED with the service's reason.
+      // EMAIL_OTP: create, verify. Sealed: the plaintext verify. Client-held: create
+      // carries no target bundle, so verify is refused before anything is sent (never the
+      // plaintext code) until challenge() brought one. A wrong OTP is UNAUTHORIZED with
+      // the service's answer kept in both modes (client-held: its 400 "Invalid wallet request.").
       const email = await client.createEmailOtp(accountId);
       assert.equal(email.type, 'EMAIL_OTP');
       const verifyPath = `/auth/credentials/${email.id}/verify`;
-      const wrong = await rejectsKit(client.verifyEmailOtp(email.id, 'abcdef'), 'UNAUTHORIZED');
-      assert.ok(wrong.reason, 'the 401 carries a reason');
+      if (held) {
+        const from = sent.length;
+        const refused = await rejectsKit(client.verifyEmailOtp(email.id, await lastOtp()), 'INVALID_INPUT');
+        assert.match(refused.message, /call challenge\(\) first/);
+        assert.equal(sent.length, from, 'nothing was sent');
+        await client.challenge(email.id);
+      }
+      const wrong = await rejectsKit(client.verifyEmailOtp(email.id, '000001'), 'UNAUTHORIZED');
+      assert.ok(wrong.reason, 'the refusal carries a reason');
+      assert.equal(wrong.status, held ? 400 : 401);
+      if (held) assert.equal(wrong.serviceCode, 'INVALID_INPUT');
       const emailSession = await client.verifyEmailOtp(email.id, await lastOtp());
       assert.equal(emailSession.type, 'EMAIL_OTP');
       assert.match(emailSession.publicKeyHex, /^0[23][0-9a-f]{64}$/);
-      assert.match(bodyOf(last(verifyPath).at(-1)).clientPublicKey, /^04[0-9a-f]{128}$/, 'the plaintext verify is uncompressed in both modes');
+      const verified = bodyOf(last(verifyPath).at(-1));
+      if (held) assert.equal(typeof verified.encryptedOtpBundle, 'string', 'the sealed code');
+      else assert.match(verified.clientPublicKey, /^04[0-9a-f]{128}$/, 'the plaintext verify is uncompressed');
+      // The strict emulator's challenges of one credential are 1 s apart.
+      if (held) await sleep(1_000);
 
       // Re-authentication: challenge (a new OTP is sent), verify with it: in client-held
       // mode the encrypted OTP login (the challenge's target bundle, remembered).
@@ -763,10 +780,12 @@ describe('WalletClient against the strict emulator', () => {
     const short = await startEmulator(['--session-ttl-secs', '1']);
     try {
       const { call, transport, sent } = emulatorApi(short.origin);
+      const { otpSignerPublicKey } = (await call('GET', '/emulator/config')).body;
       for (const keys of ['sealed', 'client-held']) {
-        const client = new WalletClient({ transport, keys });
+        const client = new WalletClient({ transport, keys, otpSignerPin: otpSignerPublicKey });
         const account = (await call('POST', '/emulator/accounts', {})).body;
         const email = await client.createEmailOtp(account.accountId);
+        if (keys === 'client-held') await client.challenge(email.id);
         const otp = (await call('GET', `/emulator/outbox?accountId=${encodeURIComponent(account.accountId)}`)).body.at(-1).otp;
         const session = await client.verifyEmailOtp(email.id, otp);
         await sleep(Math.max(0, session.expiresAt.getTime() - Date.now()) + 50);
