@@ -8,13 +8,15 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { init, ClientKey, WalletClient } from '../../pkg/node.js';
+import { init, ClientKey, WalletClient, openWalletExport } from '../../pkg/node.js';
 import { SoftAuthenticator } from '../../pkg/testing-node.js';
 import { startEmulator, emulatorApi } from '../support/emulator.mjs';
 
 await init();
 
 const QUICK = { firstDelayMs: 5, maxDelayMs: 20 };
+/** The emulator's wallet secret (what every export seals). */
+const MNEMONIC = `${'abandon '.repeat(11)}about`;
 
 describe('WalletClient through PROCESSING answers (strict emulator)', () => {
   let emulator;
@@ -83,10 +85,19 @@ describe('WalletClient through PROCESSING answers (strict emulator)', () => {
           assert.equal(patched.privacyEnabled, true);
           expectPending('updateAccount');
 
+          // The export is delivered once, to the re-send that completes it: its key is
+          // still alive then and opens it; a later identical re-send is refused.
           const exportKey = ClientKey.generate();
+          const exportFrom = sent.length;
           const exported = await client.exportWallet(session, accountId, exportKey);
           assert.equal(typeof exported.encryptedWalletCredentials, 'string', JSON.stringify(exported));
+          assert.equal(openWalletExport(exported, exportKey, { pin: config.exportSignerPublicKey }), MNEMONIC);
           expectPending('exportWallet');
+          const delivered = sent.slice(exportFrom).at(-1);
+          const replay = await transport({ method: delivered.method, path: delivered.path, headers: delivered.headers, body: delivered.body });
+          sent.pop();
+          assert.equal(replay.status, 401, `the credentials are delivered once: ${replay.body}`);
+          assert.doesNotMatch(replay.body, /encryptedWalletCredentials/);
 
           await client.revokeCredential(session, passkey.id);
           expectPending('revokeCredential');

@@ -313,6 +313,47 @@ fn a_held_login_settles_on_its_own_and_the_identical_resend_gets_its_session() {
     emu.api("POST", &verify, &[], &body).expect(401);
 }
 
+/// The export never settles on its own nor stores its answer: only the re-send that
+/// delivers the credentials consumes the request id.
+#[test]
+fn an_export_is_delivered_once_by_the_resend_that_completes_it() {
+    let emu = strict();
+    let (account, _) = emu.new_account();
+    let (mut session, _) = emu.email_login(&account);
+    plan(
+        &emu,
+        json!({"count": 3, "operations": ["wallet.export"], "settleMs": 100}),
+    );
+    let key = ClientKey::generate().unwrap();
+    let path = format!("/internal-accounts/{account}/export");
+    let body = json!({"clientPublicKey": key.public_key_hex()}).to_string();
+    let first = emu.api("POST", &path, &[], &body);
+    first.expect(202);
+    let headers = session
+        .sign_retry(
+            &PendingSignature::from_json(&first.body).unwrap(),
+            system_now(),
+        )
+        .unwrap();
+    assert_processing(&resend(&emu, "POST", &path, &headers, &body));
+    std::thread::sleep(Duration::from_millis(200));
+    emu.get(&format!("/auth/sessions?accountId={account}"))
+        .expect(200);
+    // Past its settle time, it is still processing: it did not run on its own.
+    assert_processing(&resend(&emu, "POST", &path, &headers, &body));
+    assert_processing(&resend(&emu, "POST", &path, &headers, &body));
+    let done = resend(&emu, "POST", &path, &headers, &body);
+    done.expect(200);
+    assert!(
+        done.json()["encryptedWalletCredentials"].is_string(),
+        "{}",
+        done.body
+    );
+    let again = resend(&emu, "POST", &path, &headers, &body);
+    assert_eq!(again.status, 401, "delivered once: {}", again.body);
+    assert!(again.reason().contains("already used"), "{}", again.body);
+}
+
 #[test]
 fn get_auth_sessions_lists_the_live_sessions_of_an_account() {
     let emu = strict();

@@ -44,6 +44,11 @@ fn operation(purpose: Purpose) -> &'static str {
     }
 }
 
+/// The wallet export (PR #854): it never settles on its own and its answer is never
+/// stored; only the re-send that delivers the credentials consumes the request id, so a
+/// later re-send is refused as any used id is.
+const EXPORT: &str = "wallet.export";
+
 /// Marks a PROCESSING answer, so the tracking layer does not store it as terminal.
 #[derive(Clone, Copy)]
 struct StillProcessing;
@@ -217,7 +222,7 @@ struct Settling;
 /// The layer on the API routes: first settles the operations whose settle time passed
 /// (each runs once, through the API as its own re-send would), then stores the terminal
 /// answer of an operation that ran (a login leg's only when it settled on its own: a
-/// client's re-send that ran it has its answer).
+/// client's re-send that ran it has its answer; an export's never).
 pub async fn track(AxumState(app): AxumState<Shared>, request: Request, next: Next) -> Response {
     settle_due(&app).await;
     let request_id = request
@@ -267,9 +272,10 @@ pub async fn track(AxumState(app): AxumState<Shared>, request: Request, next: Ne
     let Some(key) = ran else {
         return response;
     };
-    if !settling {
+    {
         let mut st = app.lock();
-        if st.processing.held[&key].login {
+        let held = &st.processing.held[&key];
+        if (held.login && !settling) || held.operation == EXPORT {
             st.processing.held.remove(&key);
             return response;
         }
@@ -292,7 +298,7 @@ async fn settle_due(app: &Shared) {
         st.processing
             .held
             .iter_mut()
-            .filter(|(_, h)| !h.running && h.started_ms + settle_ms <= now)
+            .filter(|(_, h)| !h.running && h.operation != EXPORT && h.started_ms + settle_ms <= now)
             .map(|(_, h)| {
                 // Marked before it runs: the replay passes through `track` again.
                 h.remaining = 0;
