@@ -43,6 +43,7 @@ fn api_routes() -> Router<Shared> {
         .route("/quotes/{id}/execute", post(api::execute_quote))
         .route("/transactions", get(api::list_transactions))
         .route("/transactions/{id}", get(api::get_transaction))
+        .route("/customers/{id}", patch(api::update_customer))
         .route("/internal-accounts", get(api::list_accounts))
         .route("/internal-accounts/{id}", patch(api::patch_account))
         .route("/internal-accounts/{id}/export", post(api::export))

@@ -41,6 +41,21 @@ impl CredKind {
 pub struct Customer {
     pub id: String,
     pub email: String,
+    /// E.164, once set through `PATCH /customers/{id}`.
+    pub phone_number: Option<String>,
+    pub updated_ms: i64,
+}
+
+impl Customer {
+    /// As `PATCH /customers/{id}` answers it.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "id": self.id,
+            "email": self.email,
+            "phoneNumber": self.phone_number,
+            "updatedAt": rfc3339(self.updated_ms),
+        })
+    }
 }
 
 pub struct Account {
@@ -103,6 +118,7 @@ pub enum Purpose {
     Refresh,
     Export,
     PatchAccount,
+    UpdateCustomer,
     /// The second leg of an encrypted-OTP verify, signed by the TEK.
     OtpLogin,
 }
@@ -185,6 +201,8 @@ impl State {
         let customer = Customer {
             id: new_id("Customer"),
             email: email.to_owned(),
+            phone_number: None,
+            updated_ms: now,
         };
         let account = Account {
             id: new_id("InternalAccount"),
@@ -213,6 +231,10 @@ impl State {
 
     pub fn customer(&self, id: &str) -> Option<&Customer> {
         self.customers.iter().find(|c| c.id == id)
+    }
+
+    pub fn customer_mut(&mut self, id: &str) -> Option<&mut Customer> {
+        self.customers.iter_mut().find(|c| c.id == id)
     }
 
     pub fn credential(&self, id: &str) -> Option<&Credential> {
@@ -306,7 +328,7 @@ impl SessionRec {
 
 /// The operations that can answer PROCESSING, named as the service's webhook names them
 /// (`operationType`) where it does.
-pub const OPERATIONS: [&str; 8] = [
+pub const OPERATIONS: [&str; 9] = [
     "auth_credential.create",
     "auth_credential.challenge",
     "auth_credential.delete",
@@ -314,6 +336,7 @@ pub const OPERATIONS: [&str; 8] = [
     "session.refresh",
     "session.revoke",
     "account.update",
+    "customer.update",
     "wallet.export",
 ];
 

@@ -354,6 +354,73 @@ fn an_export_is_delivered_once_by_the_resend_that_completes_it() {
     assert!(again.reason().contains("already used"), "{}", again.body);
 }
 
+/// `PATCH /customers/{id}`: strict input checks, then a signed retry by a session of the
+/// customer's wallet, which may answer PROCESSING.
+#[test]
+fn a_customer_update_is_a_checked_signed_retry_that_can_answer_processing() {
+    let emu = strict();
+    let created = emu.raw("POST", "/emulator/accounts", &[], "{}");
+    created.expect(201);
+    let account = created.json()["accountId"].as_str().unwrap().to_owned();
+    let customer = created.json()["customerId"].as_str().unwrap().to_owned();
+    let (mut session, _) = emu.email_login(&account);
+    let path = format!("/customers/{customer}");
+    for (body, named) in [
+        ("{}", "exactly one"),
+        (
+            r#"{"email":"a@b.co","phoneNumber":"+15550100"}"#,
+            "exactly one",
+        ),
+        (r#"{"email":"nope"}"#, "email"),
+        (r#"{"email":7}"#, "email"),
+        (r#"{"phoneNumber":"5550100"}"#, "E.164"),
+        (r#"{"nickname":"x"}"#, "nickname"),
+    ] {
+        let r = emu.api("PATCH", &path, &[], body);
+        assert_eq!(r.status, 400, "{body}: {}", r.body);
+        assert_eq!(r.json()["code"], "INVALID_INPUT", "{}", r.body);
+        assert!(r.body.contains(named), "{named}: {}", r.body);
+    }
+    emu.api(
+        "PATCH",
+        "/customers/Customer:nobody",
+        &[],
+        r#"{"email":"a@b.co"}"#,
+    )
+    .expect(404);
+    // Another account's session cannot sign it.
+    let (other_account, _) = emu.new_account();
+    let (mut other, _) = emu.email_login(&other_account);
+    let r = emu.signed(&mut other, "PATCH", &path, r#"{"email":"x@y.co"}"#);
+    assert_eq!(r.status, 401, "{}", r.body);
+
+    plan(&emu, json!({"count": 1, "operations": ["customer.update"]}));
+    let body = r#"{"phoneNumber":"+15555550100"}"#;
+    let first = emu.api("PATCH", &path, &[], body);
+    first.expect(202);
+    let headers = session
+        .sign_retry(
+            &PendingSignature::from_json(&first.body).unwrap(),
+            system_now(),
+        )
+        .unwrap();
+    assert_processing(&resend(&emu, "PATCH", &path, &headers, body));
+    let done = resend(&emu, "PATCH", &path, &headers, body);
+    done.expect(200);
+    assert_eq!(done.json()["id"], customer.as_str());
+    assert_eq!(done.json()["phoneNumber"], "+15555550100");
+    plan(&emu, json!({"count": 0}));
+    let email = emu.signed(
+        &mut session,
+        "PATCH",
+        &path,
+        r#"{"email":"new@example.com"}"#,
+    );
+    email.expect(200);
+    assert_eq!(email.json()["email"], "new@example.com");
+    assert_eq!(email.json()["phoneNumber"], "+15555550100");
+}
+
 #[test]
 fn get_auth_sessions_lists_the_live_sessions_of_an_account() {
     let emu = strict();

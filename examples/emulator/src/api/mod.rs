@@ -7,6 +7,7 @@
 //! | `login` | `POST /auth/credentials/{id}/challenge` and `/verify`, by credential kind: |
 //! | `otp`, `oauth`, `passkey` | each kind's create, challenge and verify checks |
 //! | `sessions` | `GET /auth/sessions`, `POST /auth/sessions/{id}/refresh`, `DELETE /auth/sessions/{id}` |
+//! | `customers` | `PATCH /customers/{customerId}` (email or phone number, a signed retry) |
 //! | `accounts` | `GET /internal-accounts`, `PATCH /internal-accounts/{id}`, `POST /sandbox/internal-accounts/{id}/fund` |
 //! | `export` | `POST /internal-accounts/{id}/export` |
 //! | `quotes` | `POST /quotes`, `GET /quotes/{id}`, `POST /quotes/{id}/execute` |
@@ -32,6 +33,7 @@ use crate::state::State;
 mod accounts;
 pub(crate) mod control;
 mod credentials;
+mod customers;
 mod export;
 mod http;
 mod login;
@@ -46,6 +48,7 @@ mod transactions;
 
 pub use accounts::{fund, list_accounts, patch_account};
 pub use credentials::{create_credential, list_credentials, revoke_credential};
+pub use customers::update_customer;
 pub use export::export;
 pub use http::{json_response, Req};
 pub use login::{challenge, verify};

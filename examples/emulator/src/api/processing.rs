@@ -40,6 +40,7 @@ fn operation(purpose: Purpose) -> &'static str {
         Purpose::Refresh => "session.refresh",
         Purpose::RevokeSession => "session.revoke",
         Purpose::PatchAccount => "account.update",
+        Purpose::UpdateCustomer => "customer.update",
         Purpose::Export => "wallet.export",
     }
 }
