@@ -582,6 +582,12 @@ export declare class WalletClient {
   /** `PATCH /internal-accounts/{id}` as a signed retry → the account. */
   updateAccount(session: Session | StoredSession, accountId: string, patch: object | string): Promise<Record<string, unknown>>;
   /**
+   * `PATCH /customers/{customerId}` as a signed retry → the customer: the email or phone
+   * number (E.164) an OTP credential is tied to, exactly one. Anything else is
+   * `INVALID_INPUT`, nothing sent.
+   */
+  updateCustomer(session: Session | StoredSession, customerId: string, change: { email: string } | { phoneNumber: string }): Promise<Record<string, unknown>>;
+  /**
    * Executes a quote from an embedded wallet: signed with `session`, one Idempotency-Key
    * for every attempt; when the transport fails the request is sent again (up to
    * `attempts`, default 3). Resolves to the service's answer (the transaction).

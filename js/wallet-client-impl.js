@@ -495,6 +495,18 @@ export class WalletFlows {
     return bodyOf(await this.#run(flow, session));
   }
 
+  /** `{ email }` or `{ phoneNumber }`, exactly one, a non-empty string (the service checks the form). */
+  async updateCustomer(session, customerId, change) {
+    await ready(session);
+    const fields = change !== null && typeof change === 'object' ? Object.keys(change) : [];
+    if (fields.length !== 1 || !['email', 'phoneNumber'].includes(fields[0])) {
+      throw invalid('updateCustomer: change must be { email } or { phoneNumber }');
+    }
+    text(change[fields[0]], fields[0]);
+    const flow = await this.#flow('updateCustomer', text(customerId, 'customerId'), JSON.stringify(change));
+    return bodyOf(await this.#run(flow, session));
+  }
+
   async executeQuote(session, quote, { attempts = 3 } = {}) {
     await ready(session);
     if (!Number.isInteger(attempts) || attempts < 1 || attempts > 10) throw invalid('attempts must be an integer from 1 to 10');

@@ -189,6 +189,10 @@ export class WalletClient {
     return (this.#loaded() ?? await this.#load()).updateAccount(session, accountId, patch);
   }
 
+  async updateCustomer(session, customerId, change) {
+    return (this.#loaded() ?? await this.#load()).updateCustomer(session, customerId, change);
+  }
+
   async executeQuote(session, quote, options = undefined) {
     return (this.#loaded() ?? await this.#load()).executeQuote(session, quote, options);
   }

@@ -458,6 +458,18 @@ pub(crate) fn update_account(account_id: &str, patch: String) -> Result<SignedRe
     )))
 }
 
+/// `PATCH /customers/{id}` with `patch` (JSON text: the email or phone number an OTP
+/// credential is tied to) as a signed retry.
+fn update_customer(customer_id: &str, patch: &str) -> Result<SignedRetryFlow> {
+    let id = path_id(customer_id, "Customer", "customer id")?;
+    non_empty(patch, "patch")?;
+    Ok(SignedRetryFlow::new(Request::new(
+        "PATCH",
+        ["/customers/", &id].concat(),
+        Some(patch.to_owned()),
+    )))
+}
+
 /// A wallet operation with what it needs, as one value: the one entry point to every
 /// operation, natively and in the wasm `WalletClient` (which parses the operation's JS
 /// name into this). A session and a key are given by their public parts
@@ -537,6 +549,13 @@ pub enum Operation<'a> {
         /// The patch, JSON text.
         patch: &'a str,
     },
+    /// `PATCH /customers/{id}`, signed: the customer's email or phone number.
+    UpdateCustomer {
+        /// `Customer:<uuid>`.
+        customer_id: &'a str,
+        /// The patch, JSON text: `{"email":…}` or `{"phoneNumber":…}`.
+        patch: &'a str,
+    },
 }
 
 impl Operation<'_> {
@@ -599,6 +618,7 @@ impl Operation<'_> {
             Self::UpdateAccount { account_id, patch } => {
                 update_account(account_id, patch.to_owned())
             }
+            Self::UpdateCustomer { customer_id, patch } => update_customer(customer_id, patch),
         }
     }
 }
@@ -765,6 +785,7 @@ mod tests {
     #[test]
     fn operations_build_their_requests() {
         const ACCOUNT: &str = "InternalAccount:5d2c8f3e-1a4b-4c6d-8e9f-0a1b2c3d4e5f";
+        const CUSTOMER: &str = "Customer:5d2c8f3e-1a4b-4c6d-8e9f-0a1b2c3d4e60";
         const OTHER_CRED: &str = "AuthMethod:5d2c8f3e-1a4b-4c6d-8e9f-0a1b2c3d4e5f";
         let key = ClientKey::generate().unwrap();
         let body = sandbox_response();
@@ -788,7 +809,7 @@ mod tests {
                 .map(|r| (r.method, r.path, r.body))
         };
         use Operation as Op;
-        let cases: [(Operation<'_>, Option<&str>, &str, String); 10] = [
+        let cases: [(Operation<'_>, Option<&str>, &str, String); 11] = [
             (
                 Op::CreateEmailOtp {
                     account_id: ACCOUNT,
@@ -874,6 +895,15 @@ mod tests {
                 "PATCH",
                 format!("/internal-accounts/{ACCOUNT}"),
             ),
+            (
+                Op::UpdateCustomer {
+                    customer_id: CUSTOMER,
+                    patch: r#"{"email":"a@b.co"}"#,
+                },
+                Some(r#"{"email":"a@b.co"}"#),
+                "PATCH",
+                format!("/customers/{CUSTOMER}"),
+            ),
         ];
         for (operation, text, method, path) in cases {
             let (m, p, b) = first(operation).unwrap();
@@ -902,6 +932,20 @@ mod tests {
                     patch: "",
                 },
                 "patch is required",
+            ),
+            (
+                Op::UpdateCustomer {
+                    customer_id: CUSTOMER,
+                    patch: "",
+                },
+                "patch is required",
+            ),
+            (
+                Op::UpdateCustomer {
+                    customer_id: ACCOUNT,
+                    patch: "{}",
+                },
+                "customer id is not of the form Customer:<uuid>",
             ),
             (
                 Op::VerifyEmailOtp {

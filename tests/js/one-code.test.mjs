@@ -13,6 +13,7 @@ await init();
 
 const CRED = 'AuthMethod:0b9a4a2e-5f7e-4d7e-9a57-2f0f8c1d3e4b';
 const ACCOUNT = 'InternalAccount:0b9a4a2e-5f7e-4d7e-9a57-2f0f8c1d3e4c';
+const CUSTOMER = 'Customer:0b9a4a2e-5f7e-4d7e-9a57-2f0f8c1d3e4d';
 const json = (status, body) => ({ status, headers: {}, body: JSON.stringify(body) });
 
 /** A session of `keys`' kind, opened through a fake login, expiring in `ttlMs`. */
@@ -38,6 +39,7 @@ function uses(client, session) {
     revokeCredential: () => client.revokeCredential(session, CRED),
     exportWallet: () => client.exportWallet(session, ACCOUNT, ClientKey.generate()),
     updateAccount: () => client.updateAccount(session, ACCOUNT, { privacyEnabled: true }),
+    updateCustomer: () => client.updateCustomer(session, CUSTOMER, { email: 'a@example.com' }),
     executeQuote: () => client.executeQuote(session, {}),
     request: () => client.request({ method: 'POST', path: '/anything', body: '{}' }, session),
     // Last: it frees the session whatever happens.

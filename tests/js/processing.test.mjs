@@ -85,6 +85,10 @@ describe('WalletClient through PROCESSING answers (strict emulator)', () => {
           assert.equal(patched.privacyEnabled, true);
           expectPending('updateAccount');
 
+          const customer = await client.updateCustomer(session, account.customerId, { phoneNumber: '+15555550100' });
+          assert.equal(customer.phoneNumber, '+15555550100');
+          expectPending('updateCustomer');
+
           // The export is delivered once, to the re-send that completes it: its key is
           // still alive then and opens it; a later identical re-send is refused.
           const exportKey = ClientKey.generate();
@@ -117,7 +121,7 @@ describe('WalletClient through PROCESSING answers (strict emulator)', () => {
             }
             assert.ok(copies.slice(0, -1).every((c) => JSON.parse(c.response).status === 'PROCESSING'), `${id}: re-sent only after PROCESSING`);
           }
-          assert.equal(ops.length, keys === 'client-held' ? 7 : 6);
+          assert.equal(ops.length, keys === 'client-held' ? 8 : 7);
         } finally {
           await setProcessing({ count: 0 });
         }

@@ -169,6 +169,7 @@ describe('WalletClient with a fake transport', () => {
       ['revokeCredential', (s) => client.revokeCredential(s, `AuthMethod:${randomUUID()}`)],
       ['exportWallet', (s) => client.exportWallet(s, ACCOUNT, ClientKey.generate())],
       ['updateAccount', (s) => client.updateAccount(s, ACCOUNT, {})],
+      ['updateCustomer', (s) => client.updateCustomer(s, `Customer:${randomUUID()}`, { email: 'a@example.com' })],
       ['executeQuote', (s) => client.executeQuote(s, q)],
       ['request', (s) => client.request({ method: 'GET', path: '/x' }, s)],
       ['revokeSession', (s) => client.revokeSession(s)],
@@ -194,6 +195,26 @@ describe('WalletClient with a fake transport', () => {
     assert.throws(() => expiring.stamp('x'), (e) => e.code === 'SESSION_CLOSED', 'revokeSession freed the expired session');
     assert.equal(calls, 0, 'the transport was never called');
     assert.equal(ceremonies, 0, 'no passkey ceremony was started');
+  });
+
+  test('updateCustomer: PATCH /customers/{id} with { email } or { phoneNumber } as a signed retry; anything else is INVALID_INPUT, nothing sent', async () => {
+    const customer = `Customer:${randomUUID()}`;
+    const { sent, transport } = fake((req) => (req.headers['Request-Id'] === undefined ? json(202, pending()) : json(200, { id: customer, email: 'new@example.com' })));
+    const client = new WalletClient({ transport });
+    const session = await realSession().open();
+    for (const change of [undefined, null, 'email', {}, { email: 'a@b.co', phoneNumber: '+15550100' }, { nickname: 'x' }, { email: '' }, { phoneNumber: 15550100 }]) {
+      const err = await rejectsKit(client.updateCustomer(session, customer, change), 'INVALID_INPUT');
+      assert.match(err.message, /email|phoneNumber/, JSON.stringify(change));
+    }
+    await rejectsKit(client.updateCustomer(session, 'InternalAccount:1', { email: 'a@b.co' }), 'INVALID_INPUT');
+    await rejectsKit(client.updateCustomer(session, '', { email: 'a@b.co' }), 'INVALID_INPUT');
+    assert.equal(sent.length, 0, 'nothing sent');
+    const updated = await client.updateCustomer(session, customer, { email: 'new@example.com' });
+    assert.equal(updated.email, 'new@example.com');
+    assert.deepEqual(sent.map((r) => `${r.method} ${r.path}`), [`PATCH /customers/${customer}`, `PATCH /customers/${customer}`]);
+    assert.equal(sent[0].body, '{"email":"new@example.com"}');
+    assert.equal(sent[1].body, sent[0].body, 'the retry repeats the body');
+    assert.ok(sent[1].headers['Service-Wallet-Signature']);
   });
 
   test('revokeSession frees the session whatever happens: a throwing transport, a refusal', async () => {

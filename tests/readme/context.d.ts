@@ -31,6 +31,7 @@ declare global {
   const quote: Quote & { id: string };
   const challengeResponse: { otpEncryptionTargetBundle: string };
   const accountId: string;
+  const customerId: string;
   const sessionId: string;
   const credentialId: string;
   const oauthCredId: string;

@@ -129,6 +129,11 @@ export async function walletClient(quote: Quote & { id: string }): Promise<void>
   const next: Session = await client.refresh(session);
   const tx: Record<string, unknown> = await client.executeQuote(next, quote, { attempts: 2 });
   const raw: TransportResponse = await client.request({ method: 'GET', path: '/quotes' });
+  const customer: Record<string, unknown> = await client.updateCustomer(next, 'Customer:1', { email: 'a@example.com' });
+  await client.updateCustomer(next, 'Customer:1', { phoneNumber: '+15555550100' });
+  // @ts-expect-error one contact field, email or phoneNumber
+  await client.updateCustomer(next, 'Customer:1', { nickname: 'x' });
+  void customer;
   await client.revokeCredential(next, cred.id);
   await client.revokeSession(next);
   try {

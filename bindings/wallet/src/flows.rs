@@ -411,6 +411,10 @@ fn operation<'a>(
             account_id: id,
             patch: text,
         },
+        "updateCustomer" => Operation::UpdateCustomer {
+            customer_id: id,
+            patch: text,
+        },
         _ => return Err(invalid_input("unknown wallet operation")),
     })
 }

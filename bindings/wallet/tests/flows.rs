@@ -322,6 +322,7 @@ fn wallet_operations_by_name_and_passkey_challenges() {
 fn every_operation_name_builds_its_request_in_both_key_modes() {
     use ewk_wallet::wallet_flow;
     const ACCOUNT: &str = "InternalAccount:5d2c8f3e-1a4b-4c6d-8e9f-0a1b2c3d4e5f";
+    const CUSTOMER: &str = "Customer:5d2c8f3e-1a4b-4c6d-8e9f-0a1b2c3d4e60";
     const CRED: &str = "AuthMethod:0b9a4a2e-5f7e-4d7e-9a57-2f0f8c1d3e4b";
     const OTHER_CRED: &str = "AuthMethod:5d2c8f3e-1a4b-4c6d-8e9f-0a1b2c3d4e5f";
     const SESSION: &str = "Session:0b9a4a2e-5f7e-4d7e-9a57-2f0f8c1d3e4b";
@@ -406,6 +407,14 @@ fn every_operation_name_builds_its_request_in_both_key_modes() {
             Some("{}"),
             "PATCH",
             format!("/internal-accounts/{ACCOUNT}"),
+            false,
+        ),
+        (
+            "updateCustomer",
+            CUSTOMER,
+            Some(r#"{"email":"a@b.co"}"#),
+            "PATCH",
+            format!("/customers/{CUSTOMER}"),
             false,
         ),
     ];
