@@ -20,6 +20,10 @@
 //             refresh (the key becomes the session key: Session.fromClientKey), and in
 //             strict mode the encrypted OTP login (challenge → otpEncryptionTargetBundle
 //             → encryptOtp → 202 signed by the TEK → 200 without a bundle).
+// Then, in strict mode, PROCESSING twice on every operation the demo performs (both key
+// modes: each re-send identical, each wait shown) and, in Chromium, a reload while an OTP
+// login is still processing (not resumed, as the npm README says; the service settles it,
+// GET /auth/sessions shows it, signing in again works).
 // Then negative cases in strict mode, asserting the HTTP status and the `reason`:
 // tampered payload and tampered body (401), a reused request id (401, and the kit's
 // local REQUEST_ALREADY_SIGNED), a tampered quote signature (401, no money moves), and an
@@ -568,6 +572,106 @@ async function otpSession(page) {
   for (const id of ['account', 'otp-credential', 'otp-read', 'otp-verify']) await step(page, id);
 }
 
+// ---- PROCESSING through the demo (strict) --------------------------------------------
+/**
+ * Every operation the demo performs that the service may hold answers PROCESSING twice:
+ * the demo finishes each step, each answer is followed by the identical request (same
+ * body, signature and Request-Id), and the page shows the pending state once per re-send.
+ */
+async function processingFlow(emu, keys) {
+  const held = keys === 'client-held';
+  const passkeys = hasWebAuthn();
+  const t = (name) => `strict, keys ${keys}, PROCESSING ×2 on every operation: ${name}`;
+  const { page, pageErrors, takePageErrors, close } = await openDemo(emu, { keys });
+  const setProcessing = (count) => rootApi(emu, 'POST', '/emulator/processing', { count })
+    .then((r) => assert(r.status === 200, `POST /emulator/processing: ${json(r)}`));
+  try {
+    await setProcessing(2);
+    const steps = ['account', 'otp-credential', 'otp-read', 'otp-verify', ...(passkeys ? ['passkey-register', 'passkey-login'] : []),
+      'fund', 'quote-create', 'quote-execute', 'refresh', 'revoke'];
+    await check(t(`the demo finishes ${steps.join(', ')}`), async () => {
+      for (const id of steps) await step(page, id);
+    });
+    await check(t('each PROCESSING answer is followed by the identical request, and the page shows each wait'), async () => {
+      const entries = await logSince(page, 0);
+      const calls = httpEntries(entries);
+      const processing = calls.filter((e) => e.status === 200 && /"status":"PROCESSING"/.test(e.responseBody));
+      const headers = (e) => json(['Service-Wallet-Signature', 'Request-Id'].map((h) => e.requestHeaders[h]));
+      for (const first of processing) {
+        const next = calls.slice(calls.indexOf(first) + 1).find((e) => e.method === first.method && e.url === first.url);
+        assert(next, `no re-send after PROCESSING on ${first.method} ${first.url}`);
+        assert(next.requestBody === first.requestBody && headers(next) === headers(first), `the re-send of ${first.method} ${first.url} differs`);
+      }
+      // Where PROCESSING was answered: the login legs, the signed retries the demo makes.
+      const answered = new Set(processing.map((e) => `${e.method} ${e.url.replace(/[A-Za-z]+:[0-9a-f-]{36}/g, '{id}')}`));
+      const expected = [
+        'POST /backend/auth/credentials/{id}/verify',
+        'POST /backend/auth/sessions/{id}/refresh',
+        'DELETE /backend/auth/sessions/{id}',
+        ...(held || passkeys ? ['POST /backend/auth/credentials/{id}/challenge'] : []),
+        ...(passkeys ? ['POST /backend/auth/credentials'] : []),
+      ];
+      for (const operation of expected) assert(answered.has(operation), `${operation} never answered PROCESSING: ${json([...answered])}`);
+      // The OTP verify, refresh, revoke; client-held: the OTP challenge; with WebAuthn: the
+      // passkey registration, its login's challenge and verify. Twice each.
+      const operations = 3 + (held ? 1 : 0) + (passkeys ? 3 : 0);
+      assert(processing.length === 2 * operations, `${processing.length} PROCESSING answers, expected ${2 * operations}`);
+      const shown = entries.filter((e) => e.kind === 'kit' && /still processing/.test(e.text));
+      assert(shown.length === processing.length, `${processing.length} PROCESSING answers, the pending state shown ${shown.length} times`);
+      await takePageErrors();
+      assert(pageErrors.length === 0, pageErrors.join('\n'));
+    });
+  } finally {
+    await setProcessing(0);
+    await close();
+  }
+}
+
+/**
+ * Chromium: a page reload while an OTP login is still processing. It is not resumed (the
+ * npm README says why: the new session's key lived only in the page); the service
+ * settles it on its own, `GET /auth/sessions` shows that session, and signing in again
+ * works.
+ */
+async function reloadMidLogin() {
+  const emu = await startEmulator('strict', ['--processing-settle-ms', '1500']);
+  const { page, pageErrors, close } = await openDemo(emu);
+  const t = (name) => `strict, a reload while the OTP login is still processing: ${name}`;
+  try {
+    for (const id of ['account', 'otp-credential', 'otp-read']) await step(page, id);
+    const before = await snapshot(page);
+    const accountId = before.account.accountId;
+    const sessions = async () => (await rootApi(emu, 'GET', `/auth/sessions?accountId=${encodeURIComponent(accountId)}`)).body.data;
+    await rootApi(emu, 'POST', '/emulator/processing', { count: 50, operations: ['auth_credential.verify'] });
+    await page.click('#btn-otp-verify');
+    await page.waitForFunction(() => window.demo.log.some((e) => e.kind === 'kit' && /still processing/.test(e.text)), null, { timeout: 10_000 });
+    await page.reload();
+    await page.waitForFunction(() => window.demo?.ready === true, null, { timeout: 15_000 });
+    await check(t('after the reload the page holds no session and sends nothing more'), async () => {
+      const after = await snapshot(page);
+      assert(!after.session && after.sessionObject !== true, json(after.session));
+      assert(json(await enabledButtons(page)) === json(['account']), json(await enabledButtons(page)));
+      assert((await sessions()).length === 0, 'no session while the login is held');
+    });
+    await sleep(1_700);
+    await check(t('the service settles the login on its own: GET /auth/sessions shows it (a key nobody holds)'), async () => {
+      const settled = await sessions();
+      assert(settled.length === 1 && settled[0].type === 'EMAIL_OTP', json(settled));
+      assert(!('encryptedSessionSigningKey' in settled[0]), 'a lookup carries no key');
+    });
+    await check(t('signing in again works (the README\'s advice)'), async () => {
+      await rootApi(emu, 'POST', '/emulator/processing', { count: 0 });
+      for (const id of ['account', 'otp-credential', 'otp-read', 'otp-verify']) await step(page, id);
+      const s = await snapshot(page);
+      assert(s.session?.status === 'live', json(s.session));
+      assert(pageErrors.length === 0, pageErrors.join('\n'));
+    });
+  } finally {
+    await close();
+    await emu.stop();
+  }
+}
+
 // ---- negative cases (strict) ---------------------------------------------------------
 async function negatives(emu) {
   const { page, close } = await openDemo(emu);
@@ -825,7 +929,9 @@ export default defineSuite(import.meta, {
       for (const keys of ['sealed', 'client-held']) {
         await flow(strictEmu, keys);
         await flow(sandboxEmu, keys);
+        await processingFlow(strictEmu, keys);
       }
+      if (engine === 'chromium') await reloadMidLogin();
       await negatives(strictEmu);
       await expiry();
     } catch (err) {
