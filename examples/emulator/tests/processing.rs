@@ -311,6 +311,35 @@ fn a_held_login_settles_on_its_own_and_the_identical_resend_gets_its_session() {
     // Given once: the next identical request is a new login with a spent code.
     plan(&emu, json!({"count": 0}));
     emu.api("POST", &verify, &[], &body).expect(401);
+
+    // A client that gave up (a reload) signs in again with a new code once the held
+    // login settled: a request that differs from a settled login is a new login.
+    plan(
+        &emu,
+        json!({"count": 9, "operations": ["auth_credential.verify"], "settleMs": 300}),
+    );
+    emu.post(
+        &format!("/auth/credentials/{credential}/challenge"),
+        &json!({}),
+    )
+    .expect(200);
+    let abandoned = json!({"type": "EMAIL_OTP", "otp": emu.last_otp(&account), "clientPublicKey": ClientKey::generate().unwrap().public_key_hex()})
+        .to_string();
+    assert_processing(&emu.api("POST", &verify, &[], &abandoned));
+    std::thread::sleep(Duration::from_millis(400));
+    assert_eq!(sessions(&emu).len(), 2, "the abandoned login settled");
+    plan(&emu, json!({"count": 0}));
+    emu.post(
+        &format!("/auth/credentials/{credential}/challenge"),
+        &json!({}),
+    )
+    .expect(200);
+    let mut again = ClientKey::generate().unwrap();
+    let fresh = json!({"type": "EMAIL_OTP", "otp": emu.last_otp(&account), "clientPublicKey": again.public_key_hex()})
+        .to_string();
+    let signed_in = emu.api("POST", &verify, &[], &fresh);
+    signed_in.expect(200);
+    Session::open_json(&signed_in.body, &mut again).expect("the new login's session opens");
 }
 
 /// The export never settles on its own nor stores its answer: only the re-send that

@@ -110,7 +110,8 @@ fn held_key(st: &State, request_id: Option<&str>, method: &Method, path: &str) -
 
 /// A re-send of an operation that already ran answers what it answered then (identical
 /// re-sends only), before any of the handler's checks: the operation changed what they
-/// would find. A login leg's answer is given once (the next such request is a new login).
+/// would find. A login leg's answer is given once, and a login request that differs from
+/// a settled one is a new login (with no Request-Id, nothing else tells them apart).
 fn answered(st: &mut State, req: &Req, key: &str) -> ApiResult<Option<Response>> {
     let Some(held) = st.processing.held.get(key) else {
         return Ok(None);
@@ -119,6 +120,10 @@ fn answered(st: &mut State, req: &Req, key: &str) -> ApiResult<Option<Response>>
         return Ok(None);
     };
     if let Some(what) = difference(held, req) {
+        if held.login {
+            st.processing.held.remove(key);
+            return Ok(None);
+        }
         return Err(mismatch(what));
     }
     let mut response = Response::new(Body::from(body.clone()));
