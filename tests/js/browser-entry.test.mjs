@@ -157,3 +157,12 @@ test('init() resolves to undefined, and nothing the browser entry exports leads 
   assert.deepEqual(Reflect.ownKeys(key), [], 'a ClientKey carries no own property');
   assert.deepEqual(Reflect.ownKeys(session), [], 'a Session carries no own property');
 });
+
+test('init({ enclave: true }) after a plain init() is refused with the fix named: enclave: true on the first init', async () => {
+  await init(readFileSync(WASM_PATH));
+  await assert.rejects(init({ enclave: true }), (err) => {
+    assert.ok(err instanceof KitError && err.code === 'INVALID_INPUT', `${err?.code}: ${err?.message}`);
+    assert.match(err.message, /pass enclave: true to the first call/);
+    return true;
+  });
+});
