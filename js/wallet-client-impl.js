@@ -150,12 +150,13 @@ export class WalletFlows {
   #processing;
   /** credential id → the otpEncryptionTargetBundle of its last challenge (client-held mode). */
   #otpTargets = new Map();
+  /** Where this client's keys and sessions live (SAME_THREAD, or an isolated kit's). */
   #custody;
 
   /**
    * @param {{ transport: Function, sandbox: boolean, passkey: object, clientHeld: boolean,
-   *   otpSignerPin: string, onPending?: Function, processing: any }} settings the options
-   *   as js/wallet-client.js checked them
+   *   otpSignerPin: string, onPending?: Function, processing: any, custody?: any }} settings
+   *   the options as js/wallet-client.js checked them
    */
   constructor({ custody = SAME_THREAD, transport, sandbox, passkey, clientHeld, otpSignerPin, onPending, processing }) {
     this.#custody = custody;

@@ -68,7 +68,7 @@ mod tests {
     use crate::bundle::Bundle;
     use crate::codec::hex_encode;
     use crate::test_vectors::{hex, vectors};
-    use p256::ecdsa::signature::{Signer as _, Verifier as _};
+    use p256::ecdsa::signature::Signer as _;
     use p256::ecdsa::{SigningKey, VerifyingKey};
     use p256::pkcs8::DecodePrivateKey as _;
     #[cfg(target_arch = "wasm32")]
