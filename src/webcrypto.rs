@@ -8,10 +8,11 @@
 //! redirect) is [`crate::bundle::Bundle::open_with_dh`].
 
 use crate::prelude::*;
-use p256::ecdsa::signature::Verifier as _;
+use p256::ecdsa::signature::hazmat::PrehashVerifier as _;
 use p256::ecdsa::{Signature, VerifyingKey};
 use p256::elliptic_curve::sec1::ToSec1Point;
 use p256::{PublicKey, SecretKey};
+use sha2::{Digest as _, Sha256};
 use zeroize::Zeroizing;
 
 use crate::error::{Error, ErrorCode, Result};
@@ -50,14 +51,12 @@ pub(crate) fn stamp_from_p1363(public: &PublicKey, payload: &[u8], p1363: &[u8])
             "signature is not a 64-byte P-256 r ‖ s (IEEE P1363) value",
         )
     })?;
+    // The prehash form, as the in-wasm signer's check (src/signing_key.rs): one verifier.
     if VerifyingKey::from(public)
-        .verify(payload, &signature)
+        .verify_prehash(&Sha256::digest(payload), &signature)
         .is_err()
     {
-        return Err(Error::new(
-            ErrorCode::EngineFault,
-            "WebCrypto computed a wrong signature (it does not verify under the session's public key): it was not released and this stored session dropped its key; reload the page",
-        ));
+        return Err(Error::engine_fault());
     }
     Ok(crate::stamp::stamp_from_signature(public, &signature))
 }
@@ -68,7 +67,7 @@ mod tests {
     use crate::bundle::Bundle;
     use crate::codec::hex_encode;
     use crate::test_vectors::{hex, vectors};
-    use p256::ecdsa::signature::Signer as _;
+    use p256::ecdsa::signature::{Signer as _, Verifier as _};
     use p256::ecdsa::{SigningKey, VerifyingKey};
     use p256::pkcs8::DecodePrivateKey as _;
     #[cfg(target_arch = "wasm32")]
