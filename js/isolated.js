@@ -515,11 +515,14 @@ function install(deps, loadPasskeys) {
   freeze(Session);
   const custody = walletCustody(loadPasskeys);
   apply(weakSet, deps.custodies, [custody, true]);
-  // The kit's WalletClient: the public class, over this kit's custody.
-  const WalletClient = class WalletClient extends deps.WalletClient {
-    constructor(options) {
-      super(options, custody);
-    }
+  // The kit's WalletClient: the public class, over this kit's custody (named by its key,
+  // which the minifier keeps: page script and devtools see `WalletClient`).
+  const { WalletClient } = {
+    WalletClient: class extends deps.WalletClient {
+      constructor(options) {
+        super(options, custody);
+      }
+    },
   };
   freeze(WalletClient.prototype);
   freeze(WalletClient);

@@ -1048,7 +1048,7 @@ async function suite() {
       return {
         runs,
         kitKeys: Object.keys(ikit).sort(),
-        frozen: Object.isFrozen(ikit.WalletClient) && Object.isFrozen(ikit.WalletClient.prototype),
+        frozen: Object.isFrozen(ikit.WalletClient) && Object.isFrozen(ikit.WalletClient.prototype) && ikit.WalletClient.name === 'WalletClient',
         ownMembers: Object.getOwnPropertyNames(ikit.WalletClient.prototype).sort(),
         // The package's class still needs the same-thread init() (not called on this page).
         plain: await code(() => new kit.WalletClient({ transport: () => ({}) })),
