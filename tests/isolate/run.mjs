@@ -1010,7 +1010,11 @@ async function suite() {
           sent.push({ method, path, headers, status: res.status, response: text });
           return { status: res.status, headers: res.headers, body: text };
         };
-        const client = new ikit.WalletClient({ transport, keys, otpSignerPin: config.otpSignerPublicKey });
+        const pending = [];
+        const client = new ikit.WalletClient({
+          transport, keys, otpSignerPin: config.otpSignerPublicKey, processing: { firstDelayMs: 5, maxDelayMs: 20 }, onPending: (e) => pending.push(e.operation),
+        });
+        await call('/emulator', 'POST', '/processing', { count: 0 });
         const account = await call('/emulator', 'POST', '/accounts', {});
         const credential = await client.createEmailOtp(account.accountId);
         if (keys === 'client-held') await client.challenge(credential.id); // its otpEncryptionTargetBundle: the encrypted OTP login
@@ -1023,12 +1027,16 @@ async function suite() {
           lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 123, description: 'isolated WalletClient',
         });
         const transaction = await client.executeQuote(session, quote);
+        // From here the emulator answers each signed request PROCESSING once first.
+        await call('/emulator', 'POST', '/processing', { count: 1 });
         const refreshed = await client.refresh(session);
         const updated = await client.updateAccount(refreshed, account.accountId, { privacyEnabled: true }); // a signed retry
         const keysSeen = [session.publicKeyHex, refreshed.publicKeyHex];
         await client.revokeSession(session);
         await client.revokeSession(refreshed);
+        await call('/emulator', 'POST', '/processing', { count: 0 });
         runs.push({
+          pending,
           keys,
           clientKeys: client.keys,
           isWalletClient: client instanceof kit.WalletClient,
@@ -1081,6 +1089,11 @@ async function suite() {
       // The client-held login's 202 is signed by the key that became the session key.
       const loginRetry = signed.find((r) => /\/verify$/.test(r.path));
       assert(run.keys === 'sealed' ? loginRetry === undefined : loginRetry !== undefined, where + json(ops));
+      // PROCESSING: each signed request after the quote was answered so once, told to
+      // onPending and re-sent identical (the same signature: never re-stamped).
+      assert(json(run.pending) === json(['refresh', 'updateAccount', 'revokeSession', 'revokeSession']), where + json(run.pending));
+      const resent = signed.filter((r, i) => i > 0 && signed[i - 1].headers['Service-Wallet-Signature'] === r.headers['Service-Wallet-Signature']);
+      assert(resent.length === 4 && resent.every((r) => signed[signed.indexOf(r) - 1].response.includes('PROCESSING')), where + json(ops));
       console.log(`#   ${where}${signed.length} stamps verified: ${ops.join(', ')}`);
     }
   });
