@@ -886,12 +886,23 @@ export interface IsolatedInitOptions {
  * `encryptOtp`, `openWalletExport`, `free`) and `inspectPayload` return promises; the
  * public fields and `isExpired` stay synchronous. The same `KitError` codes and messages.
  * An argument that cannot be copied to a Worker (a function, a Proxy) is `INVALID_INPUT`.
- * Isolated objects and same-thread ones do not mix (`INVALID_INPUT`); {@link WalletClient}
- * and {@link SessionStore} take only same-thread sessions.
+ * Isolated objects and same-thread ones do not mix (`INVALID_INPUT`): the package's
+ * {@link WalletClient} and {@link SessionStore} take only same-thread sessions, the kit's
+ * `WalletClient` only its own.
  */
 export interface IsolatedKit {
   readonly ClientKey: IsolatedClientKeyClass;
   readonly Session: IsolatedSessionClass;
+  /**
+   * {@link WalletClient} over this kit: `new kit.WalletClient({ transport, ... })` (the
+   * same options) makes its keys and opens its sessions in the Worker (in both key
+   * modes); the flows run in the page, which sees public keys and session ids only, and
+   * instantiates the module for them (from `module_or_path`) on the first flow call,
+   * holding no key in it. The same flows, errors and PROCESSING behaviour;
+   * `instanceof WalletClient` holds. It takes this kit's keys and sessions (and
+   * {@link StoredSession}s); sessions it opens are {@link IsolatedSession}s.
+   */
+  readonly WalletClient: IsolatedWalletClientClass;
   /** {@link encryptOtp}, in the Worker. */
   encryptOtp(targetBundle: EnclaveEnvelope | string, otpCode: string, key: IsolatedClientKey, options?: EnclaveOptions): Promise<string>;
   /** {@link openWalletExport}, in the Worker; the mnemonic comes out to the page, by design. */
@@ -908,6 +919,35 @@ export interface IsolatedKit {
    * a later `init({ isolate: 'worker' })` starts a new Worker.
    */
   terminate(): Promise<void>;
+}
+
+/** `kit.WalletClient`: {@link WalletClient}'s constructor, over the isolated kit. */
+export interface IsolatedWalletClientClass {
+  new (options: WalletClientOptions): IsolatedWalletClient;
+  readonly prototype: IsolatedWalletClient;
+}
+
+/** A session an isolated {@link IsolatedWalletClient} takes. */
+export type IsolatedClientSession = IsolatedSession | StoredSession;
+
+/** {@link WalletClient}, its keys and sessions kept in the isolated signer's Worker. */
+export interface IsolatedWalletClient {
+  readonly keys: 'sealed' | 'client-held';
+  oidcNonce(key: IsolatedClientKey): string;
+  createEmailOtp(accountId: string, session?: IsolatedClientSession): Promise<AuthMethod>;
+  addCredential(session: IsolatedClientSession, body: object | string): Promise<AuthMethod>;
+  registerPasskey(options: RegisterPasskeyOptions, session?: IsolatedClientSession): Promise<AuthMethod>;
+  challenge(credentialId: string): Promise<AuthMethod>;
+  verifyEmailOtp(credentialId: string, otp: string, key?: IsolatedClientKey, options?: VerifyEmailOtpOptions): Promise<IsolatedSession>;
+  verifyOauth(credentialId: string, oidcToken: string, key: IsolatedClientKey): Promise<IsolatedSession>;
+  loginWithPasskey(credentialId: string, options?: Omit<LoginWithPasskeyOptions, 'key'> & { key?: IsolatedClientKey }): Promise<IsolatedSession>;
+  refresh(session: IsolatedClientSession): Promise<IsolatedSession>;
+  revokeSession(session: IsolatedClientSession): Promise<void>;
+  revokeCredential(session: IsolatedClientSession, credentialId: string): Promise<void>;
+  exportWallet(session: IsolatedClientSession, accountId: string, key: IsolatedClientKey): Promise<Record<string, unknown>>;
+  updateAccount(session: IsolatedClientSession, accountId: string, patch: object | string): Promise<Record<string, unknown>>;
+  executeQuote(session: IsolatedClientSession, quote: Quote & { id: string }, options?: { attempts?: number }): Promise<Record<string, unknown>>;
+  request(request: { method: string; path: string; headers?: Record<string, string>; body?: object | string }, session?: IsolatedClientSession): Promise<TransportResponse>;
 }
 
 /** `kit.ClientKey`: not constructible (`INVALID_INPUT`); `instanceof` works. */

@@ -9,6 +9,7 @@
 // first: no in-page design protects against that (see the README's threat model).
 import { KitError } from './platform.js';
 import { lazy } from './shared.js';
+import { WalletClient, custodies } from './wallet-client.js';
 
 // What the kit loads later is resolved while it loads (here, and in js/session-store.js
 // and js/wallet-client.js): an import map that script injects later
@@ -137,7 +138,7 @@ const loadSigner = lazy(() => new KitPromise((resolve, reject) => {
   settle(import('./isolated.js'), (signer) => settle(import('./isolated-boot.js'), (boot) => resolve({
     __proto__: null,
     signer,
-    deps: { __proto__: null, KitError, platform, startSignerWorker: boot.signerWorkerStarter(platform) },
+    deps: { __proto__: null, KitError, platform, startSignerWorker: boot.signerWorkerStarter(platform), WalletClient, custodies },
   }), reject), reject);
 }), 'isolated signer');
 

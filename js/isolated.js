@@ -425,6 +425,35 @@ function openWalletExport(response, key, options) {
   });
 }
 
+/**
+ * The custody of this kit's WalletClient (js/wallet-client-impl.js's SAME_THREAD, over the
+ * Worker): its flows run in the page (the wallet module there, which holds no key: they
+ * see public keys and session ids only) and ask the Worker to make keys, open sessions
+ * and sign.
+ */
+function walletCustody(loadPasskeys) {
+  return freeze({
+    __proto__: null,
+    generate: ClientKey.generate,
+    open: Session.open,
+    fromClientKey: Session.fromClientKey,
+    sandbox: Session.sandbox,
+    encryptOtp,
+    /** Whether `s` is one of this kit's sessions; ENGINE_FAULT once its Worker faulted. */
+    isSession(s) {
+      const r = s instanceof Session ? record(s) : undefined;
+      if (r !== undefined && faults[r.gen]) throw engineFault();
+      return r !== undefined;
+    },
+    keyArg(key) {
+      const r = keyRecord(key, 'WalletClient');
+      if (r.consumed || r.gen !== generation) throw gone(r.gen, keyConsumed);
+      return key;
+    },
+    flows: () => loadPasskeys(flowSource),
+  });
+}
+
 function inspectPayload(payloadToSign) {
   return request('inspectPayload', 'inspectPayload', [payloadToSign]);
 }
@@ -450,14 +479,17 @@ function terminate() {
 let kit;
 /** The deps install() took: the only ones later calls may pass. */
 let installed;
+/** Where the page loads the wallet module from for WalletClient's flows: init()'s module_or_path. */
+let flowSource;
 
 /**
  * Takes what this file uses from the kit's eagerly loaded modules (the captured platform,
  * KitError, the Worker's starter); the first initIsolated() calls it.
  *
- * @param {{ KitError: typeof import('./platform.js').KitError, platform: import('./isolated-platform.js')['platform'], startSignerWorker: ReturnType<typeof import('./isolated-boot.js').signerWorkerStarter> }} deps
+ * @param {{ KitError: typeof import('./platform.js').KitError, platform: import('./isolated-platform.js')['platform'], startSignerWorker: ReturnType<typeof import('./isolated-boot.js').signerWorkerStarter>, WalletClient: typeof import('./wallet-client.js').WalletClient, custodies: WeakMap<object, boolean> }} deps
+ * @param {(source: unknown) => Promise<unknown>} loadPasskeys
  */
-function install(deps) {
+function install(deps, loadPasskeys) {
   ({ KitError, platform, startSignerWorker } = deps);
   ({
     apply, create, freeze, setPrototypeOf, KitPromise, settle, Result, isArray, entries, describe, get, stringify,
@@ -481,7 +513,20 @@ function install(deps) {
   freeze(ClientKey);
   freeze(Session.prototype);
   freeze(Session);
-  kit = freeze({ __proto__: Result, ClientKey, Session, encryptOtp, openWalletExport, inspectPayload, terminate });
+  const custody = walletCustody(loadPasskeys);
+  apply(weakSet, deps.custodies, [custody, true]);
+  // The kit's WalletClient: the public class, over this kit's custody (named by its key,
+  // which the minifier keeps: page script and devtools see `WalletClient`).
+  const { WalletClient } = {
+    WalletClient: class extends deps.WalletClient {
+      constructor(options) {
+        super(options, custody);
+      }
+    },
+  };
+  freeze(WalletClient.prototype);
+  freeze(WalletClient);
+  kit = freeze({ __proto__: Result, ClientKey, Session, WalletClient, encryptOtp, openWalletExport, inspectPayload, terminate });
 }
 
 /** Whether `brand` (a captured getter) accepts `value`: a brand check nothing can fake. */
@@ -594,7 +639,7 @@ export function initIsolated(deps, options, loadPasskeys) {
     // Taken before install() runs: deps that throw partway (having been handed this file's
     // prototypes) still leave the kit's own call failing closed.
     installed = deps;
-    install(deps);
+    install(deps, loadPasskeys);
   } else if (deps !== installed) {
     // Page script imported this file and called it first, with a platform of its own: fail
     // closed (the kit's object, made once in isolated-platform.js, is not reachable to it).
@@ -612,6 +657,7 @@ export function initIsolated(deps, options, loadPasskeys) {
     });
     connecting = attempt;
   }
+  flowSource = options.source;
   const passkeys = options.passkeys;
   if (passkeys === undefined || passkeys === null || passkeys === false) return connecting;
   const source = options.source;

@@ -256,6 +256,8 @@ export class StoredSession {
   #clears;
   #session;
   #key;
+  /** The ENGINE_FAULT of a WebCrypto signature that did not verify: every later use throws it. */
+  #fault;
 
   constructor(db, deletions, session, key, token) {
     if (token !== TOKEN) throw invalid('use SessionStore.save or load');
@@ -278,6 +280,7 @@ export class StoredSession {
 
   /** SESSION_CLOSED, saying why, once this page knows it was deleted or replaced. */
   #knownGone() {
+    if (this.#fault) throw this.#fault;
     if (this.#deletions.isDeleted(this.id, this.#clears)) throw this.#deletions.replacedBy(this.id) === undefined ? gone() : replaced();
   }
 
@@ -359,7 +362,16 @@ export class StoredSession {
     const signature = await guarded('WebCrypto sign', () =>
       /** @type {NonNullable<typeof subtle>} open() checked it */ (subtle).sign({ name: 'ECDSA', hash: 'SHA-256' }, key, new TextEncoder().encode(payload)),
     );
-    return storeStampFromP1363(this.#session, new Uint8Array(signature));
+    try {
+      // Released only once it verifies (the core's verifier, not WebCrypto's).
+      return storeStampFromP1363(this.#session, payload, new Uint8Array(signature));
+    } catch (err) {
+      if (err?.code === 'ENGINE_FAULT') {
+        this.#fault = err;
+        this[CLOSE]();
+      }
+      throw err;
+    }
   }
 }
 

@@ -99,18 +99,19 @@ const { ClientKey, Session, call, keyOf, sessionOf, isClientKey, isSession, adop
 export { ClientKey, Session, isClientKey, isSession };
 
 /**
- * The glue function `name` with its handle argument at `at` (`of`: keyOf or sessionOf)
- * taken as the raw object behind it; or, without `of`, returning a Session's handle.
+ * The glue function `name`, failing closed (js/guard.js) as the handle classes' members
+ * do, with its handle argument at `at` (`of`: keyOf or sessionOf) taken as the raw
+ * object behind it; or, with `of` true, returning a Session's handle.
  *
  * @param {string} name
- * @param {Function} [of]
+ * @param {Function | boolean} [of]
  * @param {number} [at]
  * @returns {any}
  */
 const over = (name, of, at = 0) => (/** @type {any[]} */ ...args) => {
-  if (!of) return adoptSession(call(() => /** @type {any} */ (glue)[name](...args)));
-  args[at] = of(args[at], name);
-  return call(() => /** @type {any} */ (glue)[name](...args));
+  if (typeof of === 'function') args[at] = of(args[at], name);
+  const out = call(() => /** @type {any} */ (glue)[name](...args));
+  return of === true ? adoptSession(out) : out;
 };
 
 /** @type {typeof glue.encryptOtp} */
@@ -134,6 +135,10 @@ export const storeStampFromP1363 = over('storeStampFromP1363', sessionOf);
 /** @type {typeof glue.storeSignedRequestIds} */
 export const storeSignedRequestIds = over('storeSignedRequestIds', sessionOf);
 /** @type {typeof glue.storeExternalSession} */
-export const storeExternalSession = over('storeExternalSession');
+export const storeExternalSession = over('storeExternalSession', true);
 /** @type {typeof glue.storeOpenWithDh} */
-export const storeOpenWithDh = over('storeOpenWithDh');
+export const storeOpenWithDh = over('storeOpenWithDh', true);
+/** @type {typeof glue.storeEncapsulatedKey} */
+export const storeEncapsulatedKey = over('storeEncapsulatedKey');
+/** @type {typeof glue.storeRecordRequestId} */
+export const storeRecordRequestId = over('storeRecordRequestId');

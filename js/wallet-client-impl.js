@@ -15,6 +15,22 @@ import { ClientKey as RawClientKey, Session as RawSession, encryptOtp, isSession
 import { KitError, now } from './platform.js';
 import { loadPasskeys } from './passkey.js';
 
+/**
+ * Where a client's keys are made and its sessions opened and checked: this thread's wasm,
+ * unless the client is an isolated kit's (js/isolated.js: the same members, over its
+ * Worker, asynchronous). The flows in this file see only public keys and session ids.
+ */
+const SAME_THREAD = {
+  generate: () => RawClientKey.generate(),
+  open: (body, key) => RawSession.open(body, key),
+  fromClientKey: (body, key) => RawSession.fromClientKey(body, key),
+  sandbox: (body) => RawSession.sandbox(body),
+  encryptOtp,
+  isSession,
+  keyArg,
+  flows: () => loadPasskeys(),
+};
+
 /** The credential that issued each session this module opened, so a refresh carries it over. */
 const issuedBy = new WeakMap();
 /** The WalletClient method each flow serves, for `onPending`. */
@@ -47,8 +63,8 @@ function text(value, name) {
 const isStored = (session) => storedSessions.has(session);
 
 // isSession: an object made from the prototype passes instanceof with no wasm behind it.
-function sessionArg(session) {
-  if (!isSession(session) && !isStored(session)) throw invalid('session must be a Session or a StoredSession');
+function sessionArg(session, custody) {
+  if (!custody.isSession(session) && !isStored(session)) throw invalid('session must be a Session or a StoredSession');
   return session;
 }
 
@@ -59,8 +75,8 @@ function sessionArg(session) {
  * that could not be signed). For a Session this is synchronous and returns undefined; for
  * a StoredSession a promise (its store may have to be read), to be awaited.
  */
-function liveSession(session) {
-  sessionArg(session);
+function liveSession(session, custody) {
+  sessionArg(session, custody);
   if (isStored(session)) {
     expiryCheck(session);
     return storedSessions.get(session).checkLive();
@@ -80,8 +96,8 @@ function expiryCheck(session) {
 }
 
 /** liveSession, awaited only for a StoredSession (a Session's checks stay in the caller's task). */
-async function ready(session) {
-  const pending = liveSession(session);
+async function ready(session, custody) {
+  const pending = liveSession(session, custody);
   if (pending !== undefined) await pending;
 }
 
@@ -109,14 +125,14 @@ function bodyOf(response) {
   }
 }
 
-/** Runs `fn` with a fresh ClientKey unless one was given; frees a key it made. */
-async function withKey(key, fn) {
-  if (key !== undefined) return fn(keyArg(key));
-  const own = RawClientKey.generate();
+/** Runs `fn` with a fresh ClientKey (of `custody`) unless one was given; frees a key it made. */
+async function withKey(custody, key, fn) {
+  if (key !== undefined) return fn(custody.keyArg(key));
+  const own = await custody.generate();
   try {
     return await fn(own);
   } finally {
-    own.free(); // a no-op once a session consumed it
+    own.free()?.catch(() => {}); // a no-op once a session consumed it
   }
 }
 
@@ -134,13 +150,16 @@ export class WalletFlows {
   #processing;
   /** credential id → the otpEncryptionTargetBundle of its last challenge (client-held mode). */
   #otpTargets = new Map();
+  /** Where this client's keys and sessions live (SAME_THREAD, or an isolated kit's). */
+  #custody;
 
   /**
    * @param {{ transport: Function, sandbox: boolean, passkey: object, clientHeld: boolean,
-   *   otpSignerPin: string, onPending?: Function, processing: any }} settings the options
-   *   as js/wallet-client.js checked them
+   *   otpSignerPin: string, onPending?: Function, processing: any, custody?: any }} settings
+   *   the options as js/wallet-client.js checked them
    */
-  constructor({ transport, sandbox, passkey, clientHeld, otpSignerPin, onPending, processing }) {
+  constructor({ custody = SAME_THREAD, transport, sandbox, passkey, clientHeld, otpSignerPin, onPending, processing }) {
+    this.#custody = custody;
     this.#onPending = onPending;
     this.#processing = processing;
     this.#transport = transport;
@@ -181,7 +200,7 @@ export class WalletFlows {
 
   /** The flow module (loaded once, shared with the passkey ceremonies). */
   #flows() {
-    return loadPasskeys();
+    return this.#custody.flows();
   }
 
   /**
@@ -213,7 +232,7 @@ export class WalletFlows {
         // single-use request ids); an expired one restarts the request once.
         let headers;
         try {
-          headers = isStored(session) ? await session.signRetry(step.sign) : session.signRetry(step.sign);
+          headers = await session.signRetry(step.sign);
         } catch (err) {
           request = flow.signFailed(err);
           continue;
@@ -265,12 +284,13 @@ export class WalletFlows {
    * client-held when the flow sent the compressed key (the key becomes the session key;
    * a response carrying a bundle is INVALID_SESSION), else the bundle sealed to `key`.
    */
-  #open(response, key, credentialId, clientHeld) {
+  async #open(response, key, credentialId, clientHeld) {
     const body = bodyOf(response);
+    const custody = this.#custody;
     let session;
-    if (this.#sandbox) session = RawSession.sandbox(body);
-    else if (clientHeld) session = RawSession.fromClientKey(body, key);
-    else session = RawSession.open(body, key);
+    if (this.#sandbox) session = await custody.sandbox(body);
+    else if (clientHeld) session = await custody.fromClientKey(body, key);
+    else session = await custody.open(body, key);
     if (credentialId !== undefined) issuedBy.set(session, credentialId);
     return session;
   }
@@ -298,13 +318,13 @@ export class WalletFlows {
   }
 
   async createEmailOtp(accountId, session) {
-    if (session !== undefined) await ready(session);
+    if (session !== undefined) await ready(session, this.#custody);
     const flow = await this.#flow('createEmailOtp', text(accountId, 'accountId'));
     return this.#rememberOtpTarget(bodyOf(await this.#run(flow, session)));
   }
 
   async addCredential(session, body) {
-    await ready(session);
+    await ready(session, this.#custody);
     return bodyOf(await this.#run(await this.#flow('addCredential', '', jsonText(body, 'body')), session));
   }
 
@@ -315,14 +335,14 @@ export class WalletFlows {
     text(nickname, 'nickname');
     // Not awaited: the ceremony must start in the caller's task (Safari ties WebAuthn to
     // the click); a StoredSession's store check is awaited after it, below.
-    if (session !== undefined) liveSession(session)?.catch(() => {});
+    if (session !== undefined) liveSession(session, this.#custody)?.catch(() => {});
     const attestation = await this.#ceremony('register', ceremony);
     // From the flow module itself: with an injected `passkey` driver nothing may have
     // loaded it yet (the kit's passkey.registrationBody would then be NOT_INITIALIZED).
     const { passkeyRegistrationBody } = await this.#flows();
     const body = passkeyRegistrationBody(accountId, nickname, ceremony.challenge, attestation);
     // Checked again: the ceremony may have outlasted the session.
-    if (session !== undefined) await ready(session);
+    if (session !== undefined) await ready(session, this.#custody);
     return bodyOf(await this.#run(await this.#flow('addCredential', '', JSON.stringify(body)), session));
   }
 
@@ -352,18 +372,18 @@ export class WalletFlows {
     if (this.#clientHeld && target === undefined) {
       throw invalid("verifyEmailOtp: keys: 'client-held' seals the code to the credential's otpEncryptionTargetBundle: call challenge() first (or pass options.otpEncryptionTargetBundle); nothing was sent");
     }
-    return withKey(key, async (k) => {
+    return withKey(this.#custody, key, async (k) => {
       if (target === undefined) {
         const flow = await this.#flow('verifyEmailOtp', credentialId, otp, undefined, k);
         const clientHeld = flow.clientHeld;
         return this.#open(await this.#run(flow), k, credentialId, clientHeld);
       }
       const { OtpLoginFlow } = await this.#flows();
-      const sealed = encryptOtp(target, otp, k, { pin: this.#otpSignerPin });
+      const sealed = await this.#custody.encryptOtp(target, otp, k, { pin: this.#otpSignerPin });
       // The TEK signs the 202 (ClientKey.signRetry); an expired one is REQUEST_EXPIRED.
       const login = new OtpLoginFlow(credentialId, 'EMAIL_OTP', sealed);
       operationOf.set(login, 'verifyEmailOtp');
-      const session = this.#open(await this.#run(login, k), k, credentialId, true);
+      const session = await this.#open(await this.#run(login, k), k, credentialId, true);
       if (given === undefined) this.#otpTargets.delete(credentialId);
       return session;
     });
@@ -373,7 +393,7 @@ export class WalletFlows {
     text(credentialId, 'credentialId');
     text(oidcToken, 'oidcToken');
     // The token's nonce is WalletClient.oidcNonce(key): only the caller's key can match it.
-    const k = keyArg(key);
+    const k = this.#custody.keyArg(key);
     const flow = await this.#flow('verifyOauth', credentialId, oidcToken, undefined, k);
     const clientHeld = flow.clientHeld;
     return this.#open(await this.#run(flow), k, credentialId, clientHeld);
@@ -385,7 +405,7 @@ export class WalletFlows {
     if (options === null || typeof options !== 'object') throw invalid('loginWithPasskey: options must be an object');
     const { rpId, key, ...ceremony } = options;
     if (rpId !== undefined) text(rpId, 'rpId');
-    return withKey(key, async (k) => {
+    return withKey(this.#custody, key, async (k) => {
       const { PasskeyChallenge } = await this.#flows();
       // The challenge binds the key (in the client's form): it decides the session's kind.
       const flow = await this.#flow('challenge', credentialId, undefined, undefined, k);
@@ -404,8 +424,8 @@ export class WalletFlows {
   }
 
   async refresh(session) {
-    await ready(session);
-    return withKey(undefined, async (k) => {
+    await ready(session, this.#custody);
+    return withKey(this.#custody, undefined, async (k) => {
       const flow = await this.#flow('refresh', '', undefined, session, k);
       const clientHeld = flow.clientHeld;
       return this.#open(await this.#run(flow, session), k, issuedBy.get(session), clientHeld);
@@ -417,7 +437,7 @@ export class WalletFlows {
    * StoredSession is deleted from its store instead, which ends it in every tab.
    */
   async revokeSession(session) {
-    sessionArg(session);
+    sessionArg(session, this.#custody);
     if (isStored(session)) {
       // Another tab may have refreshed it (before or during this call): the session at
       // the end of its chain of refreshes is the live one, so that is the one revoked;
@@ -431,7 +451,7 @@ export class WalletFlows {
         for (let round = 0; round < 8 && !deleted; round++) {
           const status = await internals.status();
           if (status.state === 'deleted') {
-            if (tried === undefined) await ready(session); // SESSION_CLOSED, as before any step
+            if (tried === undefined) await ready(session, this.#custody); // SESSION_CLOSED, as before any step
             break;
           }
           const endId = status.state === 'live' ? session.id : status.id;
@@ -442,7 +462,7 @@ export class WalletFlows {
           if (target === null) break; // the newest session expired (or was deleted) meanwhile
           tried = endId;
           try {
-            await ready(target);
+            await ready(target, this.#custody);
             await this.#run(await this.#flow('revokeSession', '', undefined, target), target);
             revoked = true;
             failure = undefined;
@@ -469,7 +489,7 @@ export class WalletFlows {
       return;
     }
     try {
-      liveSession(session);
+      liveSession(session, this.#custody);
       await this.#run(await this.#flow('revokeSession', '', undefined, session), session);
     } finally {
       session.free(); // revoked, or to be abandoned: its key is zeroized either way
@@ -477,27 +497,27 @@ export class WalletFlows {
   }
 
   async revokeCredential(session, credentialId) {
-    await ready(session);
+    await ready(session, this.#custody);
     const flow = await this.#flow('revokeCredential', text(credentialId, 'credentialId'), undefined, session);
     await this.#run(flow, session);
   }
 
   async exportWallet(session, accountId, key) {
-    await ready(session);
+    await ready(session, this.#custody);
     // The export's clientPublicKey is the uncompressed form in both key modes.
-    const flow = await this.#flow('exportWallet', text(accountId, 'accountId'), undefined, undefined, keyArg(key));
+    const flow = await this.#flow('exportWallet', text(accountId, 'accountId'), undefined, undefined, this.#custody.keyArg(key));
     return bodyOf(await this.#run(flow, session));
   }
 
   async updateAccount(session, accountId, patch) {
-    await ready(session);
+    await ready(session, this.#custody);
     const flow = await this.#flow('updateAccount', text(accountId, 'accountId'), jsonText(patch, 'patch'));
     return bodyOf(await this.#run(flow, session));
   }
 
   /** `{ email }` or `{ phoneNumber }`, exactly one, a non-empty string (the service checks the form). */
   async updateCustomer(session, customerId, change) {
-    await ready(session);
+    await ready(session, this.#custody);
     const fields = change !== null && typeof change === 'object' ? Object.keys(change) : [];
     if (fields.length !== 1 || !['email', 'phoneNumber'].includes(fields[0])) {
       throw invalid('updateCustomer: change must be { email } or { phoneNumber }');
@@ -508,7 +528,7 @@ export class WalletFlows {
   }
 
   async executeQuote(session, quote, { attempts = 3 } = {}) {
-    await ready(session);
+    await ready(session, this.#custody);
     if (!Number.isInteger(attempts) || attempts < 1 || attempts > 10) throw invalid('attempts must be an integer from 1 to 10');
     const { QuoteExecution } = await this.#flows();
     const execution = new QuoteExecution(quote);
@@ -516,7 +536,7 @@ export class WalletFlows {
       for (let attempt = 1; ; attempt++) {
         // Signed at each attempt (QUOTE_EXPIRED, SESSION_EXPIRED are checked then), with
         // the one Idempotency-Key: a retry after a lost response cannot pay twice.
-        const headers = isStored(session) ? await session.signQuote(execution.toSign()) : session.signQuote(execution.toSign());
+        const headers = await session.signQuote(execution.toSign());
         const signature = headers['Service-Wallet-Signature'];
         const request = execution.request(signature);
         let response;
@@ -535,7 +555,7 @@ export class WalletFlows {
   }
 
   async request(request, session) {
-    if (session !== undefined) await ready(session);
+    if (session !== undefined) await ready(session, this.#custody);
     const { SignedRetryFlow } = await this.#flows();
     return this.#run(new SignedRetryFlow(request), session);
   }

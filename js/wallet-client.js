@@ -18,6 +18,13 @@ const invalid = (message) => new KitError('INVALID_INPUT', message);
 /** The session key modes: the sealed bundle, or the client's own key. */
 const KEY_MODES = ['sealed', 'client-held'];
 
+/**
+ * The isolated signers' custodies (js/isolated.js makes one, for its kit's WalletClient):
+ * where a client's keys are made, its sessions opened and checked. A client without one
+ * keeps them in this thread's wasm.
+ */
+export const custodies = new WeakMap();
+
 /** The implementation module, once loaded. */
 let impl;
 
@@ -82,9 +89,13 @@ export class WalletClient {
    *   keys?: 'sealed' | 'client-held', otpSignerPin?: string,
    *   onPending?: Function, processing?: object }} options
    *   transport: ({method, path, headers, body}) => {status, headers, body} (may be async)
+   * @param {object} [custody] the isolated signer's (its kit's WalletClient passes it)
    */
-  constructor(options) {
-    if (!isReady()) throw notInitialized('new WalletClient()');
+  constructor(options, custody) {
+    if (!custodies.has(custody)) {
+      custody = undefined;
+      if (!isReady()) throw notInitialized('new WalletClient()');
+    }
     const {
       transport, sandbox = false, passkey = kitPasskey, keys = 'sealed', otpSignerPin, onPending, processing,
     } = readOptions(options, ['transport', 'sandbox', 'passkey', 'keys', 'otpSignerPin', 'onPending', 'processing'], 'WalletClient');
@@ -101,6 +112,7 @@ export class WalletClient {
     if (onPending !== undefined && typeof onPending !== 'function') throw invalid('WalletClient: options.onPending must be a function');
     const isSandbox = sandbox === true;
     this.#settings = Object.freeze({
+      custody,
       onPending,
       processing: processingPolicy(processing),
       transport,
@@ -122,7 +134,7 @@ export class WalletClient {
    * mode; over the compressed form in client-held mode).
    */
   oidcNonce(key) {
-    return keyArg(key).oidcNonce({ compressed: this.#settings.clientHeld });
+    return (this.#settings.custody?.keyArg ?? keyArg)(key).oidcNonce({ compressed: this.#settings.clientHeld });
   }
 
   /**

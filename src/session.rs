@@ -444,11 +444,14 @@ impl Session {
         self.sign(&quote.payload_to_sign)
     }
 
-    /// The stamp of a payload an authorize_* call let through, from the signature
-    /// WebCrypto made with this [`Session::external`] session's key (64-byte `r ‖ s`).
-    pub fn stamp_from_p1363(&self, p1363: &[u8]) -> Result<String> {
+    /// The stamp of `payload`, which an authorize_* call let through, from the signature
+    /// WebCrypto made with this [`Session::external`] session's key (64-byte `r ‖ s`),
+    /// once it verifies (`ENGINE_FAULT` when it does not).
+    pub fn stamp_from_p1363(&self, payload: &str, p1363: &[u8]) -> Result<String> {
         match &self.signer {
-            Signer::External(public) => crate::webcrypto::stamp_from_p1363(public, p1363),
+            Signer::External(public) => {
+                crate::webcrypto::stamp_from_p1363(public, payload.as_bytes(), p1363)
+            }
             Signer::Closed => Err(closed()),
             _ => Err(Error::new(
                 ErrorCode::InvalidSession,
@@ -972,7 +975,9 @@ mod tests {
         s.authorize_retry(&p, BEFORE_EXPIRY).unwrap();
         // What crypto.subtle.sign returns for the payload: r ‖ s.
         let signature: p256::ecdsa::Signature = signer.sign(p.payload_to_sign.as_bytes());
-        let header = s.stamp_from_p1363(&signature.to_bytes()).unwrap();
+        let header = s
+            .stamp_from_p1363(&p.payload_to_sign, &signature.to_bytes())
+            .unwrap();
         crate::stamp::verify_stamp(&header, &p.payload_to_sign).unwrap();
         // Deterministic nonces on both sides: the same header as the in-wasm signer's.
         assert_eq!(
@@ -997,7 +1002,7 @@ mod tests {
         let (resp, mut key) = sealed_session(&secret);
         let own = Session::open(&resp, &mut key).unwrap();
         assert_eq!(
-            own.stamp_from_p1363(&signature.to_bytes())
+            own.stamp_from_p1363(&p.payload_to_sign, &signature.to_bytes())
                 .unwrap_err()
                 .code(),
             ErrorCode::InvalidSession

@@ -1,15 +1,18 @@
 //! Keys kept in WebCrypto, for the session store (the one place a private key
 //! leaves wasm memory, into a non-extractable `CryptoKey`):
 //! - [`pkcs8_der`]: the PKCS#8 form `crypto.subtle.importKey('pkcs8', …)` takes;
-//! - [`stamp_from_p1363`]: a stamp from the raw `r ‖ s` that `crypto.subtle.sign` gives;
+//! - [`stamp_from_p1363`]: a stamp from the raw `r ‖ s` that `crypto.subtle.sign` gives,
+//!   once it verifies;
 //!
 //! A bundle opened when the ECDH step ran in WebCrypto (a client key kept across an OAUTH
 //! redirect) is [`crate::bundle::Bundle::open_with_dh`].
 
 use crate::prelude::*;
-use p256::ecdsa::Signature;
+use p256::ecdsa::signature::hazmat::PrehashVerifier as _;
+use p256::ecdsa::{Signature, VerifyingKey};
 use p256::elliptic_curve::sec1::ToSec1Point;
 use p256::{PublicKey, SecretKey};
+use sha2::{Digest as _, Sha256};
 use zeroize::Zeroizing;
 
 use crate::error::{Error, ErrorCode, Result};
@@ -37,15 +40,24 @@ pub(crate) fn pkcs8_der(secret: &SecretKey, public: &PublicKey) -> Zeroizing<Vec
     der
 }
 
-/// The stamp for a payload that WebCrypto signed (ECDSA, SHA-256) with the private half
-/// of `public`: `p1363` is the 64-byte `r ‖ s` it returns, turned into DER here.
-pub(crate) fn stamp_from_p1363(public: &PublicKey, p1363: &[u8]) -> Result<String> {
+/// The stamp for `payload`, which WebCrypto signed (ECDSA, SHA-256) with the private half
+/// of `public`: `p1363` is the 64-byte `r ‖ s` it returns, turned into DER here once it
+/// verifies under `public` (p256's `VerifyingKey`: code independent of the engine's crypto
+/// library that signed). `ENGINE_FAULT` when it does not: nothing is released.
+pub(crate) fn stamp_from_p1363(public: &PublicKey, payload: &[u8], p1363: &[u8]) -> Result<String> {
     let signature = Signature::from_slice(p1363).map_err(|_| {
         Error::new(
             ErrorCode::InvalidInput,
             "signature is not a 64-byte P-256 r ‖ s (IEEE P1363) value",
         )
     })?;
+    // The prehash form, as the in-wasm signer's check (src/signing_key.rs): one verifier.
+    if VerifyingKey::from(public)
+        .verify_prehash(&Sha256::digest(payload), &signature)
+        .is_err()
+    {
+        return Err(Error::engine_fault());
+    }
     Ok(crate::stamp::stamp_from_signature(public, &signature))
 }
 
@@ -76,7 +88,7 @@ mod tests {
         let payload = r#"{"type":"ACTIVITY","amount":"1"}"#;
         let signature: Signature = key.sign(payload.as_bytes());
         let public = PublicKey::from(key.verifying_key());
-        let header = stamp_from_p1363(&public, &signature.to_bytes()).unwrap();
+        let header = stamp_from_p1363(&public, payload.as_bytes(), &signature.to_bytes()).unwrap();
         // Deterministic nonces on both sides: the very same header as the in-wasm signer.
         assert_eq!(
             header,
@@ -86,8 +98,23 @@ mod tests {
             .verify(payload.as_bytes(), &signature)
             .unwrap();
         for bad in [&[0u8; 64][..], &[1u8; 63], &[0xff; 64]] {
-            let err = stamp_from_p1363(&public, bad).unwrap_err();
+            let err = stamp_from_p1363(&public, payload.as_bytes(), bad).unwrap_err();
             assert_eq!(err.code(), ErrorCode::InvalidInput);
+        }
+        // A well-formed signature that does not verify: over another payload, by another
+        // key, or one bit flipped (a faulty engine).
+        let other = SigningKey::from_slice(&[0x12; 32]).unwrap();
+        let sign = |by: &SigningKey, message: &[u8]| -> Signature { by.sign(message) };
+        let mut flipped = signature.to_bytes();
+        flipped[40] ^= 1;
+        for (what, wrong) in [
+            ("another payload", sign(&key, b"other").to_bytes()),
+            ("another key", sign(&other, payload.as_bytes()).to_bytes()),
+            ("a flipped bit", flipped),
+        ] {
+            let err = stamp_from_p1363(&public, payload.as_bytes(), &wrong).unwrap_err();
+            assert_eq!(err.code(), ErrorCode::EngineFault, "{what}");
+            assert!(err.message().contains("reload the page"), "{what}");
         }
     }
 

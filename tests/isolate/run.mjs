@@ -22,6 +22,9 @@
 //   injected <base href>), and an app's module_or_path only when its bytes are the
 //   package's (SIGNER_MODULE_REJECTED otherwise);
 // - encryptOtp and openWalletExport in the Worker (checked with the peer);
+// - the kit's WalletClient against the strict emulator (which serves this page), in both
+//   key modes: EMAIL_OTP login, a quote, a refresh, a signed retry, a revoke; every stamp
+//   verifies here (@noble/curves, node:crypto) under a session key the Worker holds;
 // - the extra latency per stamp (median of 200), printed.
 //
 // Usage: node tests/browser.mjs isolate [--engine chromium|firefox|webkit|all] (default all)
@@ -35,7 +38,8 @@ import { hpkeDecrypt, hpkeEncrypt, generateP256KeyPair, uncompressRawPublicKey }
 import { uint8ArrayFromHexString as fromHex, uint8ArrayToHexString as toHex } from '@turnkey/encoding';
 import { serveStatic } from '../../scripts/serve.mjs';
 import { collectPageErrors } from '../support/engines.mjs';
-import { sessionResponse, pending202, quote, randomScalar, sealBundle, compressedPublicKeyHex, iso, HOUR } from '../support/fixtures.mjs';
+import { sessionResponse, pending202, quote, randomScalar, sealBundle, compressedPublicKeyHex, iso, HOUR, checkStamp } from '../support/fixtures.mjs';
+import { startEmulator } from '../support/emulator.mjs';
 import { PKG_DIR as pkgDir, defineSuite, expectOk, expectStamp, hex, json, requirePkg, suiteChecks } from '../support/suite.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -87,6 +91,9 @@ const origin = `http://localhost:${server.port}`;
 console.log(`# serving ${origin}`);
 const evilServer = await serveStatic({ '/': evilDir }, { host: ['127.0.0.1'], headers: { 'access-control-allow-origin': '*' } });
 const evilOrigin = `http://127.0.0.1:${evilServer.port}`;
+// The strict emulator, serving this page and the package (its /backend adds the API
+// credentials): the isolated kit's WalletClient runs the wallet's flows against it.
+const emulator = await startEmulator(['--static-dir', here, '--pkg-dir', pkgDir, '--quiet']);
 
 let browser;
 /** The whole suite in `engine`; `browser` is its launch (tests/support/engines.mjs). */
@@ -100,7 +107,7 @@ async function suite() {
   const context = engine === 'chromium' ? await browser.newContext() : null;
   const pageErrors = [];
   const session = context ? null : collectPageErrors(await browser.newPage(), pageErrors);
-  const open = async (query) => {
+  const open = async (query, base = origin) => {
     let page;
     if (context) {
       page = await context.newPage();
@@ -110,7 +117,7 @@ async function suite() {
       page.close = () => session.goto('about:blank');
     }
     try {
-      await page.goto(`${origin}/${query}`);
+      await page.goto(`${base}/${query}`);
       await page.waitForFunction(() => window.kitLoaded === true, null, { timeout: 20_000 });
       const initError = await page.evaluate(() => window.initError);
       assert(initError === undefined, `init failed on ${query}: ${json(initError)}`);
@@ -134,7 +141,7 @@ async function suite() {
       again: (await window.kit.init({ isolate: 'worker' })) === window.ikit,
       plain: await window.kit.init(),
     })), 'init');
-    assert(json(out.keys) === json(['ClientKey', 'Session', 'encryptOtp', 'inspectPayload', 'openWalletExport', 'terminate']), json(out.keys));
+    assert(json(out.keys) === json(['ClientKey', 'Session', 'WalletClient', 'encryptOtp', 'inspectPayload', 'openWalletExport', 'terminate']), json(out.keys));
     assert(out.frozen && out.again && out.plain === undefined, json(out));
     const workers = requests().filter((r) => r.path === '/pkg/signer-worker.js');
     assert(workers.length === 1 && workers[0].status === 200, json(workers));
@@ -569,12 +576,13 @@ async function suite() {
       const signer = await import(new URL('isolated.js', window.pkgBase).href);
       const { platform } = await import(new URL('isolated-platform.js', window.pkgBase).href);
       const { KitError } = await import(new URL('kit-error.js', window.pkgBase).href);
+      const { WalletClient, custodies } = await import(new URL('wallet-client.js', window.pkgBase).href);
       let starts = 0;
       const startSignerWorker = () => {
         starts += 1;
         throw new Error('evil starter');
       };
-      await window.attempt(() => signer.initIsolated({ __proto__: null, KitError, platform, startSignerWorker }, { isolate: 'worker' }, () => {}));
+      await window.attempt(() => signer.initIsolated({ __proto__: null, KitError, platform, startSignerWorker, WalletClient, custodies }, { isolate: 'worker' }, () => {}));
       const byAttacker = starts;
       const kitInit = await window.attempt(() => window.kit.init({ isolate: 'worker' }));
       return { byAttacker, byKit: starts - byAttacker, kitOk: kitInit.ok, kitCode: kitInit.error?.code, kitMessage: kitInit.error?.message };
@@ -981,6 +989,115 @@ async function suite() {
     await page.close();
   });
 
+  await check('isolated WalletClient (kit.WalletClient) against the strict emulator, both key modes: EMAIL_OTP login, quote, refresh, signed retry, revoke; sessions are the Worker\'s; every stamp verifies in Node', async () => {
+    const page = await open('?mode=isolated', emulator.origin);
+    const out = expectOk(await attempt(page, async () => {
+      const { ikit, kit } = window;
+      const call = async (prefix, method, path, body) => {
+        const res = await fetch(prefix + path, { method, headers: { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+        const text = await res.text();
+        if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status} ${text}`);
+        return text ? JSON.parse(text) : null;
+      };
+      const code = async (fn) => (await window.attempt(fn)).error?.code;
+      const config = await call('/emulator', 'GET', '/config');
+      const runs = [];
+      for (const keys of ['sealed', 'client-held']) {
+        const sent = [];
+        const transport = async ({ method, path, headers, body }) => {
+          const res = await fetch(`/backend${path}`, { method, headers: { ...headers, 'Content-Type': 'application/json' }, body });
+          const text = await res.text();
+          sent.push({ method, path, headers, status: res.status, response: text });
+          return { status: res.status, headers: res.headers, body: text };
+        };
+        const pending = [];
+        const client = new ikit.WalletClient({
+          transport, keys, otpSignerPin: config.otpSignerPublicKey, processing: { firstDelayMs: 5, maxDelayMs: 20 }, onPending: (e) => pending.push(e.operation),
+        });
+        await call('/emulator', 'POST', '/processing', { count: 0 });
+        const account = await call('/emulator', 'POST', '/accounts', {});
+        const credential = await client.createEmailOtp(account.accountId);
+        if (keys === 'client-held') await client.challenge(credential.id); // its otpEncryptionTargetBundle: the encrypted OTP login
+        const outbox = await call('/emulator', 'GET', `/outbox?accountId=${encodeURIComponent(account.accountId)}`);
+        const session = await client.verifyEmailOtp(credential.id, outbox.at(-1).otp);
+        await call('/backend', 'POST', `/sandbox/internal-accounts/${account.accountId}/fund`, { amount: 500 });
+        const quote = await call('/backend', 'POST', '/quotes', {
+          source: { sourceType: 'ACCOUNT', accountId: account.accountId },
+          destination: { destinationType: 'ACCOUNT', accountId: config.merchantAccountId },
+          lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 123, description: 'isolated WalletClient',
+        });
+        const transaction = await client.executeQuote(session, quote);
+        // From here the emulator answers each signed request PROCESSING once first.
+        await call('/emulator', 'POST', '/processing', { count: 1 });
+        const refreshed = await client.refresh(session);
+        const updated = await client.updateAccount(refreshed, account.accountId, { privacyEnabled: true }); // a signed retry
+        const keysSeen = [session.publicKeyHex, refreshed.publicKeyHex];
+        await client.revokeSession(session);
+        await client.revokeSession(refreshed);
+        await call('/emulator', 'POST', '/processing', { count: 0 });
+        runs.push({
+          pending,
+          keys,
+          clientKeys: client.keys,
+          isWalletClient: client instanceof kit.WalletClient,
+          isolatedSessions: session instanceof ikit.Session && refreshed instanceof ikit.Session,
+          sessionIds: [session.id, refreshed.id],
+          keysSeen,
+          quotePayload: quote.payloadToSign,
+          transaction: transaction.status,
+          updated: updated.privacyEnabled === true || updated.privateEnabled === true,
+          freed: [session.publicKeyHex, refreshed.publicKeyHex],
+          afterRevoke: await code(() => client.refresh(refreshed)),
+          notASession: await code(() => client.refresh({})),
+          noKey: await code(() => client.verifyOauth(credential.id, 'token', {})),
+          sent,
+        });
+      }
+      return {
+        runs,
+        kitKeys: Object.keys(ikit).sort(),
+        frozen: Object.isFrozen(ikit.WalletClient) && Object.isFrozen(ikit.WalletClient.prototype) && ikit.WalletClient.name === 'WalletClient',
+        ownMembers: Object.getOwnPropertyNames(ikit.WalletClient.prototype).sort(),
+        // The package's class still needs the same-thread init() (not called on this page).
+        plain: await code(() => new kit.WalletClient({ transport: () => ({}) })),
+      };
+    }), 'isolated WalletClient');
+    await page.close();
+    assert(json(out.kitKeys) === json(['ClientKey', 'Session', 'WalletClient', 'encryptOtp', 'inspectPayload', 'openWalletExport', 'terminate']), json(out.kitKeys));
+    assert(out.frozen && json(out.ownMembers) === json(['constructor']) && out.plain === 'NOT_INITIALIZED', json(out));
+    for (const run of out.runs) {
+      const where = `[${run.keys}] `;
+      assert(run.clientKeys === run.keys && run.isWalletClient && run.isolatedSessions && run.updated && run.transaction === 'COMPLETED', where + json({ ...run, sent: undefined }));
+      assert(run.keysSeen.every((k) => /^0[23][0-9a-f]{64}$/.test(k)) && run.keysSeen[0] !== run.keysSeen[1], where + json(run.keysSeen));
+      assert(run.freed.every((k) => k === undefined) && run.afterRevoke === 'SESSION_CLOSED' && run.notASession === 'INVALID_INPUT' && run.noKey === 'INVALID_INPUT', where + json({ ...run, sent: undefined }));
+      // Every signed request: its stamp over what it signs (the 202's payloadToSign named by
+      // its Request-Id; the quote's) verifies under one of the sessions' keys.
+      const payloads = new Map();
+      for (const r of run.sent) {
+        if (r.status !== 202) continue;
+        const body = JSON.parse(r.response);
+        payloads.set(body.requestId, body.payloadToSign);
+      }
+      const signed = run.sent.filter((r) => r.headers?.['Service-Wallet-Signature'] !== undefined);
+      const ops = signed.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ':id').replace(/(Session|AuthMethod|InternalAccount|Quote):[^/]+/g, ':id')}`);
+      assert(signed.length >= 5 && signed.every((r) => r.status >= 200 && r.status < 300), where + json(signed.map((r) => [r.method, r.path, r.status, r.response.slice(0, 200)])));
+      for (const r of signed) {
+        const payload = r.headers['Request-Id'] !== undefined ? payloads.get(r.headers['Request-Id']) : run.quotePayload;
+        const c = checkStamp(r.headers['Service-Wallet-Signature'], payload);
+        assert(c.ok && run.keysSeen.includes(c.json.publicKey), `${where}${r.method} ${r.path}: ${json(c)}`);
+      }
+      // The client-held login's 202 is signed by the key that became the session key.
+      const loginRetry = signed.find((r) => /\/verify$/.test(r.path));
+      assert(run.keys === 'sealed' ? loginRetry === undefined : loginRetry !== undefined, where + json(ops));
+      // PROCESSING: each signed request after the quote was answered so once, told to
+      // onPending and re-sent identical (the same signature: never re-stamped).
+      assert(json(run.pending) === json(['refresh', 'updateAccount', 'revokeSession', 'revokeSession']), where + json(run.pending));
+      const resent = signed.filter((r, i) => i > 0 && signed[i - 1].headers['Service-Wallet-Signature'] === r.headers['Service-Wallet-Signature']);
+      assert(resent.length === 4 && resent.every((r) => signed[signed.indexOf(r) - 1].response.includes('PROCESSING')), where + json(ops));
+      console.log(`#   ${where}${signed.length} stamps verified: ${ops.join(', ')}`);
+    }
+  });
+
   await check('no page errors', async () => {
     assert(pageErrors.length === 0, `page errors: ${pageErrors.join('; ')}`);
   });
@@ -997,6 +1114,7 @@ export default defineSuite(import.meta, {
   async close() {
     await server.close();
     await evilServer.close();
+    emulator.proc.kill();
     rmSync(evilDir, { recursive: true, force: true });
   },
 });

@@ -22,6 +22,7 @@ globalThis.self = { onmessage: null, close() {} };
 const { platform } = await import(new URL('isolated-platform.js', pkg).href);
 const signer = await import(new URL('isolated.js', pkg).href);
 const { KitError } = await import(new URL('kit-error.js', pkg).href);
+const { WalletClient, custodies } = await import(new URL('wallet-client.js', pkg).href);
 
 let starts = 0;
 let terminated = 0;
@@ -30,6 +31,8 @@ let workerPort;
 const deps = {
   __proto__: null,
   KitError,
+  WalletClient,
+  custodies,
   platform: {
     ...platform,
     available: true,
@@ -85,4 +88,14 @@ test('a trap in the Worker: ENGINE_FAULT, the Worker terminated, every proxy mad
     () => key.signRetry('{}'), () => kit.Session.open({}, key), () => kit.ClientKey.generate(), () => kit.inspectPayload('{}'),
   ]) answers.push(await call().then(() => 'resolved', (err) => err.code));
   assert.deepEqual(answers, Array(7).fill('ENGINE_FAULT'));
+  // The kit's WalletClient too, before anything is sent: a session of the dead Worker, and
+  // a login that would make a key there.
+  const sent = [];
+  const client = new kit.WalletClient({ transport: (request) => sent.push(request) });
+  assert.ok(client instanceof WalletClient);
+  const flows = [() => client.refresh(live), () => client.revokeSession(session), () => client.verifyEmailOtp('AuthMethod:1', '123456')];
+  const clientAnswers = [];
+  for (const call of flows) clientAnswers.push(await call().then(() => 'resolved', (err) => err.code));
+  assert.deepEqual(clientAnswers, Array(3).fill('ENGINE_FAULT'));
+  assert.deepEqual(sent, []);
 });

@@ -119,13 +119,14 @@ pub fn authorize_quote(session: &JsSession, quote: &JsValue) -> JsResult<String>
     })
 }
 
-/// The stamp from WebCrypto's signature (64-byte `r ‖ s`) of an authorized payload.
+/// The stamp from WebCrypto's signature (64-byte `r ‖ s`) of an authorized payload, once
+/// it verifies under the session's public key (`ENGINE_FAULT` when it does not).
 #[wasm_bindgen(js_name = storeStampFromP1363)]
-pub fn stamp_from_p1363(session: &JsSession, signature: &[u8]) -> JsResult<String> {
+pub fn stamp_from_p1363(session: &JsSession, payload: &str, signature: &[u8]) -> JsResult<String> {
     scrubbed(|| {
         session
             .handle()
-            .write(|s| s.stamp_from_p1363(signature).map_err(to_js))
+            .write(|s| s.stamp_from_p1363(payload, signature).map_err(to_js))
     })
 }
 

@@ -434,9 +434,10 @@ export function storeRecordRequestId(signed: any, request_id: string): Array<any
 export function storeSignedRequestIds(session: Session): Array<any>;
 
 /**
- * The stamp from WebCrypto's signature (64-byte `r ‖ s`) of an authorized payload.
+ * The stamp from WebCrypto's signature (64-byte `r ‖ s`) of an authorized payload, once
+ * it verifies under the session's public key (`ENGINE_FAULT` when it does not).
  */
-export function storeStampFromP1363(session: Session, signature: Uint8Array | number[]): string;
+export function storeStampFromP1363(session: Session, payload: string, signature: Uint8Array | number[]): string;
 
 /**
  * A wallet operation by name (the core's [`Operation`]), as the flow that sends it. A
