@@ -11,7 +11,7 @@
  * @returns {() => [Worker, MessagePort, MessagePort]}
  */
 export function signerWorkerStarter(platform) {
-  const { apply, describe, define, global, KitError, hrefOf, NativeURL, Worker: NativeWorker, MessageChannel, port1, port2, toPrimitive } = platform;
+  const { apply, describe, define, setPrototypeOf, global, KitError, hrefOf, NativeURL, Worker: NativeWorker, MessageChannel, port1, port2, toPrimitive } = platform;
 
   /**
    * What `URL` is while the Worker line below runs: a native URL whose string form is read
@@ -31,13 +31,17 @@ export function signerWorkerStarter(platform) {
     define(url, 'toString', { value: text });
     return url;
   }
+  // URL's static functions through it (Parcel's Worker helper calls URL.createObjectURL).
+  setPrototypeOf(pinnedURL, NativeURL);
 
   /**
    * Runs `make` with the global `Worker` and `URL` set to the captured Worker and
    * pinnedURL, then puts back what was there. The Worker line must name the globals
    * literally, `new Worker(new URL('./signer-worker.js', import.meta.url), ...)`, for
    * bundlers (webpack, Next.js, Vite, Parcel) to find the Worker and emit its script; page
-   * script that replaced them after the kit loaded is thus not called.
+   * script that replaced them after the kit loaded is thus not called. (A bundler whose
+   * own helper builds the Worker's URL, Turbopack's or Parcel's, runs that helper in
+   * between: its code is as exposed to page script as any other page code.)
    *
    * @template T
    * @param {() => T} make

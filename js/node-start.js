@@ -7,8 +7,6 @@
 // load this file.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { KitError } from './platform.js';
 import { engineFault, runSelfTest } from './guard.js';
 
@@ -22,12 +20,13 @@ import { engineFault, runSelfTest } from './guard.js';
 function readWasm(url, name) {
   let first;
   try {
-    return readFileSync(fileURLToPath(String(url())));
+    // A native file: URL (a bundler's stand-in for URL reads as a string, or throws).
+    return readFileSync(new URL(String(url())));
   } catch (err) {
     first = err;
   }
   try {
-    return readFileSync(createRequire(join(process.cwd(), 'index.js')).resolve(`embedded-wallet-kit/${name}`));
+    return readFileSync(createRequire(`${process.cwd()}/index.js`).resolve(`embedded-wallet-kit/${name}`));
   } catch {
     throw new KitError(
       'NOT_INITIALIZED',
