@@ -6,14 +6,17 @@
 // author gets them; esbuild and Rollup then run the README's one copy line
 // (esbuild-uncopied leaves it out, to see the error that names it).
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readmeBlock } from './readme-code.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const fixtures = join(here, 'fixtures');
 const kitDir = join(here, 'node_modules', 'embedded-wallet-kit');
 const name = process.argv[2];
+/** The first line of the README's Next.js route handler. */
+const ROUTE = '// app/backend/[...path]/route.ts — the transport calls /backend/<API path>';
 const out = join(here, 'out', name);
 
 /** The README's copy line for bundlers that leave `new URL(…, import.meta.url)` alone. */
@@ -87,18 +90,6 @@ const builds = {
 };
 
 /**
- * The package README's backend route handler (the TypeScript block that starts with
- * `// app/backend/[...path]/route.ts`), as JavaScript (esbuild strips the types).
- */
-async function readmeRoute() {
-  const readme = readFileSync(join(here, '..', '..', 'pkg-template', 'README.md'), 'utf8');
-  const block = /```ts\n(\/\/ app\/backend\/\[\.\.\.path\]\/route\.ts[^]*?)```/.exec(readme);
-  if (!block) throw new Error('no `// app/backend/[...path]/route.ts` block in pkg-template/README.md');
-  const { transform } = await import('esbuild');
-  return (await transform(block[1], { loader: 'ts', format: 'esm' })).code;
-}
-
-/**
  * A Next.js app (fixtures/next, the shared page and the README's backend route) in
  * out/<name>, then `next <args>` there (none: the sources only).
  */
@@ -109,7 +100,7 @@ async function next(args) {
   cpSync(join(fixtures, 'next'), out, { recursive: true });
   cpSync(join(fixtures, 'page.js'), join(out, 'app', 'fixture-page.js'));
   mkdirSync(join(out, 'app', 'backend', '[...path]'), { recursive: true });
-  writeFileSync(join(out, 'app', 'backend', '[...path]', 'route.js'), await readmeRoute());
+  writeFileSync(join(out, 'app', 'backend', '[...path]', 'route.js'), await readmeBlock(ROUTE));
   if (args.includes('--webpack')) {
     // Next 16.4's webpack build fails on any edge route, even an empty one (ENOENT
     // route_client-reference-manifest.js): the edge route is in the Turbopack build only.

@@ -13,7 +13,8 @@
 // node_modules/embedded-wallet-kit, as npm would install it. The fixtures build side by side
 // (build.mjs, one process each), then one strict emulator serves the static builds (its
 // --static-dir, whose /backend adds the API credentials) and is the wallet API behind the
-// Next apps' backend route (the package README's route handler, taken from the README).
+// Next apps' backend route and an Express server's backend in front of the plain page
+// (the package README's route handler and Express handler, taken from the README).
 //
 // Checks: each build succeeds; no file a browser loads holds the build machine's path; in
 // Chromium each page logs in by email code against the strict emulator and stamps,
@@ -30,11 +31,12 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BASIC, emulatorApi, startEmulator, ROOT } from '../support/emulator.mjs';
 import { checkStamp } from '../support/fixtures.mjs';
 import { defineSuite, suiteChecks } from '../support/suite.mjs';
 import { findTarball } from '../support/tarball.mjs';
+import { readmeBlock } from './readme-code.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const outRoot = join(here, 'out');
@@ -186,9 +188,28 @@ for (const [name, server] of Object.entries(nextServers)) {
   }
 }
 
+// The plain page again, served by Express with the README's Express handler as its backend.
+let expressServer;
+try {
+  Object.assign(process.env, { WALLET_API_URL: origin, WALLET_API_TOKEN: token, WALLET_API_SECRET: secret });
+  const handlerFile = join(outRoot, 'express-backend.mjs');
+  writeFileSync(handlerFile, await readmeBlock('// backend.ts — an Express handler: the transport calls /backend/<API path>'));
+  const { walletProxy } = await import(pathToFileURL(handlerFile).href);
+  const { default: express } = await import('express');
+  const app = express();
+  app.use('/backend', express.text({ type: '*/*' }), walletProxy);
+  app.use(express.static(join(outRoot, 'plain')));
+  expressServer = await new Promise((resolve) => {
+    const s = app.listen(0, 'localhost', () => resolve(s));
+  });
+} catch (err) {
+  checks.fail(`the README's Express handler: ${err?.stack ?? err}`);
+}
+
 /** The pages each engine run drives: [label, url]. */
 const pages = [
   ...STATIC.filter((n) => builds[n].ok).map((n) => [n, `${origin}/${n}/`]),
+  ...(expressServer && builds.plain.ok ? [['plain (Express backend)', `http://localhost:${expressServer.address().port}/`]] : []),
   ...Object.entries(nextServers).map(([n, s]) => [n, `${s.origin}/`]),
 ];
 
@@ -250,6 +271,7 @@ export default defineSuite(import.meta, {
   },
   async close() {
     for (const child of children) child.kill();
+    expressServer?.close();
     emulator.kill();
   },
 });
