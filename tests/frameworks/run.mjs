@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Every framework a user brings (issue #28): the packed tarball in fixture apps built with
+// Every framework a user brings: the packed tarball in fixture apps built with
 // the real tools, pinned in this directory's package-lock.json — webpack 5, esbuild, Rollup
 // (+ @rollup/plugin-node-resolve), Parcel 2, a plain <script type="module"> page (an import
 // map), and Next.js (app router) built with Turbopack and with `--webpack`, served by
