@@ -31,7 +31,8 @@ export function signerWorkerStarter(platform) {
     define(url, 'toString', { value: text });
     return url;
   }
-  // URL's static functions through it (Parcel's Worker helper calls URL.createObjectURL).
+  // URL's static functions through it (Parcel's Worker helper calls URL.createObjectURL for
+  // a Worker script on another origin).
   setPrototypeOf(pinnedURL, NativeURL);
 
   /**
