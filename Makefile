@@ -118,4 +118,4 @@ fuzz: setup
 	bash scripts/fuzz.sh $(FUZZ_SECONDS)
 
 clean:
-	rm -rf pkg dist tests/vite/dist tests/vite/node_modules tests/react/dist tests/react/node_modules
+	rm -rf pkg dist tests/vite/dist tests/vite/node_modules tests/react/dist tests/react/node_modules tests/frameworks/out tests/frameworks/node_modules

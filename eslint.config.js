@@ -3,7 +3,7 @@ import globals from 'globals';
 
 export default [
   {
-    ignores: ['target/**', 'pkg/**', 'dist/**', 'node_modules/**', '**/node_modules/**', 'tests/vite/dist/**', 'tests/react/dist/**', '.tmp/**'],
+    ignores: ['target/**', 'pkg/**', 'dist/**', 'node_modules/**', '**/node_modules/**', 'tests/vite/dist/**', 'tests/react/dist/**', 'tests/frameworks/out/**', '.tmp/**'],
   },
   js.configs.recommended,
   {
@@ -25,12 +25,13 @@ export default [
   },
   {
     // Playwright drivers: functions passed to page.evaluate run in the page.
-    files: ['tests/vite/run.mjs', 'tests/react/run.mjs', 'tests/passkey/run.mjs', 'tests/store/run.mjs', 'tests/isolate/run.mjs'],
+    files: ['tests/vite/run.mjs', 'tests/react/run.mjs', 'tests/passkey/run.mjs', 'tests/store/run.mjs', 'tests/isolate/run.mjs', 'tests/frameworks/run.mjs'],
     languageOptions: { globals: { ...globals.node, ...globals.browser } },
   },
   {
-    // Code that runs in the page (Vite app, demo page).
-    files: ['tests/vite/main.js', 'examples/**/*.js'],
+    // Code that runs in the page (Vite app, demo page, the framework fixtures and their
+    // route handlers, which use the web Request/Response).
+    files: ['tests/vite/main.js', 'examples/**/*.js', 'tests/frameworks/fixtures/**/*.js'],
     languageOptions: {
       ecmaVersion: 2024,
       sourceType: 'module',
@@ -38,8 +39,8 @@ export default [
     },
   },
   {
-    // The React e2e app (JSX, in the page).
-    files: ['tests/react/**/*.jsx'],
+    // The React e2e app and the Next.js fixture (JSX, in the page).
+    files: ['tests/react/**/*.jsx', 'tests/frameworks/fixtures/**/*.jsx'],
     languageOptions: {
       ecmaVersion: 2024,
       sourceType: 'module',
@@ -54,7 +55,7 @@ export default [
   },
   {
     // Core ESLint does not see a component used in JSX: capitalised names are components.
-    files: ['tests/react/**/*.jsx'],
+    files: ['tests/react/**/*.jsx', 'tests/frameworks/fixtures/**/*.jsx'],
     rules: { 'no-unused-vars': ['error', { varsIgnorePattern: '^[A-Z]' }] },
   },
 ];

@@ -73,7 +73,11 @@ function outsideBrowser() {
 /** init()'s failure message: outside a browser it says why and what to do instead. */
 function loadFailure(err) {
   const detail = err && err.message ? err.message : String(err);
-  if (!outsideBrowser()) return `embedded-wallet-kit could not load its WebAssembly module: ${detail}`;
+  // Bundlers that leave `new URL(…, import.meta.url)` alone (esbuild, Rollup) do not copy the files.
+  if (!outsideBrowser()) {
+    return `embedded-wallet-kit could not load its WebAssembly module (${detail}): with esbuild or Rollup, `
+      + "copy the package's .wasm and .js files next to the bundle, or pass init({ module_or_path })";
+  }
   return 'embedded-wallet-kit: init() of the browser entry ran outside a browser (no window: server rendering, '
     + `or plain Node), so it could not load its WebAssembly module (${detail}). `
     + "Node resolves the package's `node` entry when it imports 'embedded-wallet-kit' itself (a server bundle that "

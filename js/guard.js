@@ -7,21 +7,29 @@
 // inside the wasm-bindgen glue.
 //
 // One flag per entry, because each entry has its own glue: the main entry's (browser.js
-// and node.js share it, importing this module from the same URL, so loading the Node
-// entry, which initialises at import, also readies the browser entry) and the signing
+// and node.js share it, importing this module from the same URL, so the Node entry, which
+// starts the module at its first check, also readies the browser entry) and the signing
 // entry's (signing.js and signing-node.js). A page that imports both entries must not see
 // the signing entry's init() mark the main entry's exports ready: they are another module.
 import { KitError, now } from './platform.js';
 
 /**
  * A module's state: `isReady()` is false until `markReady()`; `poison()` (a fault) makes
- * it dead for good (`isPoisoned()`): every call on it is ENGINE_FAULT.
+ * it dead for good (`isPoisoned()`): every call on it is ENGINE_FAULT. An entry that
+ * starts its module on demand (the Node entries: js/node-start.js) registers the start
+ * with `startOnDemand()`; the first check runs it (and what it throws reaches the caller).
  */
 function readyFlag() {
   let ready = false;
   let poisoned = false;
+  /** @type {(() => void) | undefined} */
+  let start;
   return Object.freeze({
-    isReady: () => ready,
+    isReady: () => ready || (start?.(), ready),
+    /** @param {() => void} fn */
+    startOnDemand(fn) {
+      start = fn;
+    },
     markReady() {
       ready = true;
     },

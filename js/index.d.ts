@@ -113,8 +113,9 @@ export interface InitOptions {
  * is fetched afterwards.
  * Call it once before anything else; it is idempotent (every call returns the same
  * promise). In the browser it fetches the `.wasm` next to the entry, which bundlers such
- * as Vite and webpack emit as an asset. In Node the module is loaded synchronously at
- * import and this resolves at once. Pages that only sign can load the smaller
+ * as Vite and webpack emit as an asset. In Node the module is read and instantiated
+ * synchronously at the first `init()` or call (importing runs nothing), and this
+ * resolves once that is done. Pages that only sign can load the smaller
  * signing-only module instead: `embedded-wallet-kit/signing`.
  *
  * Once it resolved, {@link passkey} calls reach WebAuthn with no download in between
@@ -221,7 +222,7 @@ export interface PasskeyRegistrationBody {
  * The passkey API. Its code is in the module {@link init} loads (call `init()` at page
  * load, so that a ceremony in a click handler reaches WebAuthn with no download first);
  * an asynchronous call before that loads the module itself, and the synchronous functions
- * throw `NOT_INITIALIZED` until it is loaded. In Node it is loaded at import; Node has no
+ * throw `NOT_INITIALIZED` until it is loaded. In Node the first call loads it; Node has no
  * WebAuthn, so ceremonies reject `PASSKEY_UNSUPPORTED`.
  *
  * One ceremony at a time: starting one aborts the one in flight (it rejects

@@ -115,7 +115,11 @@ export const platform = freeze({
   ErrorEvent: g.ErrorEvent,
   errorMessage: getter(g.ErrorEvent?.prototype, 'message'),
   available: typeof Worker === 'function' && typeof MessageChannel === 'function',
-  // What js/isolated-boot.js starts the Worker and its channel with.
+  // What js/isolated-boot.js starts the Worker and its channel with (it sets the global
+  // Worker and URL to these for the one line that starts it).
+  global: g,
+  define,
+  KitError,
   Worker,
   MessageChannel,
   port1: getter(MessageChannel?.prototype, 'port1'),

@@ -1,28 +1,71 @@
-// How the two Node entries (node.js, signing-node.js) start their module: instantiated from
-// the bytes the entry read at import, marked ready, then the start-up self-test. Browser
-// pages never load this file.
-import { runSelfTest } from './guard.js';
+// How the two Node entries (node.js, signing-node.js) start their module: on demand, at the
+// first init() or call, never at import, so a server bundle (Next.js, an edge or Node
+// route, a server component) can import the kit without reading a file or running wasm.
+// The .wasm is read from beside the entry; when a bundler moved the entry away from its
+// files (rewriting `import.meta.url`), the package's own file, resolved from the app's
+// directory; else NOT_INITIALIZED says to keep the package external. Browser pages never
+// load this file.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { KitError } from './platform.js';
+import { engineFault, runSelfTest } from './guard.js';
 
 /**
- * Instantiates `bytes` with the glue's `initSync` and readies `module`; returns what the
- * entry's `init()` answers: resolved, or rejected (and marked handled) with ENGINE_FAULT
- * when the self-test found a faulty engine, after which every call answers ENGINE_FAULT.
+ * The bytes of the package's `name`: at `url` (beside the entry), else resolved from the
+ * working directory as `embedded-wallet-kit/<name>` (the package exports it).
  *
- * @param {(input: { module: any }) => unknown} initSync
- * @param {Uint8Array} bytes
- * @param {() => void} selfTest
- * @param {{ markReady(): void, poison(): void, isReady(): boolean, isPoisoned(): boolean }} module
- * @returns {Promise<void>}
+ * @param {() => URL} url
+ * @param {string} name
  */
-export function startModule(initSync, bytes, selfTest, module) {
-  initSync({ module: bytes });
-  module.markReady();
+function readWasm(url, name) {
+  let first;
   try {
-    runSelfTest(selfTest, module);
-    return Promise.resolve();
+    // A native file: URL (a bundler's stand-in for URL reads as a string, or throws).
+    return readFileSync(new URL(String(url())));
   } catch (err) {
-    const failed = Promise.reject(err);
-    failed.catch(() => {});
-    return failed;
+    first = err;
   }
+  try {
+    return readFileSync(createRequire(`${process.cwd()}/index.js`).resolve(`embedded-wallet-kit/${name}`));
+  } catch {
+    throw new KitError(
+      'NOT_INITIALIZED',
+      `embedded-wallet-kit could not read its WebAssembly module ${name}: a bundler moved the kit's Node entry away `
+        + 'from its files, and the package is not in node_modules of the working directory either. Keep the package '
+        + "external to the server bundle (Next.js: serverExternalPackages: ['embedded-wallet-kit'] in next.config).",
+      first,
+    );
+  }
+}
+
+/**
+ * Registers the start of `module` (instantiated with the glue's `initSync` from the
+ * package's `name`, marked ready, then the start-up self-test; `onStarted` after
+ * instantiation) to run at its first check; returns what the entry's `init()` answers:
+ * resolved once started, else rejected with why (NOT_INITIALIZED when the file could not
+ * be read, a later call tries again; ENGINE_FAULT for good when the self-test failed).
+ *
+ * @param {{ startOnDemand(fn: () => void): void, markReady(): void, poison(): void, isReady(): boolean, isPoisoned(): boolean }} module
+ * @param {(input: { module: any }) => unknown} initSync
+ * @param {() => void} selfTest
+ * @param {() => URL} url the .wasm beside the entry (a function: nothing runs at import)
+ * @param {string} name its file name in the package
+ * @param {() => void} [onStarted]
+ * @returns {() => Promise<void>}
+ */
+export function startOnDemand(module, initSync, selfTest, url, name, onStarted) {
+  module.startOnDemand(() => {
+    initSync({ module: readWasm(url, name) });
+    module.markReady();
+    onStarted?.();
+    runSelfTest(selfTest, module);
+  });
+  return () => {
+    try {
+      if (module.isReady() && !module.isPoisoned()) return Promise.resolve();
+      throw engineFault();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  };
 }

@@ -1,27 +1,30 @@
 // Node.js entry of embedded-wallet-kit.
 //
 // The browser entry's exports, with its own `init`: the full WebAssembly module is read
-// from disk and instantiated synchronously when this file is imported (WalletClient's
-// implementation, lazy in the browser, is imported with it), so `init()` only exists for
-// code shared with the browser: it resolves at once and never fetches a `file:` URL. Node
-// has no WebAuthn: `passkey.isSupported()` is false and ceremonies reject with
-// PASSKEY_UNSUPPORTED (INVALID_INPUT for bad options), while `passkey.registrationBody`
-// works as in the browser.
+// from disk and instantiated synchronously at the first `init()` or call, never at import
+// (js/node-start.js: server bundles import the kit freely), and WalletClient's
+// implementation, lazy in the browser, is imported with this file; `init()` never fetches a
+// `file:` URL. Node has no WebAuthn: `passkey.isSupported()` is false and ceremonies reject
+// with PASSKEY_UNSUPPORTED (INVALID_INPUT for bad options), while
+// `passkey.registrationBody` works as in the browser.
 import { KitError } from './platform.js'; // first: WebCrypto and Date.now as they are now (js/browser.js)
-import { readFileSync } from 'node:fs';
 import { initSync, selfTest } from './embedded_wallet_kit.js';
 import { mainModule, readInit, wantsIsolation } from './guard.js';
-import { startModule } from './node-start.js';
-import { moduleLoaded } from './passkey.js';
+import { startOnDemand } from './node-start.js';
+import { moduleLoaded, provideModuleLoader } from './passkey.js';
 import { provideWalletClient } from './wallet-client.js';
 import * as walletClientImpl from './wallet-client-impl.js';
 
-const ready = startModule(initSync, readFileSync(new URL('./embedded_wallet_kit_bg.wasm', import.meta.url)), selfTest, mainModule);
-moduleLoaded();
+const started = startOnDemand(
+  mainModule, initSync, selfTest, () => new URL('./embedded_wallet_kit_bg.wasm', import.meta.url), 'embedded_wallet_kit_bg.wasm', moduleLoaded,
+);
+// A passkey ceremony before init() starts the module the same way.
+provideModuleLoader(started);
 provideWalletClient(walletClientImpl);
 
 /**
- * Resolves at once: the Node entry instantiates the module when it is imported.
+ * Starts the module (synchronously, once) and resolves; rejects NOT_INITIALIZED when its
+ * .wasm cannot be read (js/node-start.js), ENGINE_FAULT when the self-test failed.
  * Accepts (and ignores) the browser entry's optional argument, including `{ passkeys: true }`;
  * `{ passkeys: { module_or_path } }` rejects INVALID_INPUT as in the browser, and
  * `{ isolate: 'worker' }` too: the Worker-isolated signer is browser-only.
@@ -54,7 +57,7 @@ export function init(input) {
   if (wantsIsolation(read)) {
     return Promise.reject(new KitError('INVALID_INPUT', "init({ isolate: 'worker' }) is browser-only: the Node entry has no Worker-isolated signer"));
   }
-  return ready;
+  return started();
 }
 
 // Everything else is the browser entry's (this file's own `init` takes precedence over

@@ -6,8 +6,8 @@
 // within the call, with no `await` between the click handler and it (Safari ties WebAuthn
 // to the user's click: transient activation). A call before the module is instantiated
 // loads it first (the entry's loader: `provideModuleLoader`); so does the isolated
-// signer's page side, which needs the module for passkeys only. The Node entry
-// instantiates the module at import (Node has no WebAuthn: ceremonies reject
+// signer's page side, which needs the module for passkeys only. The Node entry starts
+// the module at its first call (Node has no WebAuthn: ceremonies reject
 // PASSKEY_UNSUPPORTED).
 //
 // The state lives in this module, which both variants of the main entry import from the same URL.
@@ -61,6 +61,12 @@ let epoch = 0;
 export function provideModuleLoader(loader) {
   load = loader;
 }
+
+/**
+ * The glue's exports once the module is loaded, else undefined; an entry that starts the
+ * module on demand (the Node entry) starts it here.
+ */
+const loaded = () => mod ?? (mainModule.isReady(), mod);
 
 /** Says that the wallet module is instantiated (the entries, once it is). */
 export function moduleLoaded() {
@@ -215,12 +221,11 @@ function start(glue, register, options) {
  * otherwise after loading it, unless `cancel()` was called meanwhile.
  */
 function ceremony(register, options) {
-  if (mod !== undefined) {
-    try {
-      return start(mod, register, options).then(undefined, asKitError);
-    } catch (err) {
-      return Promise.reject(err).then(undefined, asKitError);
-    }
+  try {
+    const m = loaded();
+    if (m !== undefined) return start(m, register, options).then(undefined, asKitError);
+  } catch (err) {
+    return Promise.reject(err).then(undefined, asKitError);
   }
   const started = epoch;
   return loadPasskeys().then((glue) => {
@@ -266,7 +271,7 @@ export const passkey = Object.freeze({
   },
 
   isSupported() {
-    if (mod === undefined) throw notLoaded('isSupported');
+    if (loaded() === undefined) throw notLoaded('isSupported');
     try {
       credentials();
       return true;
@@ -293,7 +298,8 @@ export const passkey = Object.freeze({
   },
 
   registrationBody(accountId, nickname, challenge, attestation) {
-    if (mod === undefined) throw notLoaded('registrationBody');
-    return mod.passkeyRegistrationBody(accountId, nickname, challenge, attestation);
+    const m = loaded();
+    if (m === undefined) throw notLoaded('registrationBody');
+    return m.passkeyRegistrationBody(accountId, nickname, challenge, attestation);
   },
 });

@@ -8,7 +8,14 @@ import { init, KitError, SessionKeeper, WalletClient } from 'embedded-wallet-kit
 import { WalletStore } from './react-store.js';
 import { readOptions } from './guard.js';
 
-const WalletContext = createContext(/** @type {WalletStore | null} */ (null));
+/**
+ * Made at the first render, not at import: React's server-component build (Next.js server
+ * components, edge routes) has no createContext, and importing this module there must work.
+ *
+ * @type {import('react').Context<WalletStore | null> | undefined}
+ */
+let walletContext;
+const WalletContext = () => walletContext || (walletContext = createContext(/** @type {WalletStore | null} */ (null)));
 
 /** What the provider reads of its props (js/guard.js: own data properties only). */
 const PROVIDER_OPTIONS = ['transport', 'keys', 'sandbox', 'otpSignerPin', 'passkey', 'initOptions', 'keeper'];
@@ -22,11 +29,11 @@ export function WalletProvider(props) {
     { init, WalletClient, SessionKeeper },
   ));
   useEffect(() => store.attach(), [store]);
-  return createElement(WalletContext.Provider, { value: store }, props.children);
+  return createElement(WalletContext().Provider, { value: store }, props.children);
 }
 
 function useStore(hook) {
-  const store = useContext(WalletContext);
+  const store = useContext(WalletContext());
   if (!store) throw new KitError('INVALID_INPUT', `${hook}() must be called inside <WalletProvider>`);
   return store;
 }

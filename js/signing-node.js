@@ -1,18 +1,19 @@
 // Node.js variant of the signing-only entry, `embedded-wallet-kit/signing`: the module is
-// read from disk and instantiated synchronously when this file is imported, so `init()`
-// resolves at once (it exists for code shared with the browser, and accepts the browser
-// variant's argument).
+// read from disk and instantiated synchronously at the first `init()` or call, never at
+// import (js/node-start.js); `init()` exists for code shared with the browser, and accepts
+// the browser variant's argument.
 import './platform.js'; // first: WebCrypto and Date.now as they are now (js/signing.js)
-import { readFileSync } from 'node:fs';
 import { initSync, selfTest } from './embedded_wallet_kit_signing.js';
 import { signingReady, readInit } from './guard.js';
-import { startModule } from './node-start.js';
+import { startOnDemand } from './node-start.js';
 import { refuseMainOptions } from './signing-options.js';
 
-const ready = startModule(initSync, readFileSync(new URL('./embedded_wallet_kit_signing_bg.wasm', import.meta.url)), selfTest, signingReady);
+const started = startOnDemand(
+  signingReady, initSync, selfTest, () => new URL('./embedded_wallet_kit_signing_bg.wasm', import.meta.url), 'embedded_wallet_kit_signing_bg.wasm',
+);
 
 /**
- * Resolves at once: this entry instantiates its module when it is imported. Rejects
+ * Starts the module (synchronously, once) and resolves, as the Node main entry does. Rejects
  * INVALID_INPUT for the main entry's options (`passkeys`, `isolate`), as in the browser.
  *
  * @param {unknown} [input]
@@ -25,7 +26,7 @@ export function init(input) {
   } catch (err) {
     return Promise.reject(err);
   }
-  return refuseMainOptions(read) ?? ready;
+  return refuseMainOptions(read) ?? started();
 }
 
 // Everything else is the browser variant's (this file's own `init` takes precedence).

@@ -28,7 +28,8 @@ export type {
  * - Browsers and bundlers: fetches `embedded_wallet_kit_signing_bg.wasm` next to the
  *   entry (bundlers emit it as an asset), or what `input` says: a URL or path, a
  *   `Response`, the bytes, a `WebAssembly.Module`, or `{ module_or_path }`.
- * - Node: the module is instantiated at import, so this resolves at once.
+ * - Node: the module is read and instantiated synchronously at the first `init()` or
+ *   call (importing runs nothing).
  *
  * Until it resolves, ClientKey's and Session's functions throw `KitError`
  * `NOT_INITIALIZED`. Rejects with `NOT_INITIALIZED` if the module cannot be loaded (a

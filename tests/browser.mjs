@@ -3,7 +3,7 @@
 //
 //   node tests/browser.mjs [suite ...] [--engine chromium|firefox|webkit|all] [options]
 //
-// Suites: passkey store crosstab points isolate e2e csp react vite (default: all, in that
+// Suites: passkey store crosstab points isolate e2e csp react vite frameworks (default: all, in that
 // order); --engine is repeatable or comma-separated (default: all three). Each suite sets
 // up its servers once, runs in each engine in turn and closes; each engine's browser is
 // launched once and shared by the suites (tests/support/engines.mjs: a Playwright Browser
@@ -15,7 +15,7 @@
 // a suite runs in one engine at a time), the lines of each suite tagged with its name.
 //
 // Options the suites read: --scale N (points: N times the fresh page loads),
-// --screenshot PATH (e2e), path/to/embedded-wallet-kit-x.y.z.tgz (vite, react; default the
+// --screenshot PATH (e2e), path/to/embedded-wallet-kit-x.y.z.tgz (vite, react, frameworks; default the
 // newest dist/*.tgz, packed from pkg/ when there is none).
 //
 // Prints each check ("ok - …" / "not ok - …"), a table of passed/failed and seconds per
@@ -24,7 +24,7 @@
 import { pathToFileURL } from 'node:url';
 import { enginesFromArgs, launchEngine } from './support/engines.mjs';
 
-export const SUITES = ['passkey', 'store', 'crosstab', 'points', 'isolate', 'e2e', 'csp', 'react', 'vite'];
+export const SUITES = ['passkey', 'store', 'crosstab', 'points', 'isolate', 'e2e', 'csp', 'react', 'vite', 'frameworks'];
 /** Options that take a value (--engine is the runner's; the others the suites'). */
 const VALUED = ['--engine', '--scale', '--screenshot'];
 

@@ -1040,7 +1040,8 @@ test('right after ClientKey.generate, Session.open and Session.fromClientKey the
     const drawn = [];
     const realRandom = crypto.getRandomValues.bind(crypto);
     crypto.getRandomValues = (buf) => { realRandom(buf); drawn.push(Uint8Array.from(buf)); return buf; };
-    const { ClientKey, Session } = await import(${JSON.stringify(NODE_ENTRY)});
+    const { init, ClientKey, Session } = await import(${JSON.stringify(NODE_ENTRY)});
+    await init(); // the entry starts the module at the first init() or call; initSync() then returns its exports
     const { initSync } = await import(${JSON.stringify(GLUE)});
     const { sealBundle, sessionResponse, randomScalar } = await import(${JSON.stringify(FIXTURES)});
     const { p256 } = await import(${JSON.stringify(import.meta.resolve('@noble/curves/nist.js'))});

@@ -11,12 +11,13 @@ const TESTS = fileURLToPath(new URL('..', import.meta.url));
 // An options member todo/skip/only, or a method call of that name on test, t, it or describe.
 const MARKER = /\b(?:todo|skip|only)\s*:|\.(?:todo|skip|only)\s*\(/;
 const SELF = fileURLToPath(import.meta.url);
+const FRAMEWORK_BUILDS = join(TESTS, 'frameworks', 'out');
 
 function sources(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
-    // Installed packages and the e2e apps' Vite builds are not test sources.
-    if (entry.isDirectory()) return entry.name === 'node_modules' || entry.name === 'dist' ? [] : sources(path);
+    // Installed packages and the e2e apps' builds (Vite's dist/, tests/frameworks/out/) are not test sources.
+    if (entry.isDirectory()) return entry.name === 'node_modules' || entry.name === 'dist' || path === FRAMEWORK_BUILDS ? [] : sources(path);
     return /\.(?:mjs|js)$/.test(entry.name) && path !== SELF ? [path] : [];
   });
 }

@@ -50,6 +50,8 @@ declare global {
   const body: object;
   const method: string;
   const path: string;
+  // A server's environment (the backend snippets run in Node; no @types/node here).
+  const process: { env: Record<string, string | undefined> };
   // The app's UI.
   function showSession(session: unknown, note?: string): void;
   function showPending(operation: string): void;

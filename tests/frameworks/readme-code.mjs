@@ -1,0 +1,15 @@
+// The package README's backend code as the tests run it: the TypeScript block whose first
+// line is `firstLine`, as JavaScript (esbuild strips the types). A block that is not there
+// fails the suite, so the README's copyable backends are the ones that ran.
+import { readFileSync } from 'node:fs';
+
+const README = new URL('../../pkg-template/README.md', import.meta.url);
+
+export async function readmeBlock(firstLine) {
+  const blocks = readFileSync(README, 'utf8').split(/^```ts\n/m).slice(1).map((b) => b.split(/^```$/m)[0]);
+  const block = blocks.find((b) => b.startsWith(`${firstLine}\n`));
+  if (!block) throw new Error(`no ts block starting \`${firstLine}\` in pkg-template/README.md`);
+  // esbuild from this directory's tools (installed by run.mjs before it asks).
+  const { transform } = await import('esbuild');
+  return (await transform(block, { loader: 'ts', format: 'esm' })).code;
+}
