@@ -75,7 +75,9 @@ test-wasm: setup
 	$(WASM_TEST_ENV) WASM_BINDGEN_USE_BROWSER=1 GECKODRIVER=$(HOME)/.cargo/bin/geckodriver $(WASM_TEST)
 	$(WASM_TEST_ENV) JSC_useConcurrentJIT=0 WASM_BINDGEN_USE_BROWSER=1 SAFARIDRIVER=/usr/bin/WebKitWebDriver xvfb-run -a $(WASM_TEST)
 
+# The emulator is built first: tests start target/release/emulator, which must match the tree.
 test-js: build
+	cargo build --release -p emulator
 	node --test --test-reporter=spec $(NODE_TESTS)
 
 size: build
