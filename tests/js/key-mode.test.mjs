@@ -1,4 +1,4 @@
-// A Session says which kind it is (issue #27): `keyMode` is 'sealed' (opened from the
+// A Session says which kind it is: `keyMode` is 'sealed' (opened from the
 // service's sealed bundle), 'client-held' (the client's own key became the session key)
 // or 'sandbox' (no key); a freed session keeps it, and a SessionStore keeps it across a
 // reload (a record saved before keyMode existed is a sealed session's). Through the Node
