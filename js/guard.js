@@ -328,7 +328,7 @@ const SPECS = [
     from: 'Session.open, Session.sandbox or Session.fromClientKey',
     closed: ['SESSION_CLOSED', 'this session was freed; its key is gone'],
     statics: [['open', 1], ['sandbox'], ['fromClientKey', 1]],
-    getters: ['id', 'accountId', 'type', 'expiresAt', 'publicKeyHex', 'sandboxed'],
+    getters: ['id', 'accountId', 'type', 'expiresAt', 'publicKeyHex', 'sandboxed', 'keyMode'],
     methods: ['isExpired', 'stamp', 'signRetry', 'signQuote'],
 
     /** @type {Record<string, (facts: any, arg?: any, check?: any) => unknown>} */

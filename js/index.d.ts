@@ -392,6 +392,17 @@ export interface PendingEvent {
   requestId?: string;
 }
 
+/** What {@link WalletClientOptions.onSigned} is told when a signed request is first sent. */
+export interface SignedEvent {
+  /** The WalletClient method under way, e.g. `'refresh'`, `'updateCustomer'`, `'request'`. */
+  operation: string;
+  /**
+   * The request's `Request-Id`: the `requestId` of the service's
+   * `WALLET_OPERATION.COMPLETED`/`.FAILED` webhook for this operation.
+   */
+  requestId: string;
+}
+
 /** Options of {@link WalletClient}. */
 export interface WalletClientOptions {
   transport: Transport;
@@ -426,6 +437,15 @@ export interface WalletClientOptions {
    * A listener that throws is ignored.
    */
   onPending?: (event: PendingEvent) => void;
+  /**
+   * Called as each signed request (a signed retry: every operation on a session, and the
+   * client-held OTP login) is first sent, with its `Request-Id`, so the app's backend can
+   * match the service's webhook. Re-sends after `PROCESSING` are the same request and are
+   * not told again; a request the service let expire is re-signed with a new id, which is
+   * told. `executeQuote` is keyed by its `Idempotency-Key` instead and is not told.
+   * A listener that throws is ignored.
+   */
+  onSigned?: (event: SignedEvent) => void;
   /**
    * How a request the service is still processing is re-sent: the identical request
    * (never re-stamped), at most `maxResends` times (default 10), after waits from
@@ -636,6 +656,8 @@ export interface StoredSession {
   /** Compressed SEC1 public key hex (66 chars); `undefined` for a sandbox session. */
   readonly publicKeyHex: string | undefined;
   readonly sandboxed: boolean;
+  /** As {@link Session.keyMode}. */
+  readonly keyMode: 'sealed' | 'client-held' | 'sandbox';
   /** As {@link Session.isExpired}. */
   isExpired(now?: Date | number): boolean;
   /**
@@ -994,6 +1016,8 @@ export interface IsolatedSession {
   /** `undefined` for a sandbox session and after `free()` (at once, before the Worker answers). */
   readonly publicKeyHex: string | undefined;
   readonly sandboxed: boolean;
+  /** {@link Session.keyMode}: kept after `free()`. */
+  readonly keyMode: 'sealed' | 'client-held' | 'sandbox';
   /** {@link Session.isExpired}: synchronous (it needs no key); the same answers and errors. */
   isExpired(now?: Date | number): boolean;
   /** {@link Session.stamp}, in the Worker: the same bytes for the same key and payload. */

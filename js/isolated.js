@@ -295,7 +295,7 @@ export class ClientKey {
 /** Turns what the Worker says about a new session into its proxy. */
 function newSession(gen, v) {
   internal(v);
-  return new Session(TOKEN, { __proto__: null, gen, handle: v.handle, id: v.id, accountId: v.accountId, type: v.type, expiresAtMs: v.expiresAtMs, publicKeyHex: v.publicKeyHex, sandboxed: v.sandboxed, closed: false });
+  return new Session(TOKEN, { __proto__: null, gen, handle: v.handle, id: v.id, accountId: v.accountId, type: v.type, expiresAtMs: v.expiresAtMs, publicKeyHex: v.publicKeyHex, sandboxed: v.sandboxed, keyMode: v.keyMode, closed: false });
 }
 
 // Exported (for no importer) so that the minified package keeps the name page script sees
@@ -354,6 +354,11 @@ export class Session {
   get sandboxed() {
     const r = record(this);
     return !r.closed && r.gen === generation && r.sandboxed;
+  }
+
+  /** Kept after free(), as in same-thread mode. */
+  get keyMode() {
+    return record(this).keyMode;
   }
 
   /**

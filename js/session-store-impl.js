@@ -232,6 +232,7 @@ function recordOf(session, key) {
     expiresAtMs: expiresAt.getTime(),
     publicKeyHex: session.publicKeyHex ?? null,
     sandboxed: session.sandboxed,
+    keyMode: session.keyMode,
     signed: storeSignedRequestIds(session), // ids it signed before being stored stay spent
     ...(key && { key }),
   };
@@ -312,6 +313,9 @@ export class StoredSession {
   }
   get sandboxed() {
     return this.#session.sandboxed;
+  }
+  get keyMode() {
+    return this.#session.keyMode;
   }
 
   isExpired(now) {
@@ -536,7 +540,7 @@ export class Store extends SessionStore {
   }
 
   #restore(record) {
-    const info = { id: record.id, accountId: record.accountId, type: record.type, expiresAt: record.expiresAt };
+    const info = { id: record.id, accountId: record.accountId, type: record.type, expiresAt: record.expiresAt, keyMode: record.keyMode };
     const { sandboxed, key } = record;
     let stored;
     if (sandboxed) {

@@ -65,6 +65,7 @@ function sessionInfo(raw) {
     expiresAtMs: raw.expiresAt.getTime(),
     publicKeyHex: raw.publicKeyHex,
     sandboxed: raw.sandboxed,
+    keyMode: raw.keyMode,
   };
 }
 

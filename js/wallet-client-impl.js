@@ -49,6 +49,15 @@ async function readResponse(response, where) {
   throw new KitError('SERVICE_ERROR', `the transport's response body for ${where} is a ${proto ? proto.constructor?.name : typeof body}: give its text, a parsed object or an unread Response`);
 }
 
+/** Calls the app's listener, if any; its failure is the app's, not the operation's. */
+function tell(listener, event) {
+  try {
+    listener?.(event);
+  } catch {
+    // ignored
+  }
+}
+
 /** Errors raised because the transport failed (it threw, or returned no object). */
 const transportFailures = new WeakSet();
 
@@ -147,6 +156,7 @@ export class WalletFlows {
   #clientHeld;
   #otpSignerPin;
   #onPending;
+  #onSigned;
   #processing;
   /** credential id → the otpEncryptionTargetBundle of its last challenge (client-held mode). */
   #otpTargets = new Map();
@@ -155,12 +165,13 @@ export class WalletFlows {
 
   /**
    * @param {{ transport: Function, sandbox: boolean, passkey: object, clientHeld: boolean,
-   *   otpSignerPin: string, onPending?: Function, processing: any, custody?: any }} settings
+   *   otpSignerPin: string, onPending?: Function, onSigned?: Function, processing: any, custody?: any }} settings
    *   the options as js/wallet-client.js checked them
    */
-  constructor({ custody = SAME_THREAD, transport, sandbox, passkey, clientHeld, otpSignerPin, onPending, processing }) {
+  constructor({ custody = SAME_THREAD, transport, sandbox, passkey, clientHeld, otpSignerPin, onPending, onSigned, processing }) {
     this.#custody = custody;
     this.#onPending = onPending;
+    this.#onSigned = onSigned;
     this.#processing = processing;
     this.#transport = transport;
     this.#sandbox = sandbox;
@@ -237,7 +248,9 @@ export class WalletFlows {
           request = flow.signFailed(err);
           continue;
         }
-        request = flow.signed(headers['Service-Wallet-Signature'], headers['Request-Id']);
+        const requestId = headers['Request-Id'];
+        request = flow.signed(headers['Service-Wallet-Signature'], requestId);
+        tell(this.#onSigned, { operation: operationOf.get(flow) ?? 'request', requestId });
       }
     } finally {
       flow.free();
@@ -261,11 +274,7 @@ export class WalletFlows {
     };
     if (signal?.aborted) throw stop('the wait was aborted');
     if (timeoutMs !== undefined && now() + delayMs - since > timeoutMs) throw stop(`no answer within ${timeoutMs} ms`);
-    try {
-      this.#onPending?.({ operation, attempt, delayMs, ...(requestId !== undefined && { requestId }) });
-    } catch {
-      // A listener's failure is the app's, not the operation's.
-    }
+    tell(this.#onPending, { operation, attempt, delayMs, ...(requestId !== undefined && { requestId }) });
     await new Promise((resolve, reject) => {
       const aborted = () => {
         clearTimeout(timer);

@@ -87,7 +87,7 @@ export class WalletClient {
   /**
    * @param {{ transport: Function, sandbox?: boolean, passkey?: object,
    *   keys?: 'sealed' | 'client-held', otpSignerPin?: string,
-   *   onPending?: Function, processing?: object }} options
+   *   onPending?: Function, onSigned?: Function, processing?: object }} options
    *   transport: ({method, path, headers, body}) => {status, headers, body} (may be async)
    * @param {object} [custody] the isolated signer's (its kit's WalletClient passes it)
    */
@@ -97,8 +97,8 @@ export class WalletClient {
       if (!isReady()) throw notInitialized('new WalletClient()');
     }
     const {
-      transport, sandbox = false, passkey = kitPasskey, keys = 'sealed', otpSignerPin, onPending, processing,
-    } = readOptions(options, ['transport', 'sandbox', 'passkey', 'keys', 'otpSignerPin', 'onPending', 'processing'], 'WalletClient');
+      transport, sandbox = false, passkey = kitPasskey, keys = 'sealed', otpSignerPin, onPending, onSigned, processing,
+    } = readOptions(options, ['transport', 'sandbox', 'passkey', 'keys', 'otpSignerPin', 'onPending', 'onSigned', 'processing'], 'WalletClient');
     if (typeof transport !== 'function') {
       throw invalid('WalletClient: options.transport must be a function ({ method, path, headers, body }) => { status, headers, body }');
     }
@@ -109,11 +109,14 @@ export class WalletClient {
     if (otpSignerPin !== undefined && (typeof otpSignerPin !== 'string' || otpSignerPin === '')) {
       throw invalid("WalletClient: options.otpSignerPin must be 'production', 'sandbox' or a signer public key in hex");
     }
-    if (onPending !== undefined && typeof onPending !== 'function') throw invalid('WalletClient: options.onPending must be a function');
+    for (const [name, listener] of [['onPending', onPending], ['onSigned', onSigned]]) {
+      if (listener !== undefined && typeof listener !== 'function') throw invalid(`WalletClient: options.${name} must be a function`);
+    }
     const isSandbox = sandbox === true;
     this.#settings = Object.freeze({
       custody,
       onPending,
+      onSigned,
       processing: processingPolicy(processing),
       transport,
       sandbox: isSandbox,

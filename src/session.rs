@@ -102,6 +102,30 @@ pub struct Session {
     signed_requests: SignedRequestIds,
     /// The AuthMethod this session was issued for, when the flow that opened it knows.
     credential_id: Option<String>,
+    /// How the session key came to this side: kept after [`Session::close`].
+    key_mode: KeyMode,
+}
+
+/// How a session's key came to this side (the value of [`Session::key_mode`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum KeyMode {
+    /// Opened from the service's sealed `encryptedSessionSigningKey`.
+    Sealed,
+    /// The client's own key became the session key (no bundle).
+    ClientHeld,
+    /// The sandbox's magic signature; no key.
+    Sandbox,
+}
+
+impl KeyMode {
+    /// The name apps see (`Session.keyMode` in JS; a store record's `keyMode`).
+    fn name(self) -> &'static str {
+        match self {
+            Self::Sealed => "sealed",
+            Self::ClientHeld => "client-held",
+            Self::Sandbox => "sandbox",
+        }
+    }
 }
 
 impl core::fmt::Debug for Session {
@@ -124,12 +148,13 @@ fn closed() -> Error {
 }
 
 impl Session {
-    fn new(info: SessionInfo, signer: Signer) -> Self {
+    fn new(info: SessionInfo, signer: Signer, key_mode: KeyMode) -> Self {
         Self {
             info,
             signer,
             signed_requests: SignedRequestIds::default(),
             credential_id: None,
+            key_mode,
         }
     }
 
@@ -205,7 +230,11 @@ impl Session {
                 "encryptedSessionSigningKey does not hold a valid P-256 private key",
             )
         })?;
-        Ok(Self::new(info, Signer::Key(SigningKey::new(secret)?)))
+        Ok(Self::new(
+            info,
+            Signer::Key(SigningKey::new(secret)?),
+            KeyMode::Sealed,
+        ))
     }
 
     /// The session key in PKCS#8, for `crypto.subtle.importKey` (the session store).
@@ -239,6 +268,7 @@ impl Session {
         Ok(Self::new(
             SessionInfo::from_fields(response)?,
             Signer::Sandbox,
+            KeyMode::Sandbox,
         ))
     }
 
@@ -268,7 +298,11 @@ impl Session {
         }
         let public = *key.public_key();
         let secret = key.take_secret()?;
-        let mut session = Self::new(info, Signer::Key(SigningKey::with_public(secret, public)));
+        let mut session = Self::new(
+            info,
+            Signer::Key(SigningKey::with_public(secret, public)),
+            KeyMode::ClientHeld,
+        );
         // The same key: what it signed as the OTP login's TEK stays signed.
         session.signed_requests = key.take_signed_requests();
         Ok(session)
@@ -304,6 +338,13 @@ impl Session {
         }
     }
 
+    /// How the session key came to this side: `"sealed"` (opened from the sealed bundle),
+    /// `"client-held"` (the client's own key) or `"sandbox"` (no key); unchanged by
+    /// [`Session::close`].
+    pub fn key_mode(&self) -> &'static str {
+        self.key_mode.name()
+    }
+
     /// Whether this is a sandbox (magic-signature) session.
     pub fn is_sandbox(&self) -> bool {
         matches!(self.signer, Signer::Sandbox)
@@ -334,10 +375,25 @@ impl Session {
     /// A session whose key was imported into WebCrypto (the session store), restored
     /// from its stored fields (`id`, `accountId`, `type`, `expiresAt`) and public key.
     /// Its guards run here; it signs only through [`Session::stamp_from_p1363`].
+    /// Its `keyMode` field (as [`Session::key_mode`] names it) is kept; a record without
+    /// one is from a sealed session.
     pub fn external(info: &dyn Fields, public: PublicKey) -> Result<Self> {
+        let key_mode = match optional(info, "keyMode", ErrorCode::InvalidSession, "stored session")?
+            .as_deref()
+        {
+            None | Some("sealed") => KeyMode::Sealed,
+            Some("client-held") => KeyMode::ClientHeld,
+            Some(_) => {
+                return Err(Error::new(
+                    ErrorCode::InvalidSession,
+                    "stored session field keyMode is not 'sealed' or 'client-held'",
+                ))
+            }
+        };
         Ok(Self::new(
             SessionInfo::from_fields(info)?,
             Signer::External(public),
+            key_mode,
         ))
     }
 
@@ -1005,6 +1061,40 @@ mod tests {
             own.stamp_from_p1363(&p.payload_to_sign, &signature.to_bytes())
                 .unwrap_err()
                 .code(),
+            ErrorCode::InvalidSession
+        );
+    }
+
+    #[test]
+    fn a_session_says_how_its_key_came_here_even_once_closed() {
+        let (resp, mut key) = sealed_session(&SecretKey::from_slice(&[0x34; 32]).unwrap());
+        let mut sealed = Session::open(&resp, &mut key).unwrap();
+        assert_eq!(sealed.key_mode(), "sealed");
+        sealed.close();
+        assert_eq!(sealed.key_mode(), "sealed");
+        let mut own = ClientKey::generate().unwrap();
+        let held = Session::from_client_key(
+            &response("").without("encryptedSessionSigningKey"),
+            &mut own,
+        )
+        .unwrap();
+        assert_eq!(held.key_mode(), "client-held");
+        assert_eq!(Session::sandbox(&resp).unwrap().key_mode(), "sandbox");
+        // A stored session keeps the mode its record names; an old record is a sealed one.
+        let public = *ClientKey::generate().unwrap().public_key();
+        let stored = |mode: Option<&str>| {
+            let record = response("");
+            let record = match mode {
+                Some(mode) => record.with("keyMode", mode),
+                None => record,
+            };
+            Session::external(&record, public).map(|s| s.key_mode())
+        };
+        assert_eq!(stored(Some("client-held")).unwrap(), "client-held");
+        assert_eq!(stored(Some("sealed")).unwrap(), "sealed");
+        assert_eq!(stored(None).unwrap(), "sealed");
+        assert_eq!(
+            stored(Some("sandbox")).unwrap_err().code(),
             ErrorCode::InvalidSession
         );
     }

@@ -12,7 +12,7 @@
 // sealed bundle (default), or client-held keys (compressed clientPublicKey, the key
 // becomes the session key, encrypted OTP login).
 import {
-  init, ClientKey, Session, passkey, KitError, WalletClient, SessionKeeper, SessionStore,
+  init, ClientKey, Session, passkey, KitError, WalletClient, SessionKeeper, SessionStore, openWalletExport,
 } from './pkg/browser.js';
 
 /** The sandbox's magic passkey signature (docs/protocol.md, Sandbox); strict mode checks real ones. */
@@ -28,11 +28,13 @@ const state = {
   otp: null,
   otpVerified: false,
   passkeyCredential: null, // AuthMethod (PASSKEY), with credentialId
+  revokedCredentialId: null, // the credential removed by the "remove the other credential" step
+  exported: false,
   session: null, // Session, or a StoredSession when shared with the other tabs
   store: null, // SessionStore, once "share with other tabs" is on
   client: null, // WalletClient (made once the emulator's mode is known)
   keys: 'sealed', // the WalletClient's key mode: 'sealed' | 'client-held'
-  sessionView: null, // {id, type, expiresAt, publicKeyHex, sandboxed, status: 'live' | 'revoked'}
+  sessionView: null, // {id, type, expiresAt, publicKeyHex, sandboxed, keyMode, status: 'live' | 'revoked'}
   funded: false,
   otpTargetBundle: false, // whether the client holds an otpEncryptionTargetBundle for the credential
   quote: null, // Quote (+ executeKey, executed)
@@ -282,6 +284,7 @@ async function adoptSession(next, { fromKeeper = false } = {}) {
     expiresAt: next.expiresAt,
     publicKeyHex: next.publicKeyHex,
     sandboxed: next.sandboxed,
+    keyMode: next.keyMode,
     status: 'live',
   };
   if (previous && previous !== next && !fromKeeper) {
@@ -580,6 +583,39 @@ async function showBalances() {
   return `wallet ${formatMoney(state.balances.wallet)} · merchant ${formatMoney(state.balances.merchant)}`;
 }
 
+async function updateEmail() {
+  const email = `changed-${Date.now()}@example.com`;
+  kitLog(`client.updateCustomer(session, customerId, { email }): the OTP credential's address, a signed retry`);
+  const customer = await state.client.updateCustomer(state.session, state.account.customerId, { email });
+  state.account.email = customer.email;
+  renderAccount();
+  return `email ${customer.email}`;
+}
+
+async function exportWallet() {
+  const key = ClientKey.generate(); // the export's own key: the credentials are sealed to it
+  kitLog('client.exportWallet(session, accountId, key): signed retry; the envelope is sealed to the key');
+  try {
+    const exported = await state.client.exportWallet(state.session, state.account.accountId, key);
+    const mnemonic = openWalletExport(exported, key, { pin: sandbox() ? 'sandbox' : state.config.exportSignerPublicKey });
+    state.exported = true;
+    // Shown only as a count: a real wallet would show it once, to be written down.
+    return `opened with the export key: ${mnemonic.split(' ').length} words (not shown)`;
+  } finally {
+    key.free(); // a no-op once consumed
+  }
+}
+
+/** A session cannot revoke the credential that issued it: this removes the other one. */
+async function revokeOtherCredential() {
+  const { id } = state.sessionView.type === 'PASSKEY' ? state.otpCredential : state.passkeyCredential;
+  kitLog(`client.revokeCredential(session, '${id}')`);
+  await state.client.revokeCredential(state.session, id);
+  state.revokedCredentialId = id;
+  renderAccount();
+  return `${id} removed`;
+}
+
 async function refreshSession() {
   kitLog('client.refresh(session): new ClientKey; the kit signs only a payload whose targetPublicKey is that key');
   await adoptSession(sessionLog(await state.client.refresh(state.session), clientHeld())); // frees the old session
@@ -620,7 +656,7 @@ const STEPS = [
   { id: 'passkey-register', title: 'Register a passkey', hint: 'WebAuthn create → signed retry POST /auth/credentials', run: registerPasskey,
     ready: () => live() && !state.passkeyCredential },
   { id: 'passkey-login', title: 'Log in with the passkey', hint: 'challenge → WebAuthn get → verify (Request-Id)', run: loginWithPasskey,
-    ready: () => state.passkeyCredential },
+    ready: () => state.passkeyCredential && state.revokedCredentialId === null },
   { id: 'fund', title: 'Fund the wallet', hint: 'POST /sandbox/internal-accounts/{id}/fund', run: fund,
     ready: () => passkeyStepDone() && live() },
   { id: 'quote-create', title: 'Create a quote to the merchant', hint: 'POST /quotes (Idempotency-Key)', run: createQuote,
@@ -629,6 +665,12 @@ const STEPS = [
     ready: () => state.quote && !state.quote.executed && live() },
   { id: 'balances', title: 'Show balances', hint: 'GET /internal-accounts', run: showBalances,
     ready: () => state.account },
+  { id: 'email-update', title: 'Change the email', hint: 'signed retry PATCH /customers/{id}', run: updateEmail,
+    ready: () => live() && passkeyStepDone() },
+  { id: 'export', title: 'Export the wallet', hint: 'new ClientKey → signed retry POST …/export → openWalletExport', run: exportWallet,
+    ready: () => live() && passkeyStepDone() && !state.exported },
+  { id: 'credential-revoke', title: 'Remove the other credential', hint: "signed retry DELETE /auth/credentials/{id} (not the session's own)",
+    run: revokeOtherCredential, ready: () => live() && state.passkeyCredential && state.revokedCredentialId === null },
   { id: 'refresh', title: 'Refresh the session', hint: 'new ClientKey → signed retry → Session.open', run: refreshSession,
     ready: () => live() && passkeyStepDone() && !isStored(state.session) },
   { id: 'revoke', title: 'Revoke the session', hint: 'signed retry DELETE /auth/sessions/{id}', run: revokeSession,
@@ -701,7 +743,8 @@ function renderAccount() {
   const a = state.account;
   $('account-email').textContent = a?.email ?? '–';
   $('account-id').textContent = a?.accountId ?? '–';
-  const creds = [state.otpCredential && 'EMAIL_OTP', state.passkeyCredential && 'PASSKEY'].filter(Boolean);
+  const creds = [[state.otpCredential, 'EMAIL_OTP'], [state.passkeyCredential, 'PASSKEY']]
+    .filter(([c]) => c && c.id !== state.revokedCredentialId).map(([, kind]) => kind);
   $('account-credentials').textContent = creds.length ? creds.join(' + ') : '–';
 }
 
@@ -721,7 +764,7 @@ function renderSession() {
   const pill = $('session-state');
   if (!v) return;
   $('session-id').textContent = v.id;
-  $('session-type').textContent = v.sandboxed ? `${v.type} (sandbox session)` : v.type;
+  $('session-type').textContent = `${v.type} (${v.keyMode} session)`;
   $('session-expires').textContent = v.expiresAt.toISOString();
   $('session-key').textContent = v.publicKeyHex ?? '– (sandbox: no key)';
   const left = v.expiresAt.getTime() - Date.now();
@@ -786,6 +829,8 @@ function useKeys(keys) {
       kitLog(`${operation}: the service is still processing ${requestId ?? 'the request'}; re-sending it unchanged (attempt ${attempt})`);
       setStatus(`Still processing (${operation}, attempt ${attempt})…`, 'pending');
     },
+    // What the integrator's backend matches the service's WALLET_OPERATION webhook with.
+    onSigned: ({ operation, requestId }) => kitLog(`${operation}: signed request ${requestId} sent`),
   });
   kitLog(`new WalletClient({ keys: '${keys}' })${keys === 'client-held' ? ': compressed clientPublicKey, the key is the session key' : ": the spec's sealed session bundle"}`);
 }

@@ -14,6 +14,7 @@
 //   strict  — real crypto: EMAIL_OTP create + verify (Session.open of a sealed bundle),
 //             passkey registration (a signed retry) and login, fund, quote create +
 //             execute (balances move), refresh, revoke; stamps are re-verified in Node;
+//             (the email change, export and credential removal run in the PROCESSING flow);
 //   sandbox — the same flows with the spec's magic values (Session.sandbox, 000000,
 //             sandbox-valid-signature, sandbox-valid-passkey-signature);
 //   keys: 'client-held' — the compressed clientPublicKey on the passkey challenge and
@@ -588,7 +589,7 @@ async function processingFlow(emu, keys) {
   try {
     await setProcessing(2);
     const steps = ['account', 'otp-credential', 'otp-read', 'otp-verify', ...(passkeys ? ['passkey-register', 'passkey-login'] : []),
-      'fund', 'quote-create', 'quote-execute', 'refresh', 'revoke'];
+      'fund', 'quote-create', 'quote-execute', 'email-update', 'export', ...(passkeys ? ['credential-revoke'] : []), 'refresh', 'revoke'];
     await check(t(`the demo finishes ${steps.join(', ')}`), async () => {
       for (const id of steps) await step(page, id);
     });
@@ -608,13 +609,16 @@ async function processingFlow(emu, keys) {
         'POST /backend/auth/credentials/{id}/verify',
         'POST /backend/auth/sessions/{id}/refresh',
         'DELETE /backend/auth/sessions/{id}',
+        'PATCH /backend/customers/{id}',
+        'POST /backend/internal-accounts/{id}/export',
         ...(held || passkeys ? ['POST /backend/auth/credentials/{id}/challenge'] : []),
-        ...(passkeys ? ['POST /backend/auth/credentials'] : []),
+        ...(passkeys ? ['POST /backend/auth/credentials', 'DELETE /backend/auth/credentials/{id}'] : []),
       ];
       for (const operation of expected) assert(answered.has(operation), `${operation} never answered PROCESSING: ${json([...answered])}`);
-      // The OTP verify, refresh, revoke; client-held: the OTP challenge; with WebAuthn: the
-      // passkey registration, its login's challenge and verify. Twice each.
-      const operations = 3 + (held ? 1 : 0) + (passkeys ? 3 : 0);
+      // The OTP verify, email change, export, refresh, revoke; client-held: the OTP
+      // challenge; with WebAuthn: the passkey registration, its login's challenge and
+      // verify, the OTP credential's removal. Twice each.
+      const operations = 5 + (held ? 1 : 0) + (passkeys ? 4 : 0);
       assert(processing.length === 2 * operations, `${processing.length} PROCESSING answers, expected ${2 * operations}`);
       const shown = entries.filter((e) => e.kind === 'kit' && /still processing/.test(e.text));
       assert(shown.length === processing.length, `${processing.length} PROCESSING answers, the pending state shown ${shown.length} times`);

@@ -164,7 +164,7 @@ async function suite() {
       window.sameS = window.kit.Session.open(responses[0], window.sameKey);
       window.isoS = await window.ikit.Session.open(JSON.stringify(responses[1]), window.isoKey);
       const run = async (s) => ({
-        fields: [s.id, s.accountId, s.type, s.expiresAt.toISOString(), s.publicKeyHex, s.sandboxed, s.isExpired()],
+        fields: [s.id, s.accountId, s.type, s.expiresAt.toISOString(), s.publicKeyHex, s.sandboxed, s.isExpired(), s.keyMode],
         stamps: await Promise.all(payloads.map((p) => s.stamp(p))),
         retry: await s.signRetry(pending),
         quote: await s.signQuote(q),
@@ -182,7 +182,7 @@ async function suite() {
       assert(json(Object.keys(out[mode].quote)) === json(['Service-Wallet-Signature']), `${mode}: ${json(out[mode].quote)}`);
       expectStamp(out[mode].quote['Service-Wallet-Signature'], q.payloadToSign, scalarPub);
     }
-    assert(json(out.iso.fields) === json([base.id, base.accountId, 'EMAIL_OTP', new Date(base.expiresAt).toISOString(), scalarPub, false, false]),
+    assert(json(out.iso.fields) === json([base.id, base.accountId, 'EMAIL_OTP', new Date(base.expiresAt).toISOString(), scalarPub, false, false, 'sealed']),
       json(out.iso.fields));
     assert(json(out.consumed) === '[true,true]', `consumed ${json(out.consumed)}`);
   });
@@ -229,7 +229,7 @@ async function suite() {
       await run('key signRetry: bad 202', () => k.signRetry({ payloadToSign: 'x' }));
       await run('key signRetry: expired 202', () => k.signRetry(fx.pendingExpired));
       const s = await api.Session.fromClientKey(fx.live, k);
-      await run('fromClientKey key', () => s.publicKeyHex === k.compressedPublicKeyHex && k.consumed, true);
+      await run('fromClientKey key', () => s.publicKeyHex === k.compressedPublicKeyHex && k.consumed && s.keyMode === 'client-held', true);
       await run('open: consumed key', () => api.Session.open(fx.wrongKey, k));
       await run('fromClientKey: consumed key', () => api.Session.fromClientKey(fx.live, k));
       await run('key signRetry: consumed', () => k.signRetry(fx.pending));
@@ -253,7 +253,7 @@ async function suite() {
         await run(`isExpired(${label})`, () => s.isExpired(now), true);
       }
       await run('free', () => s.free());
-      await run('after free', () => [s.publicKeyHex, s.id === fx.live.id, s.sandboxed, s.type], true);
+      await run('after free', () => [s.publicKeyHex, s.id === fx.live.id, s.sandboxed, s.type, s.keyMode], true);
       await run('stamp after free', () => s.stamp('x'));
       await run('signRetry after free', () => s.signRetry(fx.pending));
       await run('signQuote after free', () => s.signQuote(fx.quote));
@@ -270,11 +270,11 @@ async function suite() {
       await run('open: freed key', () => api.Session.open(fx.wrongKey, k3));
       await run('key signRetry: freed', () => k3.signRetry(fx.pending));
       const sb = await api.Session.sandbox(fx.sandbox);
-      await run('sandbox', async () => [sb.sandboxed, sb.publicKeyHex, sb.type, await sb.stamp('x'), await sb.signQuote(fx.quote)], true);
+      await run('sandbox', async () => [sb.sandboxed, sb.publicKeyHex, sb.type, sb.keyMode === 'sandbox', await sb.stamp('x'), await sb.signQuote(fx.quote)], true);
       await run('sandbox: not JSON', () => api.Session.sandbox('{'));
       await run('sandbox: no id', () => api.Session.sandbox({ ...fx.sandbox, id: 7 }));
       await run('sandbox: free', () => sb.free());
-      await run('sandbox: after free', () => [sb.sandboxed, sb.publicKeyHex, sb.type], true);
+      await run('sandbox: after free', () => [sb.sandboxed, sb.publicKeyHex, sb.type, sb.keyMode], true);
       // oidcNonce: the nonce over the hex that is sent (uncompressed, or compressed with
       // { compressed: true }), checked against SHA-256 here; bad options, the same errors.
       const k4 = await api.ClientKey.generate();
@@ -336,12 +336,12 @@ async function suite() {
     };
     for (const [name, code] of Object.entries(expected)) assert(codes[name] === code, `${name}: expected ${code}, got ${codes[name]}`);
     const value = (name) => isolated.find(([n]) => n === name)[1].value;
-    assert(json(value('after free')) === json([null, true, false, 'EMAIL_OTP']), `after free ${json(value('after free'))}`);
+    assert(json(value('after free')) === json([null, true, false, 'EMAIL_OTP', 'client-held']), `after free ${json(value('after free'))}`);
     assert(value('isExpired(expires - 1)') === false && value('isExpired(expires)') === true && value('isExpired(expires - 0.5)') === false
       && value('isExpired(expires + 0.5)') === true,
       'isExpired boundary');
     assert(value('fromClientKey key') === true && value('expired: isExpired') === true, 'fromClientKey / expiry');
-    assert(json(value('sandbox: after free')) === json([false, null, 'OAUTH']), `sandbox after free ${json(value('sandbox: after free'))}`);
+    assert(json(value('sandbox: after free')) === json([false, null, 'OAUTH', 'sandbox']), `sandbox after free ${json(value('sandbox: after free'))}`);
     assert(json(value('oidcNonce forms')) === json(Array(9).fill(true)) && json(value('oidcNonce: freed key')) === '[true,true]', 'oidcNonce forms');
     for (const [name, r] of isolated.filter(([n, r]) => n.startsWith('oidcNonce') && !r.ok)) {
       assert(/compressed|oidcNonce options/.test(r.error.message), `${name}: ${r.error.message}`);

@@ -912,7 +912,7 @@ test('no API returns private-key bytes: every Session member, stamps and inspect
 // the store imports, and the one that imports a key hands it to the WebCrypto captured
 // at init (tests/js/session-store.test.mjs replaces the global and checks).
 const CLIENT_KEY_MEMBERS = ['constructor', 'free', 'close', 'publicKeyHex', 'compressedPublicKeyHex', 'oidcNonce', 'consumed', 'signRetry', '__wbg_ptr'];
-const SESSION_MEMBERS = ['constructor', 'free', 'close', 'id', 'accountId', 'type', 'expiresAt', 'publicKeyHex', 'sandboxed',
+const SESSION_MEMBERS = ['constructor', 'free', 'close', 'id', 'accountId', 'type', 'expiresAt', 'publicKeyHex', 'sandboxed', 'keyMode',
   'isExpired', 'stamp', 'signRetry', 'signQuote', '__wbg_ptr'];
 
 test('no API returns private-key bytes: ClientKey exposes only its public key forms and the nonce', () => {

@@ -40,12 +40,16 @@ describe('WalletClient through PROCESSING answers (strict emulator)', () => {
       test(`keys: '${keys}', PROCESSING ${times} time(s) per signed request: every operation finishes, re-sends are identical`, async () => {
         const { call, transport, sent } = api;
         const pending = [];
-        const options = { transport, keys, otpSignerPin: config.otpSignerPublicKey, processing: QUICK, onPending: (e) => pending.push(e) };
+        /** What onSigned was told, and how many requests had been sent by then. */
+        const told = [];
+        const onSigned = (e) => told.push({ ...e, sentBefore: sent.length });
+        const options = { transport, keys, otpSignerPin: config.otpSignerPublicKey, processing: QUICK, onPending: (e) => pending.push(e), onSigned };
         const client = new WalletClient(options);
         const account = (await call('POST', '/emulator/accounts', {})).body;
         const { accountId } = account;
         const lastOtp = async () => (await call('GET', `/emulator/outbox?accountId=${encodeURIComponent(accountId)}`)).body.at(-1).otp;
         const email = await client.createEmailOtp(accountId);
+        const from = sent.length;
         await setProcessing({ count: times });
         try {
           // Login: the encrypted OTP's signed leg (client-held) also answers PROCESSING.
@@ -122,6 +126,27 @@ describe('WalletClient through PROCESSING answers (strict emulator)', () => {
             assert.ok(copies.slice(0, -1).every((c) => JSON.parse(c.response).status === 'PROCESSING'), `${id}: re-sent only after PROCESSING`);
           }
           assert.equal(ops.length, keys === 'client-held' ? 8 : 7);
+
+          // onSigned: every signed request, told once (not per re-send) before it was first
+          // sent, with its Request-Id and the method that sent it.
+          const pathOf = {
+            verifyEmailOtp: /^POST \/auth\/credentials\/[^/]+\/verify$/,
+            addCredential: /^POST \/auth\/credentials$/,
+            refresh: /^POST \/auth\/sessions\/[^/]+\/refresh$/,
+            updateAccount: /^PATCH /,
+            updateCustomer: /^PATCH \/customers\//,
+            exportWallet: /export/,
+            revokeCredential: /^DELETE \/auth\/credentials\//,
+            revokeSession: /^DELETE \/auth\/sessions\//,
+          };
+          const sentIds = [...new Set(sent.slice(from).map((r) => r.headers?.['Request-Id']).filter(Boolean))];
+          assert.deepEqual(told.map((e) => e.requestId), sentIds, 'every Request-Id sent was told, once, in order');
+          assert.deepEqual(told.map((e) => e.operation), ops, 'one signed request per operation');
+          for (const { operation, requestId, sentBefore } of told) {
+            const first = sent.findIndex((r) => r.headers?.['Request-Id'] === requestId);
+            assert.ok(first >= sentBefore, `${operation}: told before it was sent`);
+            assert.match(`${sent[first].method} ${sent[first].path}`, pathOf[operation], `${operation}: its own request`);
+          }
         } finally {
           await setProcessing({ count: 0 });
         }
@@ -199,6 +224,25 @@ describe('WalletClient through PROCESSING answers (strict emulator)', () => {
       });
     }
   }
+
+  test('onSigned: request() is told too; a throwing listener is ignored; a non-function is INVALID_INPUT', async () => {
+    const { call, transport, sent } = api;
+    assert.throws(() => new WalletClient({ transport, onSigned: 'yes' }), { code: 'INVALID_INPUT', message: /options\.onSigned must be a function/ });
+    const told = [];
+    const client = new WalletClient({ transport, onSigned: (e) => { told.push(e); throw new Error('the app\'s bug'); } });
+    const { accountId, customerId } = (await call('POST', '/emulator/accounts', {})).body;
+    const email = await client.createEmailOtp(accountId);
+    const lastOtp = async () => (await call('GET', `/emulator/outbox?accountId=${encodeURIComponent(accountId)}`)).body.at(-1).otp;
+    const session = await client.verifyEmailOtp(email.id, await lastOtp());
+    assert.deepEqual(told, [], 'the unsigned sealed login has no Request-Id');
+    const from = sent.length;
+    const patched = await client.request({ method: 'PATCH', path: `/internal-accounts/${encodeURIComponent(accountId)}`, body: { privacyEnabled: true } }, session);
+    assert.equal(patched.status, 200, patched.body);
+    await client.updateCustomer(session, customerId, { email: 'new@example.com' });
+    const ids = [...new Set(sent.slice(from).map((r) => r.headers?.['Request-Id']).filter(Boolean))];
+    assert.deepEqual(told, [{ operation: 'request', requestId: ids[0] }, { operation: 'updateCustomer', requestId: ids[1] }]);
+    session.free();
+  });
 
   test('the bound reached: STILL_PROCESSING with the request id, nothing more sent; the old session still signs', async () => {
     const { call, transport, sent } = api;

@@ -55,6 +55,7 @@ declare global {
   // The app's UI.
   function showSession(session: unknown, note?: string): void;
   function showPending(operation: string): void;
+  function tellBackend(operation: string, requestId: string): void;
   function showBanner(text: string): void;
   function showLoggedOut(text: string): void;
   function askToLogInAgain(): void;

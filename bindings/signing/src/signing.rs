@@ -352,6 +352,15 @@ impl JsSession {
         scrubbed(|| self.0.read(|s| s.public_key_hex()))
     }
 
+    /// How the session key came here: `'sealed'` (opened from the service's sealed
+    /// bundle, {@link Session.open}), `'client-held'` (the client's own key,
+    /// {@link Session.fromClientKey}) or `'sandbox'` ({@link Session.sandbox}, no key).
+    /// Kept after {@link free}.
+    #[wasm_bindgen(getter, js_name = keyMode, unchecked_return_type = "'sealed' | 'client-held' | 'sandbox'")]
+    pub fn key_mode(&self) -> JsResult<String> {
+        scrubbed(|| self.0.read(|s| s.key_mode().to_owned()))
+    }
+
     /// Whether this is a {@link Session.sandbox} session.
     #[wasm_bindgen(getter)]
     pub fn sandboxed(&self) -> JsResult<bool> {

@@ -231,6 +231,13 @@ export class Session {
      */
     readonly id: string;
     /**
+     * How the session key came here: `'sealed'` (opened from the service's sealed
+     * bundle, {@link Session.open}), `'client-held'` (the client's own key,
+     * {@link Session.fromClientKey}) or `'sandbox'` ({@link Session.sandbox}, no key).
+     * Kept after {@link free}.
+     */
+    readonly keyMode: 'sealed' | 'client-held' | 'sandbox';
+    /**
      * Compressed SEC1 public key of the session key, 66 lowercase hex chars; `undefined`
      * for a sandbox session (it has no key) and after {@link free}.
      */

@@ -1,6 +1,6 @@
 //! `PATCH /customers/{customerId}`: the customer's email or phone number, which an OTP
 //! credential is tied to, so the change is a signed retry by a session of the customer's
-//! wallet (the live service's contract, docs/protocol.md; the spec does not document its shape:
+//! wallet (the live service's contract; the spec does not document its shape:
 //! it follows the other signed retries, and answers the customer). No strict/sandbox
 //! difference here beyond the signature check.
 
