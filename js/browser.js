@@ -27,6 +27,7 @@ import __wbg_init, {
   openWalletExport as rawOpenWalletExport,
   warmUp,
   selfTest,
+  lazy,
 } from './shared.js';
 import { warmUpLater, readInit, wantsIsolation, guardFunction, isReady, mainModule, markReady, runSelfTest } from './guard.js';
 import { passkey, loadPasskeys, moduleLoaded, provideModuleLoader } from './passkey.js';
@@ -36,6 +37,13 @@ import { initIsolated } from './isolated-platform.js';
 export { KitError, passkey };
 export { WalletClient };
 export { SessionStore, SessionKeeper } from './session-store.js';
+
+// capabilities() (js/capabilities.js, loaded by its first call): resolved now, so that an
+// import map injected later cannot redirect it (js/isolated-platform.js).
+import.meta.resolve?.('./capabilities.js');
+const loadCapabilities = lazy(() => import('./capabilities.js'), 'capabilities module');
+/** What this browser and page let the kit do; see index.d.ts. */
+export const capabilities = () => loadCapabilities().then((m) => m.capabilities());
 
 // The handle classes (js/guard.js), declared as the glue's generated types: tsc checks
 // that the classes have every member those declare, with the types they declare.

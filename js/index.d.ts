@@ -263,6 +263,56 @@ export interface PasskeyApi {
 /** The passkey API; see {@link PasskeyApi}. */
 export declare const passkey: PasskeyApi;
 
+/** One answer of {@link capabilities}: `reason` (for logs and the UI) says why not. */
+export interface Capability {
+  available: boolean;
+  /** Why it is not available; absent when it is. */
+  reason?: string;
+}
+
+/** The passkey part of {@link capabilities}: `available` is WebAuthn being there at all. */
+export interface PasskeyCapabilities extends Capability {
+  /** A user-verifying platform authenticator (`isUserVerifyingPlatformAuthenticatorAvailable`); false where the browser cannot tell. */
+  platformAuthenticator: boolean;
+  /** Passkey autofill (`isConditionalMediationAvailable`); false where the browser cannot tell. */
+  conditionalMediation: boolean;
+  /** Which of WebAuthn Level 3's signal methods `PublicKeyCredential` has. */
+  signals: {
+    signalUnknownCredential: boolean;
+    signalAllAcceptedCredentials: boolean;
+    signalCurrentUserDetails: boolean;
+  };
+  /** `PublicKeyCredential.getClientCapabilities()`; `undefined` where the browser lacks it. A missing key means unknown. */
+  clientCapabilities: Record<string, boolean> | undefined;
+}
+
+/** What {@link capabilities} resolves to. */
+export interface Capabilities {
+  passkeys: PasskeyCapabilities;
+  /**
+   * Whether a non-extractable key can be kept in IndexedDB (what {@link SessionStore} does
+   * to keep sessions across reloads): tried once, for real, with a throwaway key that is
+   * deleted at once. Not available in iOS Lockdown Mode and some private modes
+   * (`DataCloneError`), without IndexedDB, or outside a secure context.
+   */
+  persistentKeys: Capability;
+  /** Whether the page may compile WebAssembly (its CSP): true once `init()` instantiated the kit's module, else an empty module is compiled. */
+  wasm: Capability;
+  /**
+   * Whether the isolated signer (`init({ isolate: 'worker' })`) can start here: module
+   * Workers and MessageChannel. The page's CSP for workers (`worker-src`) is not tried.
+   */
+  isolatedSigner: Capability;
+}
+
+/**
+ * What this browser and this page let the kit do, each part with a `reason` when not.
+ * Probed once per page (later calls resolve to the same object); never prompts the user;
+ * needs no `init()` (its code, a small module, is loaded by the first call). Never rejects
+ * except `NOT_INITIALIZED` when that module cannot be loaded.
+ */
+export declare function capabilities(): Promise<Capabilities>;
+
 // ClientKey, Session, inspectPayload, encryptOtp and openWalletExport: the wallet module's
 // exports, declared (and documented) by wasm-bindgen from their Rust definitions
 // (bindings/signing/src, bindings/wallet/src) in the .d.ts next to its glue; the entries

@@ -115,15 +115,21 @@ function abortCurrent() {
   }
 }
 
-const unsupported = (what) => new KitError('PASSKEY_UNSUPPORTED',
-  `this browser has no WebAuthn support (${what}); passkeys need a secure context (https or http://localhost)`);
+const unsupportedWhy = (what) =>
+  `this browser has no WebAuthn support (${what}); passkeys need a secure context (https or http://localhost)`;
+
+/** Why this page has no WebAuthn (for PASSKEY_UNSUPPORTED and capabilities()); undefined when it has it. */
+export function webAuthnMissing() {
+  const creds = globalThis.navigator?.credentials;
+  if (typeof globalThis.PublicKeyCredential !== 'function') return unsupportedWhy('no PublicKeyCredential');
+  if (typeof creds?.create !== 'function' || typeof creds.get !== 'function') return unsupportedWhy('no navigator.credentials');
+}
 
 /** `navigator.credentials`, read when a ceremony starts; PASSKEY_UNSUPPORTED without WebAuthn. */
 function credentials() {
-  if (typeof globalThis.PublicKeyCredential !== 'function') throw unsupported('no PublicKeyCredential');
-  const creds = globalThis.navigator?.credentials;
-  if (typeof creds?.create !== 'function' || typeof creds.get !== 'function') throw unsupported('no navigator.credentials');
-  return creds;
+  const missing = webAuthnMissing();
+  if (missing !== undefined) throw new KitError('PASSKEY_UNSUPPORTED', missing);
+  return globalThis.navigator.credentials;
 }
 
 /** The caller's `signal`, if any: a genuine AbortSignal (a lookalike passing instanceof answers `aborted` with no boolean). */

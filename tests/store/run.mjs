@@ -570,6 +570,68 @@ async function suite() {
     expectStamp(out.stamp, 'early', compressedPublicKeyHex(scalar));
   });
 
+  // ---- capabilities(): each answer in this engine, and the storage failure simulated ----
+  await load('?noinit');
+  await check('capabilities() before init(): every part answered, cached, its probe database deleted, no .wasm fetched', async () => {
+    const before = requests().length;
+    const out = expectOk(await attempt(async () => {
+      const t0 = performance.now();
+      const first = await window.kit.capabilities();
+      const ms = performance.now() - t0;
+      const t1 = performance.now();
+      const again = await window.kit.capabilities();
+      const cachedMs = performance.now() - t1;
+      const dbs = typeof indexedDB.databases === 'function' ? (await indexedDB.databases()).map((d) => d.name) : null;
+      return { caps: JSON.parse(JSON.stringify(first)), same: first === again, frozen: Object.isFrozen(first), ms, cachedMs, dbs };
+    }), 'capabilities()');
+    const { caps } = out;
+    console.log(`# [${engine}] capabilities() first call ${out.ms.toFixed(1)} ms (cached: ${out.cachedMs.toFixed(2)} ms): ${json(caps)}`);
+    assert(out.same && out.frozen, 'a second call resolves to the same frozen object');
+    const webAuthn = engine !== 'webkit'; // WebKitGTK has no WebAuthn
+    assert(caps.passkeys.available === webAuthn, `passkeys.available ${caps.passkeys.available} in ${engine}`);
+    if (webAuthn) {
+      assert(caps.passkeys.reason === undefined, `reason while available: ${caps.passkeys.reason}`);
+    } else {
+      assert(/no PublicKeyCredential/.test(caps.passkeys.reason), `passkeys.reason: ${caps.passkeys.reason}`);
+      assert(json(caps.passkeys.signals) === json({ signalUnknownCredential: false, signalAllAcceptedCredentials: false, signalCurrentUserDetails: false }), json(caps.passkeys.signals));
+    }
+    for (const part of ['platformAuthenticator', 'conditionalMediation']) assert(typeof caps.passkeys[part] === 'boolean', `${part}: ${caps.passkeys[part]}`);
+    for (const part of ['persistentKeys', 'wasm', 'isolatedSigner']) {
+      assert(json(caps[part]) === json({ available: true }), `${part}: ${json(caps[part])}`);
+    }
+    assert(out.dbs === null || !out.dbs.some((n) => /capabilities/.test(n)), `probe database left behind: ${json(out.dbs)}`);
+    const loaded = requests().slice(before).map((r) => r.path);
+    assert(loaded.filter((p) => p === '/pkg/capabilities.js').length === 1, `capabilities.js loaded: ${json(loaded)}`);
+    assert(!loaded.some((p) => p.endsWith('.wasm')), `a .wasm fetched: ${json(loaded)}`);
+  });
+
+  await load('?noinit');
+  await check('capabilities(): a CryptoKey IndexedDB refuses (DataCloneError) and a refused wasm compile say so, with reasons', async () => {
+    const caps = expectOk(await attempt(async () => {
+      const put = IDBObjectStore.prototype.put;
+      // As iOS Lockdown Mode does: a CryptoKey cannot be cloned into IndexedDB.
+      IDBObjectStore.prototype.put = function put_(value, key) {
+        if (value instanceof CryptoKey || value?.key instanceof CryptoKey) throw new DOMException('simulated: CryptoKey not cloneable', 'DataCloneError');
+        return put.call(this, value, key);
+      };
+      // As a CSP without 'wasm-unsafe-eval' does.
+      WebAssembly.compile = () => Promise.reject(new WebAssembly.CompileError('simulated: refused by the Content-Security-Policy'));
+      return JSON.parse(JSON.stringify(await window.kit.capabilities()));
+    }), 'capabilities()');
+    assert(caps.persistentKeys.available === false && /DataCloneError/.test(caps.persistentKeys.reason), json(caps.persistentKeys));
+    assert(caps.wasm.available === false && /CompileError/.test(caps.wasm.reason) && /wasm-unsafe-eval/.test(caps.wasm.reason), json(caps.wasm));
+    assert(caps.isolatedSigner.available === true, json(caps.isolatedSigner));
+  });
+
+  await load();
+  await check('capabilities() after init(): wasm available (the kit\'s module is instantiated)', async () => {
+    const wasm = expectOk(await attempt(async () => {
+      WebAssembly.compile = () => Promise.reject(new Error('must not be asked: init() resolved'));
+      return (await window.kit.capabilities()).wasm;
+    }), 'capabilities()');
+    assert(json(wasm) === json({ available: true }), json(wasm));
+  });
+
   await check('no error message holds key material; no page errors', async () => {
     assert(errors.length > 20, `only ${errors.length} errors seen`);
     assertNoSecret(errors, 'an error message');
