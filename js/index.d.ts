@@ -677,6 +677,14 @@ export interface StoredSession {
   /** Compressed SEC1 public key hex (66 chars); `undefined` for a sandbox session. */
   readonly publicKeyHex: string | undefined;
   readonly sandboxed: boolean;
+  /**
+   * False when this browser refused to keep its key in IndexedDB (`DataCloneError`: iOS
+   * Lockdown Mode, some private modes; see {@link capabilities}): the session then lives in
+   * this page's memory until it is closed (`load`/`list` of this store find it, other
+   * pages and a reload do not), and the login goes on; the app may ask the user to stay
+   * on the page, or log in again after a reload.
+   */
+  readonly persisted: boolean;
   /** As {@link Session.isExpired}. */
   isExpired(now?: Date | number): boolean;
   /**

@@ -427,7 +427,7 @@ async function suite() {
     expectStamp(stamp, 'second', compressedPublicKeyHex(scalar));
   });
 
-  await check('an engine that cannot store a CryptoKey (put: DataCloneError) gets STORE_UNAVAILABLE with that cause from save and saveClientKey; nothing is written; the store works again after', async () => {
+  await check('an engine that cannot store a CryptoKey (put: DataCloneError): save keeps the session in memory (persisted: false), it signs a quote, a retry and a stamp that verify, list/load/delete find it; nothing is written; saveClientKey gets STORE_UNAVAILABLE; a new page has no such session', async () => {
     const pub = await page.evaluate(() => {
       window.key3 = window.kit.ClientKey.generate();
       return window.key3.publicKeyHex;
@@ -435,10 +435,14 @@ async function suite() {
     const scalar = randomScalar();
     secrets.push(scalar);
     const response = sessionResponse({ bundle: sealBundle(scalar, pub), expiresAt: iso(HOUR) });
+    const lockdownDb = `${DB}-lockdown`;
+    const [q, pending] = [quote(), pending202()];
     const before = await page.evaluate((db) => window.rawRecords(db), DB);
-    const out = await page.evaluate(async (response) => {
+    const out = await page.evaluate(async ({ response, db, q, pending }) => {
+      const store = await window.kit.SessionStore.open({ name: db });
+      await store.clear();
       // What an engine without CryptoKey serialisation in IndexedDB does (the structured
-      // clone of a CryptoKey throws DataCloneError), for the kit's records only.
+      // clone of a CryptoKey throws DataCloneError: iOS Lockdown Mode), for the kit's records only.
       const put = IDBObjectStore.prototype.put;
       IDBObjectStore.prototype.put = function refusingCryptoKeys(value, ...rest) {
         if (value?.key instanceof CryptoKey) throw new DOMException('CryptoKey cannot be cloned', 'DataCloneError');
@@ -446,25 +450,60 @@ async function suite() {
       };
       try {
         const session = window.kit.Session.open(response, window.key3);
+        const saved = await window.attempt(async () => {
+          const stored = await store.save(session);
+          session.free(); // the store's copy is what signs from here on
+          const loaded = await store.load(stored.id);
+          return {
+            persisted: stored.persisted,
+            loadedPersisted: loaded?.persisted,
+            listed: (await store.list()).map((s) => [s.id, s.persisted]),
+            stamp: await loaded.stamp('in memory'),
+            quote: await stored.signQuote(q),
+            retry: await stored.signRetry(JSON.stringify(pending)),
+            again: (await window.attempt(() => loaded.signRetry(JSON.stringify(pending)))).error?.code,
+          };
+        });
         return {
-          save: await window.attempt(() => window.store.save(session)),
-          saveClientKey: await window.attempt(() => window.store.saveClientKey(window.kit.ClientKey.generate())),
-          stillLive: session.stamp('x').length > 0,
+          saved,
+          saveClientKey: await window.attempt(() => store.saveClientKey(window.kit.ClientKey.generate())),
+          raw: await window.rawRecords(db),
         };
       } finally {
         IDBObjectStore.prototype.put = put;
+        window.lockdownStore = store;
       }
-    }, response);
-    for (const what of ['save', 'saveClientKey']) {
-      const e = expectKitError(out[what], 'STORE_UNAVAILABLE');
-      errors.push(e);
-      assert(e.causeName === 'DataCloneError' && /IndexedDB/.test(e.message), `${what}: ${json(e)}`);
-    }
-    assert(out.stillLive, 'the in-memory session was lost');
+    }, { response, db: lockdownDb, q, pending });
+    const saved = expectOk(out.saved, 'save with DataCloneError');
+    assert(saved.persisted === false && saved.loadedPersisted === false, json(saved));
+    assert(json(saved.listed) === json([[response.id, false]]), json(saved.listed));
+    expectStamp(saved.stamp, 'in memory', compressedPublicKeyHex(scalar));
+    expectStamp(saved.quote['Service-Wallet-Signature'], q.payloadToSign, compressedPublicKeyHex(scalar));
+    expectStamp(saved.retry['Service-Wallet-Signature'], pending.payloadToSign, compressedPublicKeyHex(scalar));
+    assert(saved.again === 'REQUEST_ALREADY_SIGNED', `the same requestId signed twice: ${saved.again}`);
+    const e = expectKitError(out.saveClientKey, 'STORE_UNAVAILABLE');
+    errors.push(e);
+    assert(e.causeName === 'DataCloneError' && /IndexedDB/.test(e.message), `saveClientKey: ${json(e)}`);
+    assert(out.raw.sessions.length === 0 && out.raw.clientKeys.length === 0, `records written: ${json(out.raw)}`);
     const after = await page.evaluate((db) => window.rawRecords(db), DB);
-    assert(after.sessions.length === before.sessions.length && after.clientKeys.length === before.clientKeys.length,
-      `records written: ${json({ before: [before.sessions.length, before.clientKeys.length], after: [after.sessions.length, after.clientKeys.length] })}`);
-    const again = expectOk(await attempt(async () => (await window.store.saveClientKey(window.kit.ClientKey.generate())).publicKeyHex), 'saveClientKey after');
+    assert(json(after) === json(before), 'the main store changed');
+    await inOtherPage(async (other) => {
+      await other.goto(`${origin}/`);
+      await other.waitForFunction(() => window.kitLoaded === true, null, { timeout: 20_000 });
+      const found = expectOk(await other.evaluate(({ db, id }) => window.attempt(async () => {
+        const store = await window.kit.SessionStore.open({ name: db });
+        const s = await store.load(id);
+        store.close();
+        return s === null;
+      }), { db: lockdownDb, id: response.id }), 'load in another page');
+      assert(found === true, 'another page found the in-memory session');
+    });
+    const gone = expectOk(await attempt(async (id) => {
+      await window.lockdownStore.delete(id);
+      return [await window.lockdownStore.load(id), (await window.lockdownStore.list()).length];
+    }, response.id), 'delete');
+    assert(json(gone) === json([null, 0]), json(gone));
+    const again = expectOk(await attempt(async () => (await window.lockdownStore.saveClientKey(window.kit.ClientKey.generate())).publicKeyHex), 'saveClientKey after');
     assert(/^04[0-9a-f]{128}$/.test(again), again);
   });
 
