@@ -599,6 +599,9 @@ export declare class WalletClient {
   /**
    * Passkey login: challenge bound to the key's `clientPublicKey`, WebAuthn assertion
    * (`passkey.authenticate`), verify with the challenge's Request-Id → a new session.
+   * Without WebAuthn (in-app webviews; see {@link capabilities}) it rejects
+   * `PASSKEY_UNSUPPORTED` before any request, its message giving the reason and pointing
+   * to the email-code login; so does {@link WalletClient.registerPasskey}.
    */
   loginWithPasskey(credentialId: string, options?: LoginWithPasskeyOptions): Promise<Session>;
   /**

@@ -13,7 +13,7 @@
 // the core picks each operation's clientPublicKey form.
 import { ClientKey as RawClientKey, Session as RawSession, encryptOtp, isSession, keyArg, storedSessions } from './shared.js';
 import { KitError, now } from './platform.js';
-import { loadPasskeys } from './passkey.js';
+import { loadPasskeys, passkey as kitPasskey, webAuthnMissing } from './passkey.js';
 
 /** The credential that issued each session this module opened, so a refresh carries it over. */
 const issuedBy = new WeakMap();
@@ -37,6 +37,9 @@ async function readResponse(response, where) {
 const transportFailures = new WeakSet();
 
 const invalid = (message) => new KitError('INVALID_INPUT', message);
+/** PASSKEY_UNSUPPORTED from a passkey helper: the reason, and the way on (capabilities() tells beforehand). */
+const passkeysUnsupported = (reason, cause) =>
+  new KitError('PASSKEY_UNSUPPORTED', `${reason}; log in with an email code instead (createEmailOtp, then verifyEmailOtp)`, cause);
 
 function text(value, name) {
   if (typeof value !== 'string' || value === '') throw invalid(`${name} must be a non-empty string`);
@@ -292,7 +295,7 @@ export class WalletFlows {
     try {
       return await fn.call(this.#passkey, options);
     } catch (err) {
-      if (err instanceof KitError) throw err;
+      if (err instanceof KitError) throw err.code === 'PASSKEY_UNSUPPORTED' ? passkeysUnsupported(err.message, err.cause) : err;
       throw new KitError('PASSKEY_FAILED', `passkey.${name} failed (its error is the cause)`, err);
     }
   }
@@ -381,6 +384,9 @@ export class WalletFlows {
     if (options === null || typeof options !== 'object') throw invalid('loginWithPasskey: options must be an object');
     const { rpId, key, ...ceremony } = options;
     if (rpId !== undefined) text(rpId, 'rpId');
+    // Without WebAuthn, before the service hands out a challenge.
+    const missing = this.#passkey === kitPasskey ? webAuthnMissing() : undefined;
+    if (missing !== undefined) throw passkeysUnsupported(missing);
     return withKey(key, async (k) => {
       const { PasskeyChallenge } = await this.#flows();
       // The challenge binds the key (in the client's form): it decides the session's kind.

@@ -1051,6 +1051,29 @@ async function unsupportedSuite() {
       }
     });
     await check('cancel() with nothing in flight is a no-op', () => assert(detected.cancel === 'no-op', json(detected.cancel)));
+    const helpers = await s.page.evaluate(async (reg) => {
+      const calls = [];
+      const client = new window.kit.WalletClient({
+        transport: async (request) => {
+          calls.push(`${request.method} ${request.path}`);
+          return { status: 500, body: '{}' };
+        },
+      });
+      const { challenge, rpId, rpName, user, timeoutMs } = reg;
+      return {
+        login: await window.attempt(() => client.loginWithPasskey('AuthMethod:00000000-0000-4000-8000-000000000001')),
+        register: await window.attempt(() => client.registerPasskey({ accountId: 'Account:1', nickname: 'laptop', challenge, rpId, rpName, user, timeoutMs })),
+        calls,
+      };
+    }, registrationOptions());
+    await check('WalletClient.loginWithPasskey and registerPasskey → PASSKEY_UNSUPPORTED at once, naming the reason and the email-code fallback; no request sent', () => {
+      for (const r of [helpers.login, helpers.register]) {
+        const e = expectKitError(r, 'PASSKEY_UNSUPPORTED');
+        assert(/no PublicKeyCredential/.test(e.message) && /email code/.test(e.message) && /createEmailOtp/.test(e.message), e.message);
+        assert(r.ms < 1_000, `took ${Math.round(r.ms)} ms`);
+      }
+      assert(helpers.calls.length === 0, `requests sent: ${json(helpers.calls)}`);
+    });
     const badInput = await s.page.evaluate(() =>
       window.attempt(() => window.kit.passkey.register({ challenge: 'not base64url!', rpId: 'localhost' })));
     await check('bad options are still INVALID_INPUT, not PASSKEY_UNSUPPORTED', () =>
