@@ -137,6 +137,9 @@ export type PasskeyTransport = 'usb' | 'nfc' | 'ble' | 'smart-card' | 'hybrid' |
 /** The WebAuthn requirement levels (resident key, user verification). */
 export type PasskeyRequirement = 'required' | 'preferred' | 'discouraged';
 
+/** A WebAuthn hint: a roaming security key, this device, or a phone (hybrid). */
+export type PasskeyHint = 'security-key' | 'client-device' | 'hybrid';
+
 /** Options of {@link PasskeyApi.register}. */
 export interface PasskeyRegisterOptions {
   /**
@@ -165,6 +168,12 @@ export interface PasskeyRegisterOptions {
   attachment?: 'platform' | 'cross-platform';
   /** 1 to 600000; default 60000. Past it the ceremony rejects `PASSKEY_TIMEOUT`. */
   timeoutMs?: number;
+  /**
+   * Which authenticator UI the browser offers first (WebAuthn L3 `hints`, in order of
+   * preference); browsers without them ignore them. Anything else is `INVALID_INPUT`
+   * naming it.
+   */
+  hints?: PasskeyHint[];
   /** Aborting it rejects the ceremony with `PASSKEY_CANCELLED` (at once if already aborted). */
   signal?: AbortSignal;
 }
@@ -185,6 +194,12 @@ export interface PasskeyAuthenticateOptions {
   userVerification?: PasskeyRequirement;
   /** 1 to 600000; default 60000. */
   timeoutMs?: number;
+  /**
+   * Which authenticator UI the browser offers first (WebAuthn L3 `hints`, in order of
+   * preference); browsers without them ignore them. Anything else is `INVALID_INPUT`
+   * naming it.
+   */
+  hints?: PasskeyHint[];
   signal?: AbortSignal;
 }
 

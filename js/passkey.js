@@ -149,6 +149,20 @@ function callerSignal(options) {
   return signal;
 }
 
+const HINTS = ['security-key', 'client-device', 'hybrid'];
+
+/** The caller's `hints` (which authenticator UI first, WebAuthn L3), checked; undefined when none. */
+function callerHints(options) {
+  const hints = options.hints;
+  if (hints === undefined) return undefined;
+  if (!Array.isArray(hints)) throw new KitError('INVALID_INPUT', `hints must be an array (of ${HINTS.join(', ')})`);
+  const copy = [...hints];
+  for (const hint of copy) {
+    if (!HINTS.includes(hint)) throw new KitError('INVALID_INPUT', `hints: unknown hint ${typeof hint === 'string' ? JSON.stringify(hint) : `of type ${typeof hint}`} (one of ${HINTS.join(', ')})`);
+  }
+  return copy;
+}
+
 /**
  * One ceremony, synchronous up to `navigator.credentials.create/get` (no await before it:
  * Safari's transient activation). The wasm module builds the options, reads the
@@ -161,6 +175,8 @@ function callerSignal(options) {
 function start(glue, register, options) {
   const publicKey = register ? glue.passkeyCreationOptions(options) : glue.passkeyRequestOptions(options);
   const signal = callerSignal(options);
+  const hints = callerHints(options);
+  if (hints !== undefined) publicKey.hints = hints;
   const creds = credentials();
   if (signal?.aborted) {
     throw new KitError('PASSKEY_CANCELLED', 'the passkey ceremony was cancelled before it started (the signal was already aborted)');
