@@ -1,9 +1,10 @@
-// capabilities(): what this browser and this page let the kit do, asked once per page
-// (the entries load this module on the first call, so init() does not download it). It
-// never prompts the user and needs no init(): an app can ask before choosing a login path,
-// and before loading the wasm at all.
-import { isReady } from './guard.js';
-import { webAuthnMissing } from './passkey.js';
+// capabilities(): what this browser and this page let the kit do, asked once per page, and
+// the WebAuthn signal methods (passkey.signal*). Loaded by the first call of either
+// (js/passkey.js), so init() does not download it. Neither prompts the user nor needs
+// init(): an app can ask before choosing a login path, and before loading the wasm at all.
+import { isReady, readOptions } from './guard.js';
+import { KitError } from './platform.js';
+import { webAuthnMissing } from './shared.js';
 
 /** The throwaway database the storage probe writes to, then deletes. */
 const PROBE_DB = 'embedded-wallet-kit/capabilities-probe';
@@ -133,4 +134,62 @@ let answer;
 export function capabilities() {
   answer ??= probe();
   return answer;
+}
+
+const invalid = (message) => new KitError('INVALID_INPUT', message);
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+function credentialIdArg(value, what) {
+  if (typeof value !== 'string' || !BASE64URL.test(value)) throw invalid(`${what} must be a base64url WebAuthn credential id`);
+  return value;
+}
+function textArg(value, what) {
+  if (typeof value !== 'string' || value === '') throw invalid(`${what} must be a non-empty string`);
+  return value;
+}
+/** The user handle as WebAuthn got it from passkey.register (`user.id`, UTF-8), base64url. */
+const userHandle = (userId) =>
+  btoa(String.fromCharCode(...new TextEncoder().encode(textArg(userId, 'userId')))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+
+/** Each signal method's options → the argument PublicKeyCredential's method takes. */
+const SIGNAL_ARGS = {
+  signalUnknownCredential: ['credentialId'],
+  signalAllAcceptedCredentials: ['userId', 'allAcceptedCredentialIds'],
+  signalCurrentUserDetails: ['userId', 'name', 'displayName'],
+};
+
+function signalArg(method, options) {
+  if (options === null || typeof options !== 'object') throw invalid(`passkey.${method}: options must be an object`);
+  const read = readOptions(options, ['rpId', ...SIGNAL_ARGS[method]], `passkey.${method}`);
+  const arg = { rpId: read.rpId === undefined ? globalThis.location?.hostname : textArg(read.rpId, 'rpId') };
+  if (typeof arg.rpId !== 'string') throw invalid(`passkey.${method}: rpId is required outside a page`);
+  if (method === 'signalUnknownCredential') arg.credentialId = credentialIdArg(read.credentialId, 'credentialId');
+  else arg.userId = userHandle(read.userId);
+  if (method === 'signalAllAcceptedCredentials') {
+    if (!Array.isArray(read.allAcceptedCredentialIds)) throw invalid('allAcceptedCredentialIds must be an array of base64url credential ids');
+    arg.allAcceptedCredentialIds = [...read.allAcceptedCredentialIds].map((id) => credentialIdArg(id, 'allAcceptedCredentialIds[]'));
+  }
+  if (method === 'signalCurrentUserDetails') {
+    arg.name = textArg(read.name, 'name');
+    arg.displayName = read.displayName === undefined ? arg.name : textArg(read.displayName, 'displayName');
+  }
+  return arg;
+}
+
+/**
+ * One WebAuthn signal (passkey.signal*): `{ signaled: true }` once the browser took it, else
+ * `{ signaled: false, reason }` (no WebAuthn, no such method, or the browser refused); a
+ * signal is advice to the authenticator, so only bad options reject (INVALID_INPUT).
+ */
+export async function signal(method, options) {
+  const arg = signalArg(method, options);
+  const pkc = globalThis.PublicKeyCredential;
+  const missing = webAuthnMissing();
+  if (missing !== undefined) return { signaled: false, reason: missing };
+  if (typeof pkc[method] !== 'function') return { signaled: false, reason: `this browser has no PublicKeyCredential.${method}` };
+  try {
+    await pkc[method](arg);
+    return { signaled: true };
+  } catch (err) {
+    return { signaled: false, reason: `the browser refused ${method} (${why(err)})` };
+  }
 }

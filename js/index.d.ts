@@ -262,6 +262,18 @@ export interface PasskeyApi {
   /** Aborts the ceremony in flight (it rejects `PASSKEY_CANCELLED`); a no-op when there is none. */
   cancel(): void;
   /**
+   * Tells the authenticator that a credential is gone (`PublicKeyCredential.signalUnknownCredential`,
+   * WebAuthn L3), so it stops offering it: after a revoke the app learnt of another way
+   * ({@link WalletClient.revokeCredential} does it itself). Resolves `{ signaled: false, reason }`
+   * where the browser lacks the method (Firefox ESR, WebKitGTK) or refuses; rejects only
+   * `INVALID_INPUT` (naming the bad option). Needs no `init()`. `rpId` defaults to the page's host.
+   */
+  signalUnknownCredential(options: { credentialId: string; rpId?: string }): Promise<SignalResult>;
+  /** `signalAllAcceptedCredentials`: the account's passkeys are exactly these; `userId` as given to {@link PasskeyApi.register} (`user.id`). */
+  signalAllAcceptedCredentials(options: { userId: string; allAcceptedCredentialIds: string[]; rpId?: string }): Promise<SignalResult>;
+  /** `signalCurrentUserDetails`: the user's name and display name (default: `name`) changed. */
+  signalCurrentUserDetails(options: { userId: string; name: string; displayName?: string; rpId?: string }): Promise<SignalResult>;
+  /**
    * Builds the `POST /auth/credentials` PASSKEY body. Throws `INVALID_INPUT` for an empty
    * accountId, a nickname outside 1–100 characters, a challenge that is not base64url, or
    * an attestation not shaped like {@link PasskeyAttestation}. Throws `NOT_INITIALIZED`
@@ -273,6 +285,24 @@ export interface PasskeyApi {
     challenge: string,
     attestation: PasskeyAttestation,
   ): PasskeyRegistrationBody;
+}
+
+/** What a WebAuthn signal did: `reason` says why it was not made. */
+export interface SignalResult {
+  signaled: boolean;
+  reason?: string;
+}
+
+/** Options of {@link WalletClient.revokeCredential}. */
+export interface RevokeCredentialOptions {
+  /**
+   * For a PASSKEY credential: its WebAuthn credential id (base64url, the AuthMethod's
+   * `credentialId`): once revoked, the authenticator is told to forget it
+   * ({@link PasskeyApi.signalUnknownCredential}).
+   */
+  passkeyCredentialId?: string;
+  /** The relying party of that passkey; default: the page's host. */
+  rpId?: string;
 }
 
 /** The passkey API; see {@link PasskeyApi}. */
@@ -636,9 +666,12 @@ export declare class WalletClient {
   revokeSession(session: Session | StoredSession): Promise<void>;
   /**
    * Revokes a credential. Refused locally (`INVALID_INPUT`) when `session` was issued by
-   * that credential: the service requires a session of another one.
+   * that credential: the service requires a session of another one. With
+   * `options.passkeyCredentialId`, then signals the authenticator to forget that passkey
+   * where the browser can; resolves to what the signal did (`signaled: false` with a
+   * reason without the option or the browser method).
    */
-  revokeCredential(session: Session | StoredSession, credentialId: string): Promise<void>;
+  revokeCredential(session: Session | StoredSession, credentialId: string, options?: RevokeCredentialOptions): Promise<SignalResult>;
   /**
    * `POST /internal-accounts/{id}/export` as a signed retry; the envelope is sealed to
    * `key` (its uncompressed `publicKeyHex`, in both key modes). Open it with

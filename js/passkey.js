@@ -14,6 +14,15 @@
 import * as glue from './embedded_wallet_kit.js';
 import { failClosed, mainModule } from './guard.js';
 import { KitError, now } from './platform.js';
+import { webAuthnMissing } from './shared.js';
+
+/** @type {() => Promise<typeof import('./capabilities.js')>} js/capabilities.js's loader (the entry's), for the signal methods */
+let loadCapabilities;
+/** The entry's loader of js/capabilities.js (browser.js). */
+export function provideCapabilities(loader) {
+  loadCapabilities = loader;
+}
+const signal = (method) => (options) => loadCapabilities().then((m) => m.signal(method, options));
 
 /**
  * A glue module's exports failing closed (js/guard.js failClosed): each function wrapped,
@@ -115,15 +124,6 @@ function abortCurrent() {
   }
 }
 
-const unsupportedWhy = (what) =>
-  `this browser has no WebAuthn support (${what}); passkeys need a secure context (https or http://localhost)`;
-
-/** Why this page has no WebAuthn (for PASSKEY_UNSUPPORTED and capabilities()); undefined when it has it. */
-export function webAuthnMissing() {
-  const creds = globalThis.navigator?.credentials;
-  if (typeof globalThis.PublicKeyCredential !== 'function') return unsupportedWhy('no PublicKeyCredential');
-  if (typeof creds?.create !== 'function' || typeof creds.get !== 'function') return unsupportedWhy('no navigator.credentials');
-}
 
 /** `navigator.credentials`, read when a ceremony starts; PASSKEY_UNSUPPORTED without WebAuthn. */
 function credentials() {
@@ -313,6 +313,10 @@ export const passkey = Object.freeze({
     epoch++;
     abortCurrent();
   },
+
+  signalUnknownCredential: signal('signalUnknownCredential'),
+  signalAllAcceptedCredentials: signal('signalAllAcceptedCredentials'),
+  signalCurrentUserDetails: signal('signalCurrentUserDetails'),
 
   registrationBody(accountId, nickname, challenge, attestation) {
     if (mod === undefined) throw notLoaded('registrationBody');

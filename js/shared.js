@@ -137,3 +137,13 @@ export const storeSignedRequestIds = over('storeSignedRequestIds', sessionOf);
 export const storeExternalSession = over('storeExternalSession');
 /** @type {typeof glue.storeOpenWithDh} */
 export const storeOpenWithDh = over('storeOpenWithDh');
+
+const unsupportedWhy = (what) =>
+  `this browser has no WebAuthn support (${what}); passkeys need a secure context (https or http://localhost)`;
+
+/** Why this page has no WebAuthn (PASSKEY_UNSUPPORTED's message, capabilities()); undefined when it has it. */
+export function webAuthnMissing() {
+  const creds = globalThis.navigator?.credentials;
+  if (typeof globalThis.PublicKeyCredential !== 'function') return unsupportedWhy('no PublicKeyCredential');
+  if (typeof creds?.create !== 'function' || typeof creds.get !== 'function') return unsupportedWhy('no navigator.credentials');
+}

@@ -11,9 +11,10 @@
 // the API credentials on its backend), so the API secret never enters the page. The key
 // mode (`keys`: the spec's sealed bundle, or client-held keys) is chosen once per client;
 // the core picks each operation's clientPublicKey form.
-import { ClientKey as RawClientKey, Session as RawSession, encryptOtp, isSession, keyArg, storedSessions } from './shared.js';
+import { ClientKey as RawClientKey, Session as RawSession, encryptOtp, isSession, keyArg, storedSessions, webAuthnMissing } from './shared.js';
 import { KitError, now } from './platform.js';
-import { loadPasskeys, passkey as kitPasskey, webAuthnMissing } from './passkey.js';
+import { readOptions } from './guard.js';
+import { loadPasskeys, passkey as kitPasskey } from './passkey.js';
 
 /** The credential that issued each session this module opened, so a refresh carries it over. */
 const issuedBy = new WeakMap();
@@ -478,10 +479,20 @@ export class WalletFlows {
     }
   }
 
-  async revokeCredential(session, credentialId) {
+  /** @param {import('./index.js').RevokeCredentialOptions} [options] */
+  async revokeCredential(session, credentialId, options = {}) {
+    if (options === null || typeof options !== 'object') throw invalid('revokeCredential: options must be an object');
+    const { passkeyCredentialId, rpId } = readOptions(options, ['passkeyCredentialId', 'rpId'], 'revokeCredential');
+    if (passkeyCredentialId !== undefined && !/^[\w-]+$/.test(text(passkeyCredentialId, 'passkeyCredentialId'))) {
+      throw invalid('revokeCredential: passkeyCredentialId must be a base64url WebAuthn credential id');
+    }
+    if (rpId !== undefined) text(rpId, 'rpId');
     await ready(session);
     const flow = await this.#flow('revokeCredential', text(credentialId, 'credentialId'), undefined, session);
     await this.#run(flow, session);
+    // The authenticator still offers a revoked passkey until it is told (WebAuthn L3).
+    if (passkeyCredentialId === undefined) return { signaled: false, reason: 'no passkeyCredentialId given' };
+    return kitPasskey.signalUnknownCredential({ credentialId: passkeyCredentialId, rpId });
   }
 
   async exportWallet(session, accountId, key) {

@@ -671,6 +671,62 @@ async function suite() {
     assert(json(wasm) === json({ available: true }), json(wasm));
   });
 
+  await check('WebAuthn signals: after WalletClient.revokeCredential of a passkey, signalUnknownCredential is called where the browser has it (Chromium), else the result says why; the three wrappers answer the same way', async () => {
+    const pub = await page.evaluate(() => {
+      window.key4 = window.kit.ClientKey.generate();
+      return window.key4.publicKeyHex;
+    });
+    const scalar = randomScalar();
+    secrets.push(scalar);
+    const response = sessionResponse({ bundle: sealBundle(scalar, pub), expiresAt: iso(HOUR) });
+    const webAuthnId = hex(randomScalar()).slice(0, 22); // hex is base64url too
+    const out = expectOk(await attempt(async ({ response, pending, webAuthnId }) => {
+      const seen = [];
+      const pkc = window.PublicKeyCredential;
+      const original = pkc?.signalUnknownCredential;
+      // Observed page-side, then handed to the browser's own method.
+      if (original) {
+        pkc.signalUnknownCredential = function observed(arg) {
+          seen.push(JSON.parse(JSON.stringify(arg)));
+          return original.call(this, arg);
+        };
+      }
+      try {
+        const sent = [];
+        const client = new window.kit.WalletClient({
+          transport: async (request) => {
+            sent.push(request.method);
+            return sent.length === 1 ? { status: 202, body: JSON.stringify(pending) } : { status: 204 };
+          },
+        });
+        const session = window.kit.Session.open(response, window.key4);
+        const revoked = await client.revokeCredential(session, 'AuthMethod:00000000-0000-4000-8000-0000000000aa', { passkeyCredentialId: webAuthnId });
+        const { passkey } = window.kit;
+        const wrappers = [
+          await passkey.signalAllAcceptedCredentials({ userId: 'user-1', allAcceptedCredentialIds: [webAuthnId] }),
+          await passkey.signalCurrentUserDetails({ userId: 'user-1', name: 'zoe@example.com' }),
+        ];
+        const bad = await window.attempt(() => passkey.signalUnknownCredential({ credentialId: 'not base64url!' }));
+        return { revoked, seen, sent, wrappers, bad: bad.error };
+      } finally {
+        if (original) pkc.signalUnknownCredential = original;
+      }
+    }, { response, pending: pending202(), webAuthnId }), 'revoke and signal');
+    console.log(`# [${engine}] revokeCredential: ${json(out.revoked)}; wrappers: ${json(out.wrappers)}`);
+    assert(json(out.sent) === json(['DELETE', 'DELETE']), `requests: ${json(out.sent)}`);
+    if (engine === 'chromium') {
+      assert(json(out.revoked) === json({ signaled: true }), json(out.revoked));
+      assert(json(out.seen) === json([{ rpId: 'localhost', credentialId: webAuthnId }]), json(out.seen));
+      assert(out.wrappers.every((r) => r.signaled === true), json(out.wrappers));
+    } else {
+      const why = engine === 'webkit' ? /no PublicKeyCredential\)/ : /no PublicKeyCredential\.signalUnknownCredential/;
+      assert(out.revoked.signaled === false && why.test(out.revoked.reason), json(out.revoked));
+      assert(out.wrappers.every((r) => r.signaled === false && typeof r.reason === 'string'), json(out.wrappers));
+    }
+    assert(out.bad?.code === 'INVALID_INPUT' && /credentialId/.test(out.bad.message), json(out.bad));
+    errors.push(out.bad);
+  });
+
   await check('no error message holds key material; no page errors', async () => {
     assert(errors.length > 20, `only ${errors.length} errors seen`);
     assertNoSecret(errors, 'an error message');
