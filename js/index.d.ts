@@ -200,6 +200,15 @@ export interface PasskeyAuthenticateOptions {
    * naming it.
    */
   hints?: PasskeyHint[];
+  /**
+   * `'conditional'`: passkey autofill. The passkey is offered in the autofill of an
+   * `<input autocomplete="username webauthn">` instead of a modal; the request waits for
+   * the user with no timeout, until `signal` aborts it or {@link PasskeyApi.cancel} (when
+   * the user takes another path: `PASSKEY_CANCELLED`). Start it on page load (no click
+   * needed); see {@link Capabilities} `passkeys.conditionalMediation`. Anything else is
+   * `INVALID_INPUT`.
+   */
+  mediation?: 'conditional';
   signal?: AbortSignal;
 }
 

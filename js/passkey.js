@@ -163,6 +163,14 @@ function callerHints(options) {
   return copy;
 }
 
+/** Whether the caller asked for passkey autofill (`mediation: 'conditional'`, authenticate only). */
+function conditionalMediation(register, options) {
+  const mediation = options.mediation;
+  if (mediation === undefined) return false;
+  if (register || mediation !== 'conditional') throw new KitError('INVALID_INPUT', "mediation must be 'conditional' (authenticate only)");
+  return true;
+}
+
 /**
  * One ceremony, synchronous up to `navigator.credentials.create/get` (no await before it:
  * Safari's transient activation). The wasm module builds the options, reads the
@@ -176,6 +184,7 @@ function start(glue, register, options) {
   const publicKey = register ? glue.passkeyCreationOptions(options) : glue.passkeyRequestOptions(options);
   const signal = callerSignal(options);
   const hints = callerHints(options);
+  const conditional = conditionalMediation(register, options);
   if (hints !== undefined) publicKey.hints = hints;
   const creds = credentials();
   if (signal?.aborted) {
@@ -198,7 +207,8 @@ function start(glue, register, options) {
   };
   signal?.addEventListener('abort', onCallerAbort);
   const { timeout } = publicKey;
-  const watchdog = setTimeout(() => {
+  // Autofill waits for the user as long as the page wants it (its signal, or cancel()).
+  const watchdog = conditional ? undefined : setTimeout(() => {
     active.watchdogFired = true;
     controller.abort();
   }, timeout + WATCHDOG_GRACE_MS);
@@ -214,7 +224,7 @@ function start(glue, register, options) {
   const started = now();
   let answer;
   try {
-    const request = { publicKey, signal: controller.signal };
+    const request = { publicKey, signal: controller.signal, ...(conditional && { mediation: 'conditional' }) };
     answer = register ? creds.create(request) : creds.get(request);
   } catch (err) {
     answer = Promise.reject(err);
