@@ -224,7 +224,7 @@ function start(glue, register, options) {
   const started = now();
   let answer;
   try {
-    const request = { publicKey, signal: controller.signal, ...(conditional && { mediation: 'conditional' }) };
+    const request = { publicKey, signal: controller.signal, ...(conditional && { mediation: /** @type {const} */ ('conditional') }) };
     answer = register ? creds.create(request) : creds.get(request);
   } catch (err) {
     answer = Promise.reject(err);
