@@ -12,7 +12,7 @@
 // sealed bundle (default), or client-held keys (compressed clientPublicKey, the key
 // becomes the session key, encrypted OTP login).
 import {
-  init, ClientKey, Session, passkey, KitError, WalletClient, SessionKeeper, SessionStore,
+  init, ClientKey, Session, passkey, KitError, WalletClient, SessionKeeper, SessionStore, capabilities,
 } from './pkg/browser.js';
 
 /** The sandbox's magic passkey signature (docs/protocol.md, Sandbox); strict mode checks real ones. */
@@ -790,7 +790,20 @@ function useKeys(keys) {
   kitLog(`new WalletClient({ keys: '${keys}' })${keys === 'client-held' ? ': compressed clientPublicKey, the key is the session key' : ": the spec's sealed session bundle"}`);
 }
 
+/** The capabilities panel: what this browser and page let the kit do (capabilities()), each "no" with its reason. */
+async function showCapabilities() {
+  const caps = await capabilities();
+  const { passkeys } = caps;
+  const part = (name, c, extra = '') => `${name} ${c.available ? `✓${extra}` : `✗ (${c.reason})`}`;
+  const autofill = passkeys.available ? `, autofill ${passkeys.conditionalMediation ? '✓' : '✗'}, signals ${passkeys.signals.signalUnknownCredential ? '✓' : '✗'}` : '';
+  $('capabilities').textContent = `This browser: ${[
+    part('passkeys', passkeys, autofill), part('sessions across reloads', caps.persistentKeys), part('wasm', caps.wasm), part('isolated signer', caps.isolatedSigner),
+  ].join(' · ')}`;
+  window.demo.capabilities = caps;
+}
+
 async function start() {
+  showCapabilities().catch((err) => errorLog(`capabilities(): ${err.message}`));
   try {
     await init({ passkeys: true, enclave: true }); // the enclave exports: the encrypted OTP login and wallet export
   } catch (err) {

@@ -281,6 +281,12 @@ async function flow(emu, keys) {
       const supported = await page.evaluate(() => window.demo.kit.passkey.isSupported());
       assert(supported === passkeys, `passkey.isSupported() is ${supported} in ${engine}`);
     });
+    await check(t('the capabilities panel shows what this engine has (capabilities()), each "no" with its reason'), async () => {
+      await page.waitForFunction(() => window.demo.capabilities !== undefined, null, { timeout: 10_000 });
+      const panel = await page.textContent('#capabilities');
+      assert(panel.includes(passkeys ? 'passkeys ✓' : 'passkeys ✗ (this browser has no WebAuthn support (no PublicKeyCredential)'), panel);
+      for (const part of ['sessions across reloads ✓', 'wasm ✓', 'isolated signer ✓']) assert(panel.includes(part), `${part}: ${panel}`);
+    });
 
     let s;
     await check(t('create a demo account (POST /emulator/accounts)'), async () => {
