@@ -512,6 +512,37 @@ async function loginWithPasskey() {
   return `session ${state.session.id} (PASSKEY)`;
 }
 
+/** The passkey autofill request in flight (its AbortController), if any. */
+let autofill;
+
+/**
+ * Passkey autofill: when the username field (autocomplete="username webauthn") is used and
+ * a passkey is registered, a conditional loginWithPasskey offers it in the field's
+ * autofill; the request waits for the user, and any step run ends it (another path).
+ */
+function startAutofill() {
+  const credential = state.passkeyCredential;
+  if (autofill || !credential || !window.demo.capabilities?.passkeys.conditionalMediation || state.busy) return;
+  const controller = new AbortController();
+  autofill = controller;
+  const key = newClientKey();
+  const note = $('autofill-note');
+  note.textContent = 'waiting for a passkey from the autofill…';
+  kitLog(`client.loginWithPasskey('${credential.id}', { rpId: '${state.config.rpId}', key, mediation: 'conditional', signal }) → challenge → WebAuthn get() (autofill) → verify`);
+  state.client.loginWithPasskey(credential.id, { rpId: state.config.rpId, key, mediation: 'conditional', signal: controller.signal })
+    .then(async (session) => {
+      await adoptSession(sessionLog(session, clientHeld()));
+      note.textContent = `logged in by autofill: session ${state.session.id}`;
+      renderAll();
+    }, (err) => {
+      note.textContent = err instanceof KitError && err.code === 'PASSKEY_CANCELLED' ? 'autofill ended: another path was taken' : `autofill: ${err.message}`;
+    })
+    .finally(() => {
+      key.free();
+      if (autofill === controller) autofill = undefined;
+    });
+}
+
 async function fund() {
   const amount = toMinor($('fund-amount').value);
   const res = expect(
@@ -641,6 +672,7 @@ async function runStep(id) {
   if (!step) throw new Error(`no step ${id}`);
   const row = $(`step-${id}`);
   const result = row.querySelector('.result');
+  autofill?.abort(); // the user took another path
   state.busy = true;
   row.dataset.state = 'running';
   result.textContent = 'working…';
@@ -764,6 +796,7 @@ window.demo = {
 };
 
 renderSteps();
+for (const type of ['focus', 'click']) $('username').addEventListener(type, startAutofill);
 $('log-clear').addEventListener('click', () => {
   $('log').replaceChildren();
 });
