@@ -132,7 +132,7 @@ let answer;
 
 /** The page's capabilities, probed on the first call (see index.d.ts). */
 export function capabilities() {
-  answer ??= probe();
+  if (answer === undefined) answer = probe();
   return answer;
 }
 
