@@ -27,15 +27,25 @@ import __wbg_init, {
   openWalletExport as rawOpenWalletExport,
   warmUp,
   selfTest,
+  lazy,
 } from './shared.js';
 import { warmUpLater, readInit, wantsIsolation, guardFunction, isReady, mainModule, markReady, runSelfTest } from './guard.js';
-import { passkey, loadPasskeys, moduleLoaded, provideModuleLoader } from './passkey.js';
+import { passkey, loadPasskeys, moduleLoaded, provideCapabilities, provideModuleLoader } from './passkey.js';
 import { WalletClient, loadWalletClient } from './wallet-client.js';
 import { initIsolated } from './isolated-platform.js';
 
 export { KitError, passkey };
 export { WalletClient };
 export { SessionStore, SessionKeeper } from './session-store.js';
+
+// capabilities() and passkey.signal* (js/capabilities.js, loaded by the first call of
+// either): resolved now, so that an import map injected later cannot redirect it
+// (js/isolated-platform.js).
+import.meta.resolve?.('./capabilities.js');
+const loadCapabilities = lazy(() => import('./capabilities.js'), 'capabilities module');
+provideCapabilities(loadCapabilities);
+/** What this browser and page let the kit do; see index.d.ts. */
+export const capabilities = () => loadCapabilities().then((m) => m.capabilities());
 
 // The handle classes (js/guard.js), declared as the glue's generated types: tsc checks
 // that the classes have every member those declare, with the types they declare.

@@ -138,6 +138,9 @@ export type PasskeyTransport = 'usb' | 'nfc' | 'ble' | 'smart-card' | 'hybrid' |
 /** The WebAuthn requirement levels (resident key, user verification). */
 export type PasskeyRequirement = 'required' | 'preferred' | 'discouraged';
 
+/** A WebAuthn hint: a roaming security key, this device, or a phone (hybrid). */
+export type PasskeyHint = 'security-key' | 'client-device' | 'hybrid';
+
 /** Options of {@link PasskeyApi.register}. */
 export interface PasskeyRegisterOptions {
   /**
@@ -166,6 +169,12 @@ export interface PasskeyRegisterOptions {
   attachment?: 'platform' | 'cross-platform';
   /** 1 to 600000; default 60000. Past it the ceremony rejects `PASSKEY_TIMEOUT`. */
   timeoutMs?: number;
+  /**
+   * Which authenticator UI the browser offers first (WebAuthn L3 `hints`, in order of
+   * preference); browsers without them ignore them. Anything else is `INVALID_INPUT`
+   * naming it.
+   */
+  hints?: PasskeyHint[];
   /** Aborting it rejects the ceremony with `PASSKEY_CANCELLED` (at once if already aborted). */
   signal?: AbortSignal;
 }
@@ -186,6 +195,21 @@ export interface PasskeyAuthenticateOptions {
   userVerification?: PasskeyRequirement;
   /** 1 to 600000; default 60000. */
   timeoutMs?: number;
+  /**
+   * Which authenticator UI the browser offers first (WebAuthn L3 `hints`, in order of
+   * preference); browsers without them ignore them. Anything else is `INVALID_INPUT`
+   * naming it.
+   */
+  hints?: PasskeyHint[];
+  /**
+   * `'conditional'`: passkey autofill. The passkey is offered in the autofill of an
+   * `<input autocomplete="username webauthn">` instead of a modal; the request waits for
+   * the user with no timeout, until `signal` aborts it or {@link PasskeyApi.cancel} (when
+   * the user takes another path: `PASSKEY_CANCELLED`). Start it on page load (no click
+   * needed); see {@link Capabilities} `passkeys.conditionalMediation`. Anything else is
+   * `INVALID_INPUT`.
+   */
+  mediation?: 'conditional';
   signal?: AbortSignal;
 }
 
@@ -248,6 +272,18 @@ export interface PasskeyApi {
   /** Aborts the ceremony in flight (it rejects `PASSKEY_CANCELLED`); a no-op when there is none. */
   cancel(): void;
   /**
+   * Tells the authenticator that a credential is gone (`PublicKeyCredential.signalUnknownCredential`,
+   * WebAuthn L3), so it stops offering it: after a revoke the app learnt of another way
+   * ({@link WalletClient.revokeCredential} does it itself). Resolves `{ signaled: false, reason }`
+   * where the browser lacks the method (Firefox ESR, WebKitGTK) or refuses; rejects only
+   * `INVALID_INPUT` (naming the bad option). Needs no `init()`. `rpId` defaults to the page's host.
+   */
+  signalUnknownCredential(options: { credentialId: string; rpId?: string }): Promise<SignalResult>;
+  /** `signalAllAcceptedCredentials`: the account's passkeys are exactly these; `userId` as given to {@link PasskeyApi.register} (`user.id`). */
+  signalAllAcceptedCredentials(options: { userId: string; allAcceptedCredentialIds: string[]; rpId?: string }): Promise<SignalResult>;
+  /** `signalCurrentUserDetails`: the user's name and display name (default: `name`) changed. */
+  signalCurrentUserDetails(options: { userId: string; name: string; displayName?: string; rpId?: string }): Promise<SignalResult>;
+  /**
    * Builds the `POST /auth/credentials` PASSKEY body. Throws `INVALID_INPUT` for an empty
    * accountId, a nickname outside 1–100 characters, a challenge that is not base64url, or
    * an attestation not shaped like {@link PasskeyAttestation}. Throws `NOT_INITIALIZED`
@@ -261,8 +297,76 @@ export interface PasskeyApi {
   ): PasskeyRegistrationBody;
 }
 
+/** What a WebAuthn signal did: `reason` says why it was not made. */
+export interface SignalResult {
+  signaled: boolean;
+  reason?: string;
+}
+
+/** Options of {@link WalletClient.revokeCredential}. */
+export interface RevokeCredentialOptions {
+  /**
+   * For a PASSKEY credential: its WebAuthn credential id (base64url, the AuthMethod's
+   * `credentialId`): once revoked, the authenticator is told to forget it
+   * ({@link PasskeyApi.signalUnknownCredential}).
+   */
+  passkeyCredentialId?: string;
+  /** The relying party of that passkey; default: the page's host. */
+  rpId?: string;
+}
+
 /** The passkey API; see {@link PasskeyApi}. */
 export declare const passkey: PasskeyApi;
+
+/** One answer of {@link capabilities}: `reason` (for logs and the UI) says why not. */
+export interface Capability {
+  available: boolean;
+  /** Why it is not available; absent when it is. */
+  reason?: string;
+}
+
+/** The passkey part of {@link capabilities}: `available` is WebAuthn being there at all. */
+export interface PasskeyCapabilities extends Capability {
+  /** A user-verifying platform authenticator (`isUserVerifyingPlatformAuthenticatorAvailable`); false where the browser cannot tell. */
+  platformAuthenticator: boolean;
+  /** Passkey autofill (`isConditionalMediationAvailable`); false where the browser cannot tell. */
+  conditionalMediation: boolean;
+  /** Which of WebAuthn Level 3's signal methods `PublicKeyCredential` has. */
+  signals: {
+    signalUnknownCredential: boolean;
+    signalAllAcceptedCredentials: boolean;
+    signalCurrentUserDetails: boolean;
+  };
+  /** `PublicKeyCredential.getClientCapabilities()`; `undefined` where the browser lacks it. A missing key means unknown. */
+  clientCapabilities: Record<string, boolean> | undefined;
+}
+
+/** What {@link capabilities} resolves to. */
+export interface Capabilities {
+  passkeys: PasskeyCapabilities;
+  /**
+   * Whether a non-extractable key can be kept in IndexedDB (what {@link SessionStore} does
+   * to keep sessions across reloads): tried once, for real, with a throwaway key that is
+   * deleted at once. Not available in iOS Lockdown Mode and some private modes
+   * (`DataCloneError`), without IndexedDB, or outside a secure context.
+   */
+  persistentKeys: Capability;
+  /** Whether the page may compile WebAssembly (its CSP): true once `init()` instantiated the kit's module, else an empty module is compiled. */
+  wasm: Capability;
+  /**
+   * Whether the isolated signer (`init({ isolate: 'worker' })`) can start here: module
+   * Workers and MessageChannel. The page's CSP for workers (`worker-src`) is not tried.
+   */
+  isolatedSigner: Capability;
+}
+
+/**
+ * What this browser and this page let the kit do, each part with a `reason` when not.
+ * Probed once per page (later calls resolve to the same object); never prompts the user;
+ * needs no `init()` (its code, a small module, is loaded by the first call). Never rejects
+ * except `NOT_INITIALIZED` when that module cannot be loaded.
+ */
+export declare function capabilities(): Promise<Capabilities>;
 
 // ClientKey, Session, inspectPayload, encryptOtp and openWalletExport: the wallet module's
 // exports, declared (and documented) by wasm-bindgen from their Rust definitions
@@ -572,6 +676,9 @@ export declare class WalletClient {
   /**
    * Passkey login: challenge bound to the key's `clientPublicKey`, WebAuthn assertion
    * (`passkey.authenticate`), verify with the challenge's Request-Id → a new session.
+   * Without WebAuthn (in-app webviews; see {@link capabilities}) it rejects
+   * `PASSKEY_UNSUPPORTED` before any request, its message giving the reason and pointing
+   * to the email-code login; so does {@link WalletClient.registerPasskey}.
    */
   loginWithPasskey(credentialId: string, options?: LoginWithPasskeyOptions): Promise<Session>;
   /**
@@ -591,9 +698,12 @@ export declare class WalletClient {
   revokeSession(session: Session | StoredSession): Promise<void>;
   /**
    * Revokes a credential. Refused locally (`INVALID_INPUT`) when `session` was issued by
-   * that credential: the service requires a session of another one.
+   * that credential: the service requires a session of another one. With
+   * `options.passkeyCredentialId`, then signals the authenticator to forget that passkey
+   * where the browser can; resolves to what the signal did (`signaled: false` with a
+   * reason without the option or the browser method).
    */
-  revokeCredential(session: Session | StoredSession, credentialId: string): Promise<void>;
+  revokeCredential(session: Session | StoredSession, credentialId: string, options?: RevokeCredentialOptions): Promise<SignalResult>;
   /**
    * `POST /internal-accounts/{id}/export` as a signed retry; the envelope is sealed to
    * `key` (its uncompressed `publicKeyHex`, in both key modes). Open it with
@@ -658,6 +768,14 @@ export interface StoredSession {
   readonly sandboxed: boolean;
   /** As {@link Session.keyMode}. */
   readonly keyMode: 'sealed' | 'client-held' | 'sandbox';
+  /**
+   * False when this browser refused to keep its key in IndexedDB (`DataCloneError`: iOS
+   * Lockdown Mode, some private modes; see {@link capabilities}): the session then lives in
+   * this page's memory until it is closed (`load`/`list` of this store find it, other
+   * pages and a reload do not), and the login goes on; the app may ask the user to stay
+   * on the page, or log in again after a reload.
+   */
+  readonly persisted: boolean;
   /** As {@link Session.isExpired}. */
   isExpired(now?: Date | number): boolean;
   /**

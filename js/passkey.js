@@ -14,6 +14,15 @@
 import * as glue from './embedded_wallet_kit.js';
 import { failClosed, mainModule } from './guard.js';
 import { KitError, now } from './platform.js';
+import { webAuthnMissing } from './shared.js';
+
+/** @type {() => Promise<typeof import('./capabilities.js')>} js/capabilities.js's loader (the entry's), for the signal methods */
+let loadCapabilities;
+/** The entry's loader of js/capabilities.js (browser.js). */
+export function provideCapabilities(loader) {
+  loadCapabilities = loader;
+}
+const signal = (method) => (options) => loadCapabilities().then((m) => m.signal(method, options));
 
 /**
  * A glue module's exports failing closed (js/guard.js failClosed): each function wrapped,
@@ -121,15 +130,12 @@ function abortCurrent() {
   }
 }
 
-const unsupported = (what) => new KitError('PASSKEY_UNSUPPORTED',
-  `this browser has no WebAuthn support (${what}); passkeys need a secure context (https or http://localhost)`);
 
 /** `navigator.credentials`, read when a ceremony starts; PASSKEY_UNSUPPORTED without WebAuthn. */
 function credentials() {
-  if (typeof globalThis.PublicKeyCredential !== 'function') throw unsupported('no PublicKeyCredential');
-  const creds = globalThis.navigator?.credentials;
-  if (typeof creds?.create !== 'function' || typeof creds.get !== 'function') throw unsupported('no navigator.credentials');
-  return creds;
+  const missing = webAuthnMissing();
+  if (missing !== undefined) throw new KitError('PASSKEY_UNSUPPORTED', missing);
+  return globalThis.navigator.credentials;
 }
 
 /** The caller's `signal`, if any: a genuine AbortSignal (a lookalike passing instanceof answers `aborted` with no boolean). */
@@ -149,6 +155,28 @@ function callerSignal(options) {
   return signal;
 }
 
+const HINTS = ['security-key', 'client-device', 'hybrid'];
+
+/** The caller's `hints` (which authenticator UI first, WebAuthn L3), checked; undefined when none. */
+function callerHints(options) {
+  const hints = options.hints;
+  if (hints === undefined) return undefined;
+  if (!Array.isArray(hints)) throw new KitError('INVALID_INPUT', `hints must be an array (of ${HINTS.join(', ')})`);
+  const copy = [...hints];
+  for (const hint of copy) {
+    if (!HINTS.includes(hint)) throw new KitError('INVALID_INPUT', `hints: unknown hint ${typeof hint === 'string' ? JSON.stringify(hint) : `of type ${typeof hint}`} (one of ${HINTS.join(', ')})`);
+  }
+  return copy;
+}
+
+/** Whether the caller asked for passkey autofill (`mediation: 'conditional'`, authenticate only). */
+function conditionalMediation(register, options) {
+  const mediation = options.mediation;
+  if (mediation === undefined) return false;
+  if (register || mediation !== 'conditional') throw new KitError('INVALID_INPUT', "mediation must be 'conditional' (authenticate only)");
+  return true;
+}
+
 /**
  * One ceremony, synchronous up to `navigator.credentials.create/get` (no await before it:
  * Safari's transient activation). The wasm module builds the options, reads the
@@ -161,6 +189,9 @@ function callerSignal(options) {
 function start(glue, register, options) {
   const publicKey = register ? glue.passkeyCreationOptions(options) : glue.passkeyRequestOptions(options);
   const signal = callerSignal(options);
+  const hints = callerHints(options);
+  const conditional = conditionalMediation(register, options);
+  if (hints !== undefined) publicKey.hints = hints;
   const creds = credentials();
   if (signal?.aborted) {
     throw new KitError('PASSKEY_CANCELLED', 'the passkey ceremony was cancelled before it started (the signal was already aborted)');
@@ -182,7 +213,8 @@ function start(glue, register, options) {
   };
   signal?.addEventListener('abort', onCallerAbort);
   const { timeout } = publicKey;
-  const watchdog = setTimeout(() => {
+  // Autofill waits for the user as long as the page wants it (its signal, or cancel()).
+  const watchdog = conditional ? undefined : setTimeout(() => {
     active.watchdogFired = true;
     controller.abort();
   }, timeout + WATCHDOG_GRACE_MS);
@@ -198,7 +230,7 @@ function start(glue, register, options) {
   const started = now();
   let answer;
   try {
-    const request = { publicKey, signal: controller.signal };
+    const request = { publicKey, signal: controller.signal, ...(conditional && { mediation: /** @type {const} */ ('conditional') }) };
     answer = register ? creds.create(request) : creds.get(request);
   } catch (err) {
     answer = Promise.reject(err);
@@ -296,6 +328,10 @@ export const passkey = Object.freeze({
     epoch++;
     abortCurrent();
   },
+
+  signalUnknownCredential: signal('signalUnknownCredential'),
+  signalAllAcceptedCredentials: signal('signalAllAcceptedCredentials'),
+  signalCurrentUserDetails: signal('signalCurrentUserDetails'),
 
   registrationBody(accountId, nickname, challenge, attestation) {
     const m = loaded();

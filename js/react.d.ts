@@ -1,7 +1,7 @@
 // `embedded-wallet-kit/react`: React bindings (React 18 or 19, an optional peer dependency).
 import type { ReactNode, JSX } from 'react';
 import type {
-  InitInput, InitOptions, KitError, Session, SessionKeeper, SessionKeeperEvents, SessionKeeperOptions,
+  Capabilities, InitInput, InitOptions, KitError, Session, SessionKeeper, SessionKeeperEvents, SessionKeeperOptions,
   StoredSession, WalletClient, WalletClientOptions,
 } from './index.js';
 
@@ -96,3 +96,11 @@ export type KeeperEventHandler = <K extends keyof SessionKeeperEvents<AnySession
 
 /** Calls the latest `handler` for each keeper event (subscribed once per provider). */
 export declare function useKeeperEvents(handler: KeeperEventHandler): void;
+
+/**
+ * The page's `capabilities()` (passkeys, persistent keys, wasm, isolated signer, each
+ * with a `reason` when not): `null` on the server, at the first render and if their module
+ * cannot be loaded; probed once per page, then the same object. Needs no
+ * {@link WalletProvider}.
+ */
+export declare function useCapabilities(): Capabilities | null;

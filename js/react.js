@@ -4,7 +4,7 @@
 // package name, so an app and this module share one instance (the browser entry in a
 // bundle, the Node entry during server rendering).
 import { createContext, createElement, useContext, useEffect, useRef, useState, useSyncExternalStore } from 'react';
-import { init, KitError, SessionKeeper, WalletClient } from 'embedded-wallet-kit';
+import { capabilities, init, KitError, SessionKeeper, WalletClient } from 'embedded-wallet-kit';
 import { WalletStore } from './react-store.js';
 import { readOptions } from './guard.js';
 
@@ -91,4 +91,20 @@ export function useKeeperEvents(handler) {
     latest.current = handler;
   });
   useEffect(() => store.onKeeperEvent((type, detail) => latest.current?.(type, detail)), [store]);
+}
+
+/** The page's capabilities(): null until they are known (and if their module cannot load). No provider needed. */
+export function useCapabilities() {
+  const [caps, setCaps] = useState(/** @type {import('./index.js').Capabilities | null} */ (null));
+  useEffect(() => {
+    let mounted = true;
+    capabilities().then(
+      (answer) => mounted && setCaps(answer),
+      () => {},
+    );
+    return () => {
+      mounted = false;
+    };
+  }, []);
+  return caps;
 }

@@ -109,6 +109,61 @@ function openDatabase(factory, name) {
   );
 }
 
+/**
+ * Where a session goes when this browser cannot keep a CryptoKey in IndexedDB (iOS
+ * Lockdown Mode, some private modes: DataCloneError): the same records, in this page's
+ * memory for its life, behind the few IndexedDB calls the store makes, so every path
+ * (signing, refresh, revoke, the keeper's lease) is the one a stored session takes.
+ * A transaction completes once a task passes with no request pending.
+ */
+class MemoryDatabase {
+  #stores = { [SESSIONS]: new Map(), [CLIENT_KEYS]: new Map() };
+
+  transaction() {
+    let pending = 0;
+    let ended = false;
+    const settle = () =>
+      setTimeout(() => {
+        if (pending === 0 && !ended) {
+          ended = true;
+          tx.oncomplete?.();
+        }
+      });
+    const tx = {
+      error: null,
+      abort: () => {
+        ended = true;
+        queueMicrotask(() => tx.onabort?.());
+      },
+      objectStore: (name) => {
+        const map = this.#stores[name];
+        const request = (fn) => {
+          const r = {};
+          pending++;
+          setTimeout(() => {
+            pending--;
+            r.result = fn();
+            r.onsuccess?.();
+            settle();
+          });
+          return r;
+        };
+        return {
+          get: (id) => request(() => map.get(id) && { ...map.get(id) }),
+          getAll: () => request(() => [...map.values()].map((r) => ({ ...r }))),
+          put: (record) => request(() => map.set(record.id, { ...record })),
+          delete: (id) => request(() => map.delete(id)),
+          clear: () => request(() => map.clear()),
+        };
+      },
+    };
+    settle();
+    return tx;
+  }
+
+  close() {}
+}
+
 /** The live record of `id` (SESSION_CLOSED once deleted or replaced), inside a transaction. */
 async function liveRecord(sessions, id) {
   const record = await done(sessions.get(id));
@@ -317,6 +372,9 @@ export class StoredSession {
   get keyMode() {
     return this.#session.keyMode;
   }
+  get persisted() {
+    return !(this.#db instanceof MemoryDatabase);
+  }
 
   isExpired(now) {
     return this.#session.isExpired(now);
@@ -408,6 +466,10 @@ export async function open(options = {}) {
  */
 export class Store extends SessionStore {
   #db;
+  /** Sessions whose key IndexedDB refused (DataCloneError), kept for this page's life. */
+  #memory = new MemoryDatabase();
+  /** False once IndexedDB refused a CryptoKey: later sessions go to #memory at once. */
+  #keysPersist = true;
   #deletions;
   #name;
 
@@ -427,14 +489,24 @@ export class Store extends SessionStore {
   async save(session) {
     if (!(session instanceof RawSession)) throw invalid('save() takes a Session');
     const record = recordOf(session, await keyOf(session));
-    await run(this.#db, 'readwrite', async (sessions) => {
-      const old = await done(sessions.get(record.id));
-      // Saving the same session again must not forget the request ids it signed.
-      if (old?.publicKeyHex === record.publicKeyHex) record.signed = old.signed.concat(record.signed);
-      await done(sessions.put(record));
-    });
+    const write = (db) =>
+      run(db, 'readwrite', async (sessions) => {
+        const old = await done(sessions.get(record.id));
+        // Saving the same session again must not forget the request ids it signed.
+        if (old?.publicKeyHex === record.publicKeyHex) record.signed = old.signed.concat(record.signed);
+        await done(sessions.put(record));
+      });
+    let db = this.#keysPersist || !record.key ? this.#db : this.#memory;
+    try {
+      await write(db);
+    } catch (err) {
+      if (db === this.#memory || err?.cause?.name !== 'DataCloneError') throw err;
+      // This browser cannot keep a CryptoKey in IndexedDB: the session lives in this page.
+      this.#keysPersist = false;
+      await write((db = this.#memory));
+    }
     this.#deletions.saved(record.id);
-    return this.#restore(record);
+    return this.#restore(record, db);
   }
 
   /**
@@ -444,29 +516,39 @@ export class Store extends SessionStore {
    */
   async load(id) {
     if (typeof id !== 'string') throw invalid('load() takes a session id string');
-    const record = await run(this.#db, 'readonly', async (sessions) => {
-      let current = await done(sessions.get(id));
-      for (let hops = 0; current && isTombstone(current) && hops < 64; hops++) current = await done(sessions.get(current.replacedBy));
-      return current;
-    });
-    return record && !isTombstone(record) && record.expiresAtMs > clock() ? this.#restore(record) : null;
+    for (const db of [this.#memory, this.#db]) {
+      const record = await run(db, 'readonly', async (sessions) => {
+        let current = await done(sessions.get(id));
+        for (let hops = 0; current && isTombstone(current) && hops < 64; hops++) current = await done(sessions.get(current.replacedBy));
+        return current;
+      });
+      if (record) return !isTombstone(record) && record.expiresAtMs > clock() ? this.#restore(record, db) : null;
+    }
+    return null;
   }
 
   async list() {
-    const records = await run(this.#db, 'readonly', (sessions) => done(sessions.getAll()));
     const now = clock();
-    return records.filter((r) => !isTombstone(r) && r.expiresAtMs > now).map((r) => this.#restore(r));
+    const found = [];
+    for (const db of [this.#db, this.#memory]) {
+      const records = await run(db, 'readonly', (sessions) => done(sessions.getAll()));
+      for (const r of records) if (!isTombstone(r) && r.expiresAtMs > now) found.push(this.#restore(r, db));
+    }
+    return found;
   }
 
   async delete(id) {
     if (typeof id !== 'string') throw invalid('delete() takes a session id string');
-    const ids = await run(this.#db, 'readwrite', (sessions) => deleteChain(sessions, id));
+    const ids = [];
+    for (const db of [this.#db, this.#memory]) ids.push(...(await run(db, 'readwrite', (sessions) => deleteChain(sessions, id))));
     this.#deletions.announce({ deleted: deletedIds(id, ids) });
   }
 
   /** Deletes every session and kept client key. */
   async clear() {
-    await run(this.#db, 'readwrite', (sessions, clientKeys) => Promise.all([done(sessions.clear()), done(clientKeys.clear())]));
+    for (const db of [this.#db, this.#memory]) {
+      await run(db, 'readwrite', (sessions, clientKeys) => Promise.all([done(sessions.clear()), done(clientKeys.clear())]));
+    }
     this.#deletions.announce({ cleared: true });
   }
 
@@ -539,17 +621,17 @@ export class Store extends SessionStore {
     });
   }
 
-  #restore(record) {
+  #restore(record, db = this.#db) {
     const info = { id: record.id, accountId: record.accountId, type: record.type, expiresAt: record.expiresAt, keyMode: record.keyMode };
     const { sandboxed, key } = record;
     let stored;
     if (sandboxed) {
-      stored = new StoredSession(this.#db, this.#deletions, RawSession.sandbox(info), undefined, TOKEN);
+      stored = new StoredSession(db, this.#deletions, RawSession.sandbox(info), undefined, TOKEN);
     } else {
       if (!(key instanceof CryptoKey)) throw fail('INVALID_SESSION', 'a stored session record has no key');
-      stored = new StoredSession(this.#db, this.#deletions, storeExternalSession(info, record.publicKeyHex), key, TOKEN);
+      stored = new StoredSession(db, this.#deletions, storeExternalSession(info, record.publicKeyHex), key, TOKEN);
     }
-    storedSessions.set(stored, this.#internals(stored));
+    storedSessions.set(stored, this.#internals(stored, db));
     return stored;
   }
 
@@ -557,19 +639,19 @@ export class Store extends SessionStore {
    * What WalletClient and SessionKeeper need of a stored session beyond its public API
    * (through storedSessions): the liveness check, and the cross-tab refresh steps.
    */
-  #internals(stored) {
+  #internals(stored, db) {
     const id = stored.id;
     return {
       name: this.#name,
       broadcasts: this.#deletions.known,
       checkLive: () => stored[CHECK_LIVE](),
-      status: () => this.#status(id),
-      replace: (fresh) => this.#replace(stored, fresh),
-      deleteChainEndingAt: (end) => this.#deleteChainEndingAt(stored, end),
+      status: () => this.#status(db, id),
+      replace: (fresh) => this.#replace(db, stored, fresh),
+      deleteChainEndingAt: (end) => this.#deleteChainEndingAt(db, stored, end),
       load: (newId) => this.load(newId),
       watch: (watcher) => this.#deletions.watch(watcher),
-      takeLease: (owner, now, ms) => this.#takeLease(id, owner, now, ms),
-      releaseLease: (owner) => this.#releaseLease(id, owner),
+      takeLease: (owner, now, ms) => this.#takeLease(db, id, owner, now, ms),
+      releaseLease: (owner) => this.#releaseLease(db, id, owner),
     };
   }
 
@@ -578,8 +660,8 @@ export class Store extends SessionStore {
    * of the chain of refreshes) or `deleted`. What it learns counts as known in this page
    * at once (signing with a replaced session is SESSION_CLOSED from then on).
    */
-  async #status(id) {
-    const status = await run(this.#db, 'readonly', async (sessions) => {
+  async #status(db, id) {
+    const status = await run(db, 'readonly', async (sessions) => {
       let current = id;
       // Each refresh leaves one tombstone; a tab asleep through many refreshes follows them all.
       for (let hops = 0; hops < 64; hops++) {
@@ -599,8 +681,8 @@ export class Store extends SessionStore {
    * Deletes `stored` and its successors if the chain still ends at `end` (true), else
    * nothing (false: another tab replaced `end` meanwhile, and its successor is live).
    */
-  async #deleteChainEndingAt(stored, end) {
-    const ids = await run(this.#db, 'readwrite', (sessions) => deleteChain(sessions, stored.id, end));
+  async #deleteChainEndingAt(db, stored, end) {
+    const ids = await run(db, 'readwrite', (sessions) => deleteChain(sessions, stored.id, end));
     if (ids === null) return false;
     this.#deletions.announce({ deleted: deletedIds(stored.id, ids) });
     stored[CLOSE]();
@@ -613,9 +695,9 @@ export class Store extends SessionStore {
    * session, or null when `old` was no longer live (replaced or deleted meanwhile:
    * nothing is written).
    */
-  async #replace(old, fresh) {
+  async #replace(db, old, fresh) {
     const record = recordOf(fresh, await keyOf(fresh));
-    const written = await run(this.#db, 'readwrite', async (sessions) => {
+    const written = await run(db, 'readwrite', async (sessions) => {
       const previous = await done(sessions.get(old.id));
       if (!previous || isTombstone(previous)) return false;
       await done(sessions.put(record));
@@ -626,7 +708,7 @@ export class Store extends SessionStore {
     this.#deletions.saved(record.id);
     this.#deletions.announce({ replaced: [old.id, record.id] });
     old[CLOSE]();
-    return this.#restore(record);
+    return this.#restore(record, db);
   }
 
   /**
@@ -634,8 +716,8 @@ export class Store extends SessionStore {
    * owner holds an unexpired one (`taken`); else `held` (until when) or `changed` (the
    * session was replaced or deleted).
    */
-  #takeLease(id, owner, now, ms) {
-    return run(this.#db, 'readwrite', async (sessions) => {
+  #takeLease(db, id, owner, now, ms) {
+    return run(db, 'readwrite', async (sessions) => {
       const record = await done(sessions.get(id));
       if (!record || isTombstone(record)) return { state: 'changed' };
       if (record.lease && record.lease.owner !== owner && record.lease.until > now) return { state: 'held', until: record.lease.until };
@@ -646,8 +728,8 @@ export class Store extends SessionStore {
   }
 
   /** Gives the lease back (after a failed refresh), if `owner` still holds it. */
-  #releaseLease(id, owner) {
-    return run(this.#db, 'readwrite', async (sessions) => {
+  #releaseLease(db, id, owner) {
+    return run(db, 'readwrite', async (sessions) => {
       const record = await done(sessions.get(id));
       if (record?.lease?.owner !== owner) return;
       delete record.lease;

@@ -142,3 +142,13 @@ export const storeOpenWithDh = over('storeOpenWithDh', true);
 export const storeEncapsulatedKey = over('storeEncapsulatedKey');
 /** @type {typeof glue.storeRecordRequestId} */
 export const storeRecordRequestId = over('storeRecordRequestId');
+
+const unsupportedWhy = (what) =>
+  `this browser has no WebAuthn support (${what}); passkeys need a secure context (https or http://localhost)`;
+
+/** Why this page has no WebAuthn (PASSKEY_UNSUPPORTED's message, capabilities()); undefined when it has it. */
+export function webAuthnMissing() {
+  const creds = globalThis.navigator?.credentials;
+  if (typeof globalThis.PublicKeyCredential !== 'function') return unsupportedWhy('no PublicKeyCredential');
+  if (typeof creds?.create !== 'function' || typeof creds.get !== 'function') return unsupportedWhy('no navigator.credentials');
+}

@@ -11,9 +11,10 @@
 // the API credentials on its backend), so the API secret never enters the page. The key
 // mode (`keys`: the spec's sealed bundle, or client-held keys) is chosen once per client;
 // the core picks each operation's clientPublicKey form.
-import { ClientKey as RawClientKey, Session as RawSession, encryptOtp, isSession, keyArg, storedSessions } from './shared.js';
+import { ClientKey as RawClientKey, Session as RawSession, encryptOtp, isSession, keyArg, storedSessions, webAuthnMissing } from './shared.js';
 import { KitError, now } from './platform.js';
-import { loadPasskeys } from './passkey.js';
+import { readOptions } from './guard.js';
+import { loadPasskeys, passkey as kitPasskey } from './passkey.js';
 
 /**
  * Where a client's keys are made and its sessions opened and checked: this thread's wasm,
@@ -62,6 +63,9 @@ function tell(listener, event) {
 const transportFailures = new WeakSet();
 
 const invalid = (message) => new KitError('INVALID_INPUT', message);
+/** PASSKEY_UNSUPPORTED from a passkey helper: the reason, and the way on (capabilities() tells beforehand). */
+const passkeysUnsupported = (reason, cause) =>
+  new KitError('PASSKEY_UNSUPPORTED', `${reason}; log in with an email code instead (createEmailOtp, then verifyEmailOtp)`, cause);
 
 function text(value, name) {
   if (typeof value !== 'string' || value === '') throw invalid(`${name} must be a non-empty string`);
@@ -321,7 +325,7 @@ export class WalletFlows {
     try {
       return await fn.call(this.#passkey, options);
     } catch (err) {
-      if (err instanceof KitError) throw err;
+      if (err instanceof KitError) throw err.code === 'PASSKEY_UNSUPPORTED' ? passkeysUnsupported(err.message, err.cause) : err;
       throw new KitError('PASSKEY_FAILED', `passkey.${name} failed (its error is the cause)`, err);
     }
   }
@@ -414,6 +418,9 @@ export class WalletFlows {
     if (options === null || typeof options !== 'object') throw invalid('loginWithPasskey: options must be an object');
     const { rpId, key, ...ceremony } = options;
     if (rpId !== undefined) text(rpId, 'rpId');
+    // Without WebAuthn, before the service hands out a challenge.
+    const missing = this.#passkey === kitPasskey ? webAuthnMissing() : undefined;
+    if (missing !== undefined) throw passkeysUnsupported(missing);
     return withKey(this.#custody, key, async (k) => {
       const { PasskeyChallenge } = await this.#flows();
       // The challenge binds the key (in the client's form): it decides the session's kind.
@@ -505,10 +512,20 @@ export class WalletFlows {
     }
   }
 
-  async revokeCredential(session, credentialId) {
+  /** @param {import('./index.js').RevokeCredentialOptions} [options] */
+  async revokeCredential(session, credentialId, options = {}) {
+    if (options === null || typeof options !== 'object') throw invalid('revokeCredential: options must be an object');
+    const { passkeyCredentialId, rpId } = readOptions(options, ['passkeyCredentialId', 'rpId'], 'revokeCredential');
+    if (passkeyCredentialId !== undefined && !/^[\w-]+$/.test(text(passkeyCredentialId, 'passkeyCredentialId'))) {
+      throw invalid('revokeCredential: passkeyCredentialId must be a base64url WebAuthn credential id');
+    }
+    if (rpId !== undefined) text(rpId, 'rpId');
     await ready(session, this.#custody);
     const flow = await this.#flow('revokeCredential', text(credentialId, 'credentialId'), undefined, session);
     await this.#run(flow, session);
+    // The authenticator still offers a revoked passkey until it is told (WebAuthn L3).
+    if (passkeyCredentialId === undefined) return { signaled: false, reason: 'no passkeyCredentialId given' };
+    return kitPasskey.signalUnknownCredential({ credentialId: passkeyCredentialId, rpId });
   }
 
   async exportWallet(session, accountId, key) {

@@ -192,8 +192,8 @@ export class WalletClient {
     return (this.#loaded() ?? await this.#load()).revokeSession(session);
   }
 
-  async revokeCredential(session, credentialId) {
-    return (this.#loaded() ?? await this.#load()).revokeCredential(session, credentialId);
+  async revokeCredential(session, credentialId, options) {
+    return (this.#loaded() ?? await this.#load()).revokeCredential(session, credentialId, options);
   }
 
   async exportWallet(session, accountId, key) {

@@ -12,7 +12,7 @@
 // sealed bundle (default), or client-held keys (compressed clientPublicKey, the key
 // becomes the session key, encrypted OTP login).
 import {
-  init, ClientKey, Session, passkey, KitError, WalletClient, SessionKeeper, SessionStore, openWalletExport,
+  init, ClientKey, Session, passkey, KitError, WalletClient, SessionKeeper, SessionStore, openWalletExport, capabilities,
 } from './pkg/browser.js';
 
 /** The sandbox's magic passkey signature (docs/protocol.md, Sandbox); strict mode checks real ones. */
@@ -515,6 +515,37 @@ async function loginWithPasskey() {
   return `session ${state.session.id} (PASSKEY)`;
 }
 
+/** The passkey autofill request in flight (its AbortController), if any. */
+let autofill;
+
+/**
+ * Passkey autofill: when the username field (autocomplete="username webauthn") is used and
+ * a passkey is registered, a conditional loginWithPasskey offers it in the field's
+ * autofill; the request waits for the user, and any step run ends it (another path).
+ */
+function startAutofill() {
+  const credential = state.passkeyCredential;
+  if (autofill || !credential || !window.demo.capabilities?.passkeys.conditionalMediation || state.busy) return;
+  const controller = new AbortController();
+  autofill = controller;
+  const key = newClientKey();
+  const note = $('autofill-note');
+  note.textContent = 'waiting for a passkey from the autofill…';
+  kitLog(`client.loginWithPasskey('${credential.id}', { rpId: '${state.config.rpId}', key, mediation: 'conditional', signal }) → challenge → WebAuthn get() (autofill) → verify`);
+  state.client.loginWithPasskey(credential.id, { rpId: state.config.rpId, key, mediation: 'conditional', signal: controller.signal })
+    .then(async (session) => {
+      await adoptSession(sessionLog(session, clientHeld()));
+      note.textContent = `logged in by autofill: session ${state.session.id}`;
+      renderAll();
+    }, (err) => {
+      note.textContent = err instanceof KitError && err.code === 'PASSKEY_CANCELLED' ? 'autofill ended: another path was taken' : `autofill: ${err.message}`;
+    })
+    .finally(() => {
+      key.free();
+      if (autofill === controller) autofill = undefined;
+    });
+}
+
 async function fund() {
   const amount = toMinor($('fund-amount').value);
   const res = expect(
@@ -683,6 +714,7 @@ async function runStep(id) {
   if (!step) throw new Error(`no step ${id}`);
   const row = $(`step-${id}`);
   const result = row.querySelector('.result');
+  autofill?.abort(); // the user took another path
   state.busy = true;
   row.dataset.state = 'running';
   result.textContent = 'working…';
@@ -807,6 +839,7 @@ window.demo = {
 };
 
 renderSteps();
+for (const type of ['focus', 'click']) $('username').addEventListener(type, startAutofill);
 $('log-clear').addEventListener('click', () => {
   $('log').replaceChildren();
 });
@@ -835,7 +868,20 @@ function useKeys(keys) {
   kitLog(`new WalletClient({ keys: '${keys}' })${keys === 'client-held' ? ': compressed clientPublicKey, the key is the session key' : ": the spec's sealed session bundle"}`);
 }
 
+/** The capabilities panel: what this browser and page let the kit do (capabilities()), each "no" with its reason. */
+async function showCapabilities() {
+  const caps = await capabilities();
+  const { passkeys } = caps;
+  const part = (name, c, extra = '') => `${name} ${c.available ? `✓${extra}` : `✗ (${c.reason})`}`;
+  const autofill = passkeys.available ? `, autofill ${passkeys.conditionalMediation ? '✓' : '✗'}, signals ${passkeys.signals.signalUnknownCredential ? '✓' : '✗'}` : '';
+  $('capabilities').textContent = `This browser: ${[
+    part('passkeys', passkeys, autofill), part('sessions across reloads', caps.persistentKeys), part('wasm', caps.wasm), part('isolated signer', caps.isolatedSigner),
+  ].join(' · ')}`;
+  window.demo.capabilities = caps;
+}
+
 async function start() {
+  showCapabilities().catch((err) => errorLog(`capabilities(): ${err.message}`));
   try {
     await init({ passkeys: true, enclave: true }); // the enclave exports: the encrypted OTP login and wallet export
   } catch (err) {

@@ -23,9 +23,9 @@ function notInitialized(fn) {
   });
 }
 
-test('exports exactly init, ClientKey, Session, KitError, inspectPayload, passkey, SessionStore, SessionKeeper, WalletClient, encryptOtp, openWalletExport', () => {
+test('exports exactly init, ClientKey, Session, KitError, inspectPayload, passkey, SessionStore, SessionKeeper, WalletClient, encryptOtp, openWalletExport, capabilities', () => {
   assert.deepEqual(Object.keys(kit).sort(), [
-    'ClientKey', 'KitError', 'Session', 'SessionKeeper', 'SessionStore', 'WalletClient', 'encryptOtp', 'init', 'inspectPayload', 'openWalletExport', 'passkey',
+    'ClientKey', 'KitError', 'Session', 'SessionKeeper', 'SessionStore', 'WalletClient', 'capabilities', 'encryptOtp', 'init', 'inspectPayload', 'openWalletExport', 'passkey',
   ]);
 });
 

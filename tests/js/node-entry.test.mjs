@@ -38,9 +38,9 @@ function realSession(overrides = {}) {
   return { key, scalar, bundle, response, expectedPub: compressedPublicKeyHex(scalar) };
 }
 
-test('exports exactly init, ClientKey, Session, KitError, inspectPayload, passkey, SessionStore, SessionKeeper, WalletClient, encryptOtp, openWalletExport', () => {
+test('exports exactly init, ClientKey, Session, KitError, inspectPayload, passkey, SessionStore, SessionKeeper, WalletClient, encryptOtp, openWalletExport, capabilities', () => {
   assert.deepEqual(Object.keys(kit).sort(), [
-    'ClientKey', 'KitError', 'Session', 'SessionKeeper', 'SessionStore', 'WalletClient', 'encryptOtp', 'init', 'inspectPayload', 'openWalletExport', 'passkey',
+    'ClientKey', 'KitError', 'Session', 'SessionKeeper', 'SessionStore', 'WalletClient', 'capabilities', 'encryptOtp', 'init', 'inspectPayload', 'openWalletExport', 'passkey',
   ]);
   assert.equal(typeof init, 'function');
   assert.equal(typeof ClientKey.generate, 'function');
@@ -270,4 +270,18 @@ test('init() resolves to undefined, and nothing the node entry exports leads to 
   assert.deepEqual(custodyLeaks({ key, session, keyProto: Object.getPrototypeOf(key), sessionProto: Object.getPrototypeOf(session) }), []);
   assert.deepEqual(Reflect.ownKeys(key), [], 'a ClientKey carries no own property');
   assert.deepEqual(Reflect.ownKeys(session), [], 'a Session carries no own property');
+});
+
+test('capabilities() in Node: no passkeys, no persistent keys, no isolated signer, each with its reason; the wasm is there; cached', async () => {
+  const caps = await kit.capabilities();
+  assert.equal(await kit.capabilities(), caps, 'a second call resolves to the same object');
+  assert.ok(Object.isFrozen(caps));
+  assert.equal(caps.passkeys.available, false);
+  assert.match(caps.passkeys.reason, /no PublicKeyCredential/);
+  assert.deepEqual(caps.passkeys.signals, { signalUnknownCredential: false, signalAllAcceptedCredentials: false, signalCurrentUserDetails: false });
+  assert.equal(caps.passkeys.clientCapabilities, undefined);
+  assert.deepEqual(caps.persistentKeys, { available: false, reason: 'IndexedDB is not available here' });
+  assert.deepEqual(caps.wasm, { available: true });
+  assert.equal(caps.isolatedSigner.available, globalThis.Worker !== undefined);
+  if (!caps.isolatedSigner.available) assert.match(caps.isolatedSigner.reason, /Workers/);
 });

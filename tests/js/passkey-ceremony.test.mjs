@@ -431,3 +431,40 @@ test('the probes ask PublicKeyCredential; a rejection, a throw or no promise giv
   assert.equal(await passkey.conditionalMediationAvailable(), false, 'a missing probe');
   assert.equal(await passkey.clientCapabilities(), undefined);
 });
+
+test('hints pass through to create() and get() in the caller\'s order; an unknown hint is INVALID_INPUT naming it, before PASSKEY_UNSUPPORTED', async () => {
+  installWebAuthn((method) => Promise.resolve(method === 'create' ? attestationCredential() : assertionCredential()));
+  const hints = ['security-key', 'hybrid', 'client-device'];
+  await passkey.register(registration({ hints }));
+  await passkey.authenticate(authentication({ hints: ['client-device'] }));
+  await passkey.authenticate(authentication());
+  const [created, got, plain] = calls.map((c) => c.options.publicKey);
+  assert.deepEqual(created.hints, hints);
+  assert.deepEqual(got.hints, ['client-device']);
+  assert.ok(!('hints' in plain), 'no hints key when none were given');
+  await assert.rejects(passkey.authenticate(authentication({ hints: ['security-key', 'platform'] })),
+    isKit('INVALID_INPUT', { message: 'hints: unknown hint "platform" (one of security-key, client-device, hybrid)' }));
+  await assert.rejects(passkey.register(registration({ hints: 'hybrid' })), isKit('INVALID_INPUT'));
+  assert.equal(calls.length, 3, 'nothing asked of the browser for bad hints');
+  delete globalThis.PublicKeyCredential;
+  await assert.rejects(passkey.register(registration({ hints: [7] })), isKit('INVALID_INPUT', { message: 'hints: unknown hint of type number (one of security-key, client-device, hybrid)' }));
+});
+
+test("autofill: mediation 'conditional' reaches get() and has no watchdog (it waits for the user); the caller's signal ends it; register or another value is INVALID_INPUT", async () => {
+  installWebAuthn(never);
+  const controller = new AbortController();
+  const p = passkey.authenticate(authentication({ mediation: 'conditional', timeoutMs: 1, signal: controller.signal }));
+  assert.equal(calls[0].options.mediation, 'conditional');
+  assert.ok(calls[0].options.signal instanceof AbortSignal);
+  const state = await Promise.race([p.then(() => 'settled', () => 'settled'), new Promise((ok) => setTimeout(() => ok('pending'), 1_200))]);
+  assert.equal(state, 'pending', 'a conditional request is not ended by the timeout watchdog');
+  controller.abort();
+  await assert.rejects(p, isKit('PASSKEY_CANCELLED'));
+  const modal = passkey.authenticate(authentication());
+  passkey.cancel();
+  await assert.rejects(modal, isKit('PASSKEY_CANCELLED'));
+  assert.ok(!('mediation' in calls[1].options), 'no mediation key for a modal ceremony');
+  await assert.rejects(passkey.authenticate(authentication({ mediation: 'silent' })), isKit('INVALID_INPUT'));
+  await assert.rejects(passkey.register(registration({ mediation: 'conditional' })), isKit('INVALID_INPUT'));
+  assert.equal(calls.length, 2);
+});

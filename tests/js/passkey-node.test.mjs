@@ -38,6 +38,7 @@ test('passkey: the namespace is there at once (no init needed), frozen, with the
   assert.deepEqual(Object.keys(passkey).sort(), [
     'authenticate', 'cancel', 'clientCapabilities', 'conditionalMediationAvailable', 'isSupported',
     'platformAuthenticatorAvailable', 'register', 'registrationBody',
+    'signalAllAcceptedCredentials', 'signalCurrentUserDetails', 'signalUnknownCredential',
   ]);
   assert.ok(Object.isFrozen(passkey));
   assert.equal(await init({ passkeys: true }), undefined);
@@ -144,5 +145,21 @@ test('passkey.registrationBody: other bad arguments → INVALID_INPUT', () => {
   ];
   for (const [args, field] of bad) {
     assert.throws(() => passkey.registrationBody(...args), isKit('INVALID_INPUT', field), JSON.stringify(args));
+  }
+});
+
+test('passkey signals in Node (no WebAuthn): signaled false with the reason; bad options are INVALID_INPUT naming them; rpId required outside a page', async () => {
+  const id = 'AAECAwQFBgcICQoLDA0ODw';
+  const result = await passkey.signalUnknownCredential({ credentialId: id, rpId: 'example.com' });
+  assert.equal(result.signaled, false);
+  assert.match(result.reason, /no PublicKeyCredential/);
+  for (const [call, message] of [
+    [() => passkey.signalUnknownCredential({ credentialId: 'not base64url!', rpId: 'example.com' }), /credentialId/],
+    [() => passkey.signalUnknownCredential({ credentialId: id }), /rpId is required/],
+    [() => passkey.signalAllAcceptedCredentials({ userId: 'u', allAcceptedCredentialIds: 'x', rpId: 'example.com' }), /allAcceptedCredentialIds/],
+    [() => passkey.signalCurrentUserDetails({ userId: 'u', name: '', rpId: 'example.com' }), /name/],
+    [() => passkey.signalCurrentUserDetails(null), /options must be an object/],
+  ]) {
+    await assert.rejects(call(), (err) => err instanceof KitError && err.code === 'INVALID_INPUT' && message.test(err.message));
   }
 });

@@ -826,3 +826,53 @@ describe('WalletClient against the strict emulator', () => {
     }
   });
 });
+
+describe('revokeCredential signals the authenticator (WebAuthn signalUnknownCredential)', () => {
+  const signals = [];
+  const installSignals = (withMethod) => {
+    const credentials = { create() {}, get() {} };
+    Object.defineProperty(globalThis, 'navigator', { value: { credentials }, configurable: true, writable: true });
+    function PublicKeyCredential() {}
+    if (withMethod) {
+      PublicKeyCredential.signalUnknownCredential = async (arg) => {
+        signals.push(structuredClone(arg));
+      };
+    }
+    globalThis.PublicKeyCredential = PublicKeyCredential;
+  };
+  after(() => {
+    delete globalThis.navigator;
+    delete globalThis.PublicKeyCredential;
+  });
+  const revoking = () => fake((req, n) => (n === 0 ? json(202, pending()) : { status: 204, headers: {} }));
+  const webAuthnId = Buffer.from(randomBytes(16)).toString('base64url');
+
+  test('after the revoke, the passkey\'s WebAuthn id is signalled unknown; the result says so', async () => {
+    installSignals(true);
+    const session = await realSession().open();
+    const { sent, client } = revoking();
+    const result = await client.revokeCredential(session, `AuthMethod:${randomUUID()}`, { passkeyCredentialId: webAuthnId, rpId: 'example.com' });
+    assert.deepEqual(result, { signaled: true });
+    assert.equal(sent.length, 2, 'revoked first (202, signed retry)');
+    assert.deepEqual(signals, [{ rpId: 'example.com', credentialId: webAuthnId }]);
+    const plain = await revoking().client.revokeCredential(session, `AuthMethod:${randomUUID()}`);
+    assert.equal(plain.signaled, false);
+    assert.match(plain.reason, /passkeyCredentialId/);
+    assert.equal(signals.length, 1, 'no signal without a passkey credential id');
+  });
+
+  test('a browser without the method: revoked, signaled false with the reason; bad options are INVALID_INPUT before any request', async () => {
+    installSignals(false);
+    const session = await realSession().open();
+    const { sent, client } = revoking();
+    const result = await client.revokeCredential(session, `AuthMethod:${randomUUID()}`, { passkeyCredentialId: webAuthnId, rpId: 'example.com' });
+    assert.equal(sent.length, 2);
+    assert.equal(result.signaled, false);
+    assert.match(result.reason, /no PublicKeyCredential\.signalUnknownCredential/);
+    const bad = revoking();
+    for (const options of [{ passkeyCredentialId: 'not base64url!' }, { passkeyCredentialId: webAuthnId, rpId: '' }, null]) {
+      await rejectsKit(bad.client.revokeCredential(session, `AuthMethod:${randomUUID()}`, options), 'INVALID_INPUT');
+    }
+    assert.equal(bad.sent.length, 0, 'nothing was sent');
+  });
+});

@@ -323,7 +323,8 @@ async function webauthnSuite() {
       });
       await check('passkey namespace: exactly the documented functions, frozen', () => {
         const expected = ['authenticate', 'cancel', 'clientCapabilities', 'conditionalMediationAvailable',
-          'isSupported', 'platformAuthenticatorAvailable', 'register', 'registrationBody'];
+          'isSupported', 'platformAuthenticatorAvailable', 'register', 'registrationBody',
+          'signalAllAcceptedCredentials', 'signalCurrentUserDetails', 'signalUnknownCredential'];
         assert(json(before.keys) === json(expected), json(before.keys));
         assert(before.frozen, 'not frozen');
       });
@@ -513,6 +514,49 @@ async function webauthnSuite() {
             ...registered.credential, counter: Buffer.from(authenticatorData, 'base64url').readUInt32BE(AUTH_DATA.signCountHigh),
           };
         }
+      }
+
+      // (b) passkey autofill: a conditional request. Chromium's virtual authenticator answers
+      // it at once (a discoverable credential); a request left waiting is ended by the
+      // page's signal after 5 s.
+      {
+        const challenge = loginChallenge();
+        const conditional = registered
+          ? await s.page.evaluate(async (o) => {
+            const controller = new AbortController();
+            setTimeout(() => controller.abort(), 5_000);
+            // What the browser is asked, seen page-side.
+            const creds = navigator.credentials;
+            const get = creds.get;
+            let mediation;
+            creds.get = function observed(request) {
+              mediation = request.mediation;
+              return get.call(this, request);
+            };
+            try {
+              return { ...await window.attempt(() => window.kit.passkey.authenticate({ ...o, mediation: 'conditional', signal: controller.signal })), mediation };
+            } finally {
+              creds.get = get;
+            }
+          }, { challenge, credentialId: registered.credentialId, rpId: RP_ID })
+          : { ok: false, error: { message: 'no registered credential' } };
+        console.log(`# ${engine}: conditional mediation: ${conditional.ok ? 'resolved' : json(conditional.error)} after ${Math.round(conditional.ms ?? 0)} ms`);
+        // Firefox ESR's WebDriver authenticator never answers a conditional request: it
+        // waits (no watchdog) until the page's signal ends it, as when the user takes another path.
+        if (engine === 'firefox') {
+          await check("(b) autofill (mediation 'conditional') in firefox: asked, it waits for the user; the page's signal ends it PASSKEY_CANCELLED", () => {
+            assert(conditional.mediation === 'conditional', `the browser was asked with mediation ${conditional.mediation}`);
+            expectKitError(conditional, 'PASSKEY_CANCELLED');
+            assert(conditional.ms >= 4_500, `ended after ${Math.round(conditional.ms)} ms, before the page's signal`);
+          });
+        } else await check(`(b) autofill (mediation 'conditional') through ${engine}'s virtual authenticator resolves to an assertion @simplewebauthn/server verifies`, async () => {
+          assert(conditional.ok, `conditional authenticate failed: ${json(conditional.error)}`);
+          assert(conditional.mediation === 'conditional', `the browser was asked with mediation ${conditional.mediation}`);
+          assert(conditional.value.credentialId === registered.credentialId, 'not the registered credential');
+          const v = await verifyAssertion(conditional.value, { challenge, credential: registered.credential });
+          assert(v.verified === true, json(v));
+          registered.credential = { ...registered.credential, counter: v.authenticationInfo.newCounter };
+        });
       }
 
       // (b) a browser whose userHandle is empty or null — Safari has returned empty ones
@@ -1051,6 +1095,29 @@ async function unsupportedSuite() {
       }
     });
     await check('cancel() with nothing in flight is a no-op', () => assert(detected.cancel === 'no-op', json(detected.cancel)));
+    const helpers = await s.page.evaluate(async (reg) => {
+      const calls = [];
+      const client = new window.kit.WalletClient({
+        transport: async (request) => {
+          calls.push(`${request.method} ${request.path}`);
+          return { status: 500, body: '{}' };
+        },
+      });
+      const { challenge, rpId, rpName, user, timeoutMs } = reg;
+      return {
+        login: await window.attempt(() => client.loginWithPasskey('AuthMethod:00000000-0000-4000-8000-000000000001')),
+        register: await window.attempt(() => client.registerPasskey({ accountId: 'Account:1', nickname: 'laptop', challenge, rpId, rpName, user, timeoutMs })),
+        calls,
+      };
+    }, registrationOptions());
+    await check('WalletClient.loginWithPasskey and registerPasskey → PASSKEY_UNSUPPORTED at once, naming the reason and the email-code fallback; no request sent', () => {
+      for (const r of [helpers.login, helpers.register]) {
+        const e = expectKitError(r, 'PASSKEY_UNSUPPORTED');
+        assert(/no PublicKeyCredential/.test(e.message) && /email code/.test(e.message) && /createEmailOtp/.test(e.message), e.message);
+        assert(r.ms < 1_000, `took ${Math.round(r.ms)} ms`);
+      }
+      assert(helpers.calls.length === 0, `requests sent: ${json(helpers.calls)}`);
+    });
     const badInput = await s.page.evaluate(() =>
       window.attempt(() => window.kit.passkey.register({ challenge: 'not base64url!', rpId: 'localhost' })));
     await check('bad options are still INVALID_INPUT, not PASSKEY_UNSUPPORTED', () =>

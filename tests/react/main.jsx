@@ -10,7 +10,7 @@
 import { StrictMode, Suspense, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { SessionStore } from 'embedded-wallet-kit';
-import { WalletProvider, useWallet, useWalletReady, useSession, useKeeperEvents } from 'embedded-wallet-kit/react';
+import { WalletProvider, useWallet, useWalletReady, useSession, useKeeperEvents, useCapabilities } from 'embedded-wallet-kit/react';
 
 const e2e = { sent: [], events: [], loginEffectRuns: 0, payments: [], errors: [] };
 window.reactE2E = e2e;
@@ -111,8 +111,23 @@ function Wallet() {
   );
 }
 
+/** The capabilities panel (useCapabilities: no provider needed). */
+function Capabilities() {
+  const caps = useCapabilities();
+  e2e.capabilities = caps && JSON.parse(JSON.stringify(caps));
+  if (!caps) return <p id="capabilities">checking this browser…</p>;
+  return (
+    <ul id="capabilities">
+      {['passkeys', 'persistentKeys', 'wasm', 'isolatedSigner'].map((part) => (
+        <li key={part}>{part}: {caps[part].available ? 'yes' : `no (${caps[part].reason})`}</li>
+      ))}
+    </ul>
+  );
+}
+
 createRoot(document.getElementById('root')).render(
   <StrictMode>
+    <Capabilities />
     <WalletProvider transport={transport} keeper={{ leadMs }}>
       <Suspense fallback={<p id="loading">loading the wallet…</p>}>
         <Login />

@@ -79,6 +79,15 @@ async function suite({ stored = false } = {}) {
     const accounts = s.sent.filter((r) => r.method === 'POST' && r.path === '/auth/credentials');
     assert(accounts.length === 1, `credential creations: ${accounts.length}`);
   });
+  await check('useCapabilities(): the panel shows this engine\'s answers (WebKitGTK: no WebAuthn, with the reason)', async () => {
+    await page.waitForFunction(() => window.reactE2E.capabilities !== null && window.reactE2E.capabilities !== undefined, null, { timeout: 10_000 });
+    const { capabilities: caps } = await read();
+    assert(caps.passkeys.available === (engine !== 'webkit'), JSON.stringify(caps.passkeys));
+    if (engine === 'webkit') assert(/no PublicKeyCredential/.test(caps.passkeys.reason), caps.passkeys.reason);
+    for (const part of ['persistentKeys', 'wasm', 'isolatedSigner']) assert(caps[part].available === true, `${part}: ${JSON.stringify(caps[part])}`);
+    const panel = await page.evaluate(() => document.getElementById('capabilities').textContent);
+    assert(panel.includes(`passkeys: ${engine === 'webkit' ? 'no (' : 'yes'}`) && panel.includes('persistentKeys: yes'), panel);
+  });
   const firstSession = s.view.sessionId;
   if (stored) {
     await check('the installed session is the StoredSession the flow saved (no free()), in the store', async () => {

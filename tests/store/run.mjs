@@ -427,7 +427,7 @@ async function suite() {
     expectStamp(stamp, 'second', compressedPublicKeyHex(scalar));
   });
 
-  await check('an engine that cannot store a CryptoKey (put: DataCloneError) gets STORE_UNAVAILABLE with that cause from save and saveClientKey; nothing is written; the store works again after', async () => {
+  await check('an engine that cannot store a CryptoKey (put: DataCloneError): save keeps the session in memory (persisted: false), it signs a quote, a retry and a stamp that verify, list/load/delete find it; nothing is written; saveClientKey gets STORE_UNAVAILABLE; a new page has no such session', async () => {
     const pub = await page.evaluate(() => {
       window.key3 = window.kit.ClientKey.generate();
       return window.key3.publicKeyHex;
@@ -435,10 +435,14 @@ async function suite() {
     const scalar = randomScalar();
     secrets.push(scalar);
     const response = sessionResponse({ bundle: sealBundle(scalar, pub), expiresAt: iso(HOUR) });
+    const lockdownDb = `${DB}-lockdown`;
+    const [q, pending] = [quote(), pending202()];
     const before = await page.evaluate((db) => window.rawRecords(db), DB);
-    const out = await page.evaluate(async (response) => {
+    const out = await page.evaluate(async ({ response, db, q, pending }) => {
+      const store = await window.kit.SessionStore.open({ name: db });
+      await store.clear();
       // What an engine without CryptoKey serialisation in IndexedDB does (the structured
-      // clone of a CryptoKey throws DataCloneError), for the kit's records only.
+      // clone of a CryptoKey throws DataCloneError: iOS Lockdown Mode), for the kit's records only.
       const put = IDBObjectStore.prototype.put;
       IDBObjectStore.prototype.put = function refusingCryptoKeys(value, ...rest) {
         if (value?.key instanceof CryptoKey) throw new DOMException('CryptoKey cannot be cloned', 'DataCloneError');
@@ -446,25 +450,60 @@ async function suite() {
       };
       try {
         const session = window.kit.Session.open(response, window.key3);
+        const saved = await window.attempt(async () => {
+          const stored = await store.save(session);
+          session.free(); // the store's copy is what signs from here on
+          const loaded = await store.load(stored.id);
+          return {
+            persisted: stored.persisted,
+            loadedPersisted: loaded?.persisted,
+            listed: (await store.list()).map((s) => [s.id, s.persisted]),
+            stamp: await loaded.stamp('in memory'),
+            quote: await stored.signQuote(q),
+            retry: await stored.signRetry(JSON.stringify(pending)),
+            again: (await window.attempt(() => loaded.signRetry(JSON.stringify(pending)))).error?.code,
+          };
+        });
         return {
-          save: await window.attempt(() => window.store.save(session)),
-          saveClientKey: await window.attempt(() => window.store.saveClientKey(window.kit.ClientKey.generate())),
-          stillLive: session.stamp('x').length > 0,
+          saved,
+          saveClientKey: await window.attempt(() => store.saveClientKey(window.kit.ClientKey.generate())),
+          raw: await window.rawRecords(db),
         };
       } finally {
         IDBObjectStore.prototype.put = put;
+        window.lockdownStore = store;
       }
-    }, response);
-    for (const what of ['save', 'saveClientKey']) {
-      const e = expectKitError(out[what], 'STORE_UNAVAILABLE');
-      errors.push(e);
-      assert(e.causeName === 'DataCloneError' && /IndexedDB/.test(e.message), `${what}: ${json(e)}`);
-    }
-    assert(out.stillLive, 'the in-memory session was lost');
+    }, { response, db: lockdownDb, q, pending });
+    const saved = expectOk(out.saved, 'save with DataCloneError');
+    assert(saved.persisted === false && saved.loadedPersisted === false, json(saved));
+    assert(json(saved.listed) === json([[response.id, false]]), json(saved.listed));
+    expectStamp(saved.stamp, 'in memory', compressedPublicKeyHex(scalar));
+    expectStamp(saved.quote['Service-Wallet-Signature'], q.payloadToSign, compressedPublicKeyHex(scalar));
+    expectStamp(saved.retry['Service-Wallet-Signature'], pending.payloadToSign, compressedPublicKeyHex(scalar));
+    assert(saved.again === 'REQUEST_ALREADY_SIGNED', `the same requestId signed twice: ${saved.again}`);
+    const e = expectKitError(out.saveClientKey, 'STORE_UNAVAILABLE');
+    errors.push(e);
+    assert(e.causeName === 'DataCloneError' && /IndexedDB/.test(e.message), `saveClientKey: ${json(e)}`);
+    assert(out.raw.sessions.length === 0 && out.raw.clientKeys.length === 0, `records written: ${json(out.raw)}`);
     const after = await page.evaluate((db) => window.rawRecords(db), DB);
-    assert(after.sessions.length === before.sessions.length && after.clientKeys.length === before.clientKeys.length,
-      `records written: ${json({ before: [before.sessions.length, before.clientKeys.length], after: [after.sessions.length, after.clientKeys.length] })}`);
-    const again = expectOk(await attempt(async () => (await window.store.saveClientKey(window.kit.ClientKey.generate())).publicKeyHex), 'saveClientKey after');
+    assert(json(after) === json(before), 'the main store changed');
+    await inOtherPage(async (other) => {
+      await other.goto(`${origin}/`);
+      await other.waitForFunction(() => window.kitLoaded === true, null, { timeout: 20_000 });
+      const found = expectOk(await other.evaluate(({ db, id }) => window.attempt(async () => {
+        const store = await window.kit.SessionStore.open({ name: db });
+        const s = await store.load(id);
+        store.close();
+        return s === null;
+      }), { db: lockdownDb, id: response.id }), 'load in another page');
+      assert(found === true, 'another page found the in-memory session');
+    });
+    const gone = expectOk(await attempt(async (id) => {
+      await window.lockdownStore.delete(id);
+      return [await window.lockdownStore.load(id), (await window.lockdownStore.list()).length];
+    }, response.id), 'delete');
+    assert(json(gone) === json([null, 0]), json(gone));
+    const again = expectOk(await attempt(async () => (await window.lockdownStore.saveClientKey(window.kit.ClientKey.generate())).publicKeyHex), 'saveClientKey after');
     assert(/^04[0-9a-f]{128}$/.test(again), again);
   });
 
@@ -568,6 +607,124 @@ async function suite() {
     assert(json(out.calls) === '[]', `replacements installed before init() resolved were called: ${json(out.calls)}`);
     assert(out.listed === 1, `list() found ${out.listed}`);
     expectStamp(out.stamp, 'early', compressedPublicKeyHex(scalar));
+  });
+
+  // ---- capabilities(): each answer in this engine, and the storage failure simulated ----
+  await load('?noinit');
+  await check('capabilities() before init(): every part answered, cached, its probe database deleted, no .wasm fetched', async () => {
+    const before = requests().length;
+    const out = expectOk(await attempt(async () => {
+      const t0 = performance.now();
+      const first = await window.kit.capabilities();
+      const ms = performance.now() - t0;
+      const t1 = performance.now();
+      const again = await window.kit.capabilities();
+      const cachedMs = performance.now() - t1;
+      const dbs = typeof indexedDB.databases === 'function' ? (await indexedDB.databases()).map((d) => d.name) : null;
+      return { caps: JSON.parse(JSON.stringify(first)), same: first === again, frozen: Object.isFrozen(first), ms, cachedMs, dbs };
+    }), 'capabilities()');
+    const { caps } = out;
+    console.log(`# [${engine}] capabilities() first call ${out.ms.toFixed(1)} ms (cached: ${out.cachedMs.toFixed(2)} ms): ${json(caps)}`);
+    assert(out.same && out.frozen, 'a second call resolves to the same frozen object');
+    const webAuthn = engine !== 'webkit'; // WebKitGTK has no WebAuthn
+    assert(caps.passkeys.available === webAuthn, `passkeys.available ${caps.passkeys.available} in ${engine}`);
+    if (webAuthn) {
+      assert(caps.passkeys.reason === undefined, `reason while available: ${caps.passkeys.reason}`);
+    } else {
+      assert(/no PublicKeyCredential/.test(caps.passkeys.reason), `passkeys.reason: ${caps.passkeys.reason}`);
+      assert(json(caps.passkeys.signals) === json({ signalUnknownCredential: false, signalAllAcceptedCredentials: false, signalCurrentUserDetails: false }), json(caps.passkeys.signals));
+    }
+    for (const part of ['platformAuthenticator', 'conditionalMediation']) assert(typeof caps.passkeys[part] === 'boolean', `${part}: ${caps.passkeys[part]}`);
+    for (const part of ['persistentKeys', 'wasm', 'isolatedSigner']) {
+      assert(json(caps[part]) === json({ available: true }), `${part}: ${json(caps[part])}`);
+    }
+    assert(out.dbs === null || !out.dbs.some((n) => /capabilities/.test(n)), `probe database left behind: ${json(out.dbs)}`);
+    const loaded = requests().slice(before).map((r) => r.path);
+    assert(loaded.filter((p) => p === '/pkg/capabilities.js').length === 1, `capabilities.js loaded: ${json(loaded)}`);
+    assert(!loaded.some((p) => p.endsWith('.wasm')), `a .wasm fetched: ${json(loaded)}`);
+  });
+
+  await load('?noinit');
+  await check('capabilities(): a CryptoKey IndexedDB refuses (DataCloneError) and a refused wasm compile say so, with reasons', async () => {
+    const caps = expectOk(await attempt(async () => {
+      const put = IDBObjectStore.prototype.put;
+      // As iOS Lockdown Mode does: a CryptoKey cannot be cloned into IndexedDB.
+      IDBObjectStore.prototype.put = function put_(value, key) {
+        if (value instanceof CryptoKey || value?.key instanceof CryptoKey) throw new DOMException('simulated: CryptoKey not cloneable', 'DataCloneError');
+        return put.call(this, value, key);
+      };
+      // As a CSP without 'wasm-unsafe-eval' does.
+      WebAssembly.compile = () => Promise.reject(new WebAssembly.CompileError('simulated: refused by the Content-Security-Policy'));
+      return JSON.parse(JSON.stringify(await window.kit.capabilities()));
+    }), 'capabilities()');
+    assert(caps.persistentKeys.available === false && /DataCloneError/.test(caps.persistentKeys.reason), json(caps.persistentKeys));
+    assert(caps.wasm.available === false && /CompileError/.test(caps.wasm.reason) && /wasm-unsafe-eval/.test(caps.wasm.reason), json(caps.wasm));
+    assert(caps.isolatedSigner.available === true, json(caps.isolatedSigner));
+  });
+
+  await load();
+  await check('capabilities() after init(): wasm available (the kit\'s module is instantiated)', async () => {
+    const wasm = expectOk(await attempt(async () => {
+      WebAssembly.compile = () => Promise.reject(new Error('must not be asked: init() resolved'));
+      return (await window.kit.capabilities()).wasm;
+    }), 'capabilities()');
+    assert(json(wasm) === json({ available: true }), json(wasm));
+  });
+
+  await check('WebAuthn signals: after WalletClient.revokeCredential of a passkey, signalUnknownCredential is called where the browser has it (Chromium), else the result says why; the three wrappers answer the same way', async () => {
+    const pub = await page.evaluate(() => {
+      window.key4 = window.kit.ClientKey.generate();
+      return window.key4.publicKeyHex;
+    });
+    const scalar = randomScalar();
+    secrets.push(scalar);
+    const response = sessionResponse({ bundle: sealBundle(scalar, pub), expiresAt: iso(HOUR) });
+    const webAuthnId = hex(randomScalar()).slice(0, 22); // hex is base64url too
+    const out = expectOk(await attempt(async ({ response, pending, webAuthnId }) => {
+      const seen = [];
+      const pkc = window.PublicKeyCredential;
+      const original = pkc?.signalUnknownCredential;
+      // Observed page-side, then handed to the browser's own method.
+      if (original) {
+        pkc.signalUnknownCredential = function observed(arg) {
+          seen.push(JSON.parse(JSON.stringify(arg)));
+          return original.call(this, arg);
+        };
+      }
+      try {
+        const sent = [];
+        const client = new window.kit.WalletClient({
+          transport: async (request) => {
+            sent.push(request.method);
+            return sent.length === 1 ? { status: 202, body: JSON.stringify(pending) } : { status: 204 };
+          },
+        });
+        const session = window.kit.Session.open(response, window.key4);
+        const revoked = await client.revokeCredential(session, 'AuthMethod:00000000-0000-4000-8000-0000000000aa', { passkeyCredentialId: webAuthnId });
+        const { passkey } = window.kit;
+        const wrappers = [
+          await passkey.signalAllAcceptedCredentials({ userId: 'user-1', allAcceptedCredentialIds: [webAuthnId] }),
+          await passkey.signalCurrentUserDetails({ userId: 'user-1', name: 'zoe@example.com' }),
+        ];
+        const bad = await window.attempt(() => passkey.signalUnknownCredential({ credentialId: 'not base64url!' }));
+        return { revoked, seen, sent, wrappers, bad: bad.error };
+      } finally {
+        if (original) pkc.signalUnknownCredential = original;
+      }
+    }, { response, pending: pending202(), webAuthnId }), 'revoke and signal');
+    console.log(`# [${engine}] revokeCredential: ${json(out.revoked)}; wrappers: ${json(out.wrappers)}`);
+    assert(json(out.sent) === json(['DELETE', 'DELETE']), `requests: ${json(out.sent)}`);
+    if (engine === 'chromium') {
+      assert(json(out.revoked) === json({ signaled: true }), json(out.revoked));
+      assert(json(out.seen) === json([{ rpId: 'localhost', credentialId: webAuthnId }]), json(out.seen));
+      assert(out.wrappers.every((r) => r.signaled === true), json(out.wrappers));
+    } else {
+      const why = engine === 'webkit' ? /no PublicKeyCredential\)/ : /no PublicKeyCredential\.signalUnknownCredential/;
+      assert(out.revoked.signaled === false && why.test(out.revoked.reason), json(out.revoked));
+      assert(out.wrappers.every((r) => r.signaled === false && typeof r.reason === 'string'), json(out.wrappers));
+    }
+    assert(out.bad?.code === 'INVALID_INPUT' && /credentialId/.test(out.bad.message), json(out.bad));
+    errors.push(out.bad);
   });
 
   await check('no error message holds key material; no page errors', async () => {

@@ -5,7 +5,7 @@ import type {
   Session, SessionKeeper, SessionKeeperEvents, SessionStore, StoredSession, Transport, WalletClient,
 } from 'embedded-wallet-kit';
 import {
-  WalletProvider, useKeeperEvents, useSession, useWallet, useWalletReady,
+  WalletProvider, useCapabilities, useKeeperEvents, useSession, useWallet, useWalletReady,
   type AnySession, type LoginFlow, type SessionState, type SessionView, type WalletState,
 } from 'embedded-wallet-kit/react';
 
@@ -107,4 +107,11 @@ export function App(): ReactNode {
       <WalletProvider transport={transport} keeper="yes" />
     </StrictMode>
   );
+}
+
+export function CapabilitiesPanel(): ReactNode {
+  const caps = useCapabilities();
+  if (caps === null) return null;
+  const reason: string | undefined = caps.persistentKeys.reason;
+  return caps.passkeys.available && caps.passkeys.conditionalMediation ? 'autofill' : (reason ?? 'no passkeys');
 }

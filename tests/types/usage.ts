@@ -302,3 +302,17 @@ export async function crossTab(store: SessionStore, saved: StoredSession, transp
   await store.clear();
   return keeper.session;
 }
+
+// capabilities(): one call, each part with a reason when not available.
+export async function capabilityUsage(): Promise<string[]> {
+  const { capabilities } = await import('embedded-wallet-kit');
+  const caps: import('embedded-wallet-kit').Capabilities = await capabilities();
+  const parts: import('embedded-wallet-kit').Capability[] = [caps.passkeys, caps.persistentKeys, caps.wasm, caps.isolatedSigner];
+  const autofill: boolean = caps.passkeys.conditionalMediation && caps.passkeys.platformAuthenticator;
+  const signal: boolean = caps.passkeys.signals.signalUnknownCredential;
+  const client: Record<string, boolean> | undefined = caps.passkeys.clientCapabilities;
+  // @ts-expect-error no such signal method
+  caps.passkeys.signals.signalFoo = true;
+  void [autofill, signal, client];
+  return parts.filter((p) => !p.available).map((p) => p.reason ?? '');
+}
