@@ -66,9 +66,8 @@ const builds = {
       defaultConfig: '@parcel/config-default',
       mode: 'production',
       cacheDir: join(here, 'out', '.parcel-cache'),
-      // The README's one option for Parcel: its scope hoisting drops the namespace object the kit
-      // builds its classes from (`import * as glue`), so production builds run without it.
-      defaultTargetOptions: { distDir: out, publicUrl: './', shouldScopeHoist: false },
+      // Parcel's defaults (scope hoisting on, as `parcel build` does).
+      defaultTargetOptions: { distDir: out, publicUrl: './' },
       shouldDisableCache: false,
     });
     await bundler.run();
