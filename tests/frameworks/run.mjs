@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Every framework a user brings: the packed tarball in fixture apps built with
 // the real tools, pinned in this directory's package-lock.json — webpack 5, esbuild, Rollup
-// (+ @rollup/plugin-node-resolve), Parcel 2, a plain <script type="module"> page (an import
+// (+ @rollup/plugin-node-resolve), Parcel 2, a plain <script type="module"> page (the README's import
 // map), and Next.js (app router) built with Turbopack and with `--webpack`, served by
 // `next start`, and also run under `next dev` — each as the package README's recipe says
 // (build.mjs: esbuild and Rollup with its copy line, Parcel with its defaults).
@@ -198,6 +198,7 @@ try {
   const { default: express } = await import('express');
   const app = express();
   app.use('/backend', express.text({ type: '*/*' }), walletProxy);
+  app.use('/vendor', express.static(join(outRoot, 'vendor')));
   app.use(express.static(join(outRoot, 'plain')));
   expressServer = await new Promise((resolve) => {
     const s = app.listen(0, 'localhost', () => resolve(s));
