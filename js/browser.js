@@ -19,16 +19,8 @@
 // js/platform.js is imported first: it captures WebCrypto and Date.now before any other
 // kit code runs (the glue and the session store use those captures).
 import { KitError } from './platform.js';
-import __wbg_init, {
-  ClientKey as KitClientKey,
-  Session as KitSession,
-  inspectPayload as rawInspectPayload,
-  encryptOtp as rawEncryptOtp,
-  openWalletExport as rawOpenWalletExport,
-  warmUp,
-  selfTest,
-  lazy,
-} from './shared.js';
+import { ClientKey as KitClientKey, Session as KitSession, encryptOtp as rawEncryptOtp, openWalletExport as rawOpenWalletExport, lazy } from './shared.js';
+import __wbg_init, { inspectPayload as rawInspectPayload, warmUp, selfTest } from './embedded_wallet_kit.js';
 import { warmUpLater, readInit, wantsIsolation, guardFunction, isReady, mainModule, markReady, runSelfTest } from './guard.js';
 import { passkey, loadPasskeys, moduleLoaded, provideCapabilities, provideModuleLoader } from './passkey.js';
 import { WalletClient, loadWalletClient } from './wallet-client.js';

@@ -596,7 +596,9 @@ function start(source, resolveKit, rejectKit) {
   };
   apply(setWorkerOnError, w, [(event) => {
     const message = errorMessage && event instanceof ErrorEvent ? apply(errorMessage, event, []) : '';
-    if (port === null) fail(message || 'the Worker script failed to load');
+    // Before it is ready: its script or a module it imports could not be fetched,
+    // most often because esbuild or Rollup left them out of the build (the README's copy line).
+    if (port === null) fail(`${message || 'its Worker script (signer-worker.js) or a module it imports failed to load'}; with esbuild or Rollup, copy the package's .wasm and .js files next to the bundle`);
     // An uncaught error in the running Worker: fail closed, as after a fault.
     else if (generation === gen) fault();
   }]);

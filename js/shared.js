@@ -87,14 +87,13 @@ export function keyArg(key) {
 
 // ------------------------------------------------------------------------------------
 // The wallet module's glue as the kit's modules use it (the main entry, WalletClient's
-// implementation, the session store): wasm-bindgen's exports, with ClientKey and Session
-// the kit's handle classes (js/guard.js) over its raw ones, and the functions that take
-// or return a handle taking and returning those (a handle argument is checked as the
-// handle classes check theirs: INVALID_INPUT naming the function). The isolated signer's
+// implementation, the session store): ClientKey and Session the kit's handle classes
+// (js/guard.js) over wasm-bindgen's raw ones, and the functions that take or return a
+// handle taking and returning those (a handle argument is checked as the handle classes
+// check theirs: INVALID_INPUT naming the function). The glue's other exports are imported
+// from the glue itself: Parcel 2.16's scope hoisting drops this module's namespace import
+// of the glue when the module also re-exports from it (`export *`). The isolated signer's
 // Worker, which no page script reaches, uses the raw glue.
-export * from './embedded_wallet_kit.js';
-export { default } from './embedded_wallet_kit.js';
-
 const { ClientKey, Session, call, keyOf, sessionOf, isClientKey, isSession, adoptSession } = handleClasses(glue, mainModule);
 export { ClientKey, Session, isClientKey, isSession };
 

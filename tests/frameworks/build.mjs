@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readmeBlock } from './readme-code.mjs';
+import { readmeBlock, readmeImportMap } from './readme-code.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const fixtures = join(here, 'fixtures');
@@ -66,21 +66,23 @@ const builds = {
       defaultConfig: '@parcel/config-default',
       mode: 'production',
       cacheDir: join(here, 'out', '.parcel-cache'),
-      // The README's one option for Parcel: its scope hoisting drops the namespace object the kit
-      // builds its classes from (`import * as glue`), so production builds run without it.
-      defaultTargetOptions: { distDir: out, publicUrl: './', shouldScopeHoist: false },
+      // Parcel's defaults (scope hoisting on, as `parcel build` does).
+      defaultTargetOptions: { distDir: out, publicUrl: './' },
       shouldDisableCache: false,
     });
     await bundler.run();
   },
   plain() {
-    rmSync(out, { recursive: true, force: true });
-    mkdirSync(join(out, 'kit'), { recursive: true });
-    cpSync(kitDir, join(out, 'kit'), { recursive: true });
+    // The README's import map, the package at /vendor/embedded-wallet-kit/ as it says (the
+    // emulator serves out/ at /, run.mjs's Express server out/vendor at /vendor).
+    const vendor = join(here, 'out', 'vendor', 'embedded-wallet-kit');
+    for (const dir of [out, vendor]) rmSync(dir, { recursive: true, force: true });
+    mkdirSync(out, { recursive: true });
+    cpSync(kitDir, vendor, { recursive: true });
     cpSync(join(fixtures, 'page.js'), join(out, 'page.js'));
     cpSync(join(fixtures, 'main.js'), join(out, 'main.js'));
     writeFileSync(join(out, 'index.html'), `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>plain</title><link rel="icon" href="data:,">
-<script type="importmap">{ "imports": { "embedded-wallet-kit": "./kit/browser.js" } }</script></head>
+${readmeImportMap()}</head>
 <body><p>plain</p><script type="module" src="./main.js"></script></body></html>\n`);
   },
   'next-turbopack': () => next(['build']),

@@ -13,3 +13,11 @@ export async function readmeBlock(firstLine) {
   const { transform } = await import('esbuild');
   return (await transform(block, { loader: 'ts', format: 'esm' })).code;
 }
+
+/** The import map of the package README's plain-page (html) block, as written there. */
+export function readmeImportMap() {
+  const html = readFileSync(README, 'utf8').split(/^```html\n/m)[1]?.split(/^```$/m)[0] ?? '';
+  const map = /<script type="importmap">[^]*?<\/script>/.exec(html)?.[0];
+  if (!map) throw new Error('no <script type="importmap"> in an html block of pkg-template/README.md');
+  return map;
+}

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // Every framework a user brings: the packed tarball in fixture apps built with
 // the real tools, pinned in this directory's package-lock.json — webpack 5, esbuild, Rollup
-// (+ @rollup/plugin-node-resolve), Parcel 2, a plain <script type="module"> page (an import
+// (+ @rollup/plugin-node-resolve), Parcel 2, a plain <script type="module"> page (the README's import
 // map), and Next.js (app router) built with Turbopack and with `--webpack`, served by
 // `next start`, and also run under `next dev` — each as the package README's recipe says
-// (build.mjs: esbuild and Rollup with its copy line, Parcel with --no-scope-hoist).
+// (build.mjs: esbuild and Rollup with its copy line, Parcel with its defaults).
 // Chromium only: the engines' differences are the other suites' subject (tests/vite and
 // tests/isolate run in all three), this one is about the tools.
 //
@@ -20,7 +20,7 @@
 // Chromium each page logs in by email code against the strict emulator and stamps,
 // same-thread and isolated (init({ isolate: 'worker' })), and the stamp verifies in Node
 // (@noble/curves + node:crypto); without the README's copy line an esbuild page's init()
-// names it; Next renders a server component that imports the main, signing and React
+// names it, same-thread and isolated; Next renders a server component that imports the main, signing and React
 // entries (the provider rendered on the server), a Node route calls init() and makes a
 // key, an edge route (Turbopack build) imports the three entries.
 //
@@ -198,6 +198,7 @@ try {
   const { default: express } = await import('express');
   const app = express();
   app.use('/backend', express.text({ type: '*/*' }), walletProxy);
+  app.use('/vendor', express.static(join(outRoot, 'vendor')));
   app.use(express.static(join(outRoot, 'plain')));
   expressServer = await new Promise((resolve) => {
     const s = app.listen(0, 'localhost', () => resolve(s));
@@ -250,11 +251,14 @@ async function suite(browser) {
     }
   }
   if (builds['esbuild-uncopied'].ok) {
-    await check('esbuild without the README\'s copy line: init() rejects NOT_INITIALIZED naming the copy', async () => {
-      const { state } = await drive(browser, `${origin}/esbuild-uncopied/`);
-      assert(/^KitError NOT_INITIALIZED: /.test(state.error ?? ''), state.error);
-      assert(/copy the package's \.wasm and \.js files/.test(state.error), state.error);
-    });
+    for (const isolate of [false, true]) {
+      const mode = isolate ? 'isolated' : 'same-thread';
+      await check(`esbuild without the README's copy line: ${mode}: init() rejects NOT_INITIALIZED naming the copy`, async () => {
+        const { state } = await drive(browser, `${origin}/esbuild-uncopied/${isolate ? '?isolate=worker' : ''}`);
+        assert(state.mode === mode && /^KitError NOT_INITIALIZED: /.test(state.error ?? ''), `${state.mode}: ${state.error}`);
+        assert(/copy the package's \.wasm and \.js files next to the bundle/.test(state.error), state.error);
+      });
+    }
   }
 }
 
