@@ -91,8 +91,9 @@ error_codes! {
     InvalidInput => "INVALID_INPUT",
     /// The platform's secure random number generator failed.
     RandomnessUnavailable => "RANDOMNESS_UNAVAILABLE",
-    /// The engine computed a wrong signature or public key (a hardware or JIT fault): the
-    /// key is wiped and the object that holds it answers this from then on; reload the page.
+    /// The engine computed a wrong signature, public key or shared secret (a hardware or JIT
+    /// fault): the key is wiped and the object that holds it answers this from then on;
+    /// reload the page.
     EngineFault => "ENGINE_FAULT",
     /// The kit was used before `init()` (raised by the JS shim).
     NotInitialized => "NOT_INITIALIZED",
@@ -140,7 +141,7 @@ impl Error {
     pub(crate) fn engine_fault() -> Self {
         Self::new(
             ErrorCode::EngineFault,
-            "the engine computed a wrong signature or public key (a hardware or JIT fault); the key is wiped and this object is unusable: reload the page",
+            "the engine computed a wrong signature, public key or shared secret (a hardware or JIT fault); the key is wiped and this object is unusable: reload the page",
         )
     }
 
