@@ -15,19 +15,29 @@ import { KitError, now } from './platform.js';
 
 /**
  * A module's state: `isReady()` is false until `markReady()`; `poison()` (a fault) makes
- * it dead for good (`isPoisoned()`): every call on it is ENGINE_FAULT.
+ * it dead for good (`isPoisoned()`): every call on it is ENGINE_FAULT, and its memory
+ * (`holds(memory)`, given when instantiated) is wiped.
  */
 function readyFlag() {
   let ready = false;
   let poisoned = false;
+  /** @type {WebAssembly.Memory | undefined} */
+  let memory;
   return Object.freeze({
     isReady: () => ready,
     markReady() {
       ready = true;
     },
+    /** @param {WebAssembly.Memory} wasmMemory */
+    holds(wasmMemory) {
+      memory = wasmMemory;
+    },
     isPoisoned: () => poisoned,
     poison() {
       poisoned = true;
+      // A call that faulted may keep its borrow of a key held: then neither free() nor a
+      // drop ever zeroizes that key, and no later call into the module is trusted to.
+      if (memory) new Uint8Array(memory.buffer).fill(0);
     },
   });
 }
@@ -62,7 +72,11 @@ export function engineFault(cause) {
 export function attempt(module, fn, args = [], self = undefined) {
   if (module.isPoisoned()) throw engineFault();
   try {
-    return Reflect.apply(fn, self, args);
+    const result = Reflect.apply(fn, self, args);
+    // A call nested in this one (from an argument's getter) faulted: what this one computed
+    // since then ran on wiped memory.
+    if (module.isPoisoned()) throw engineFault();
+    return result;
   } catch (err) {
     if (err instanceof KitError) throw err;
     module.poison();
