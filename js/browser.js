@@ -100,7 +100,7 @@ function loadModule(source, enclave = false) {
       .then(() => __wbg_init({ module_or_path: source ?? ownModule() }))
       .then(
         (wasm) => {
-          mainModule.holds(wasm.memory);
+          mainModule.holds(/** @type {WebAssembly.Memory} */ (wasm.memory));
           // Before anything uses it: a faulty engine fails init() (ENGINE_FAULT), for good.
           runSelfTest(selfTest, mainModule);
           moduleLoaded();

@@ -8,14 +8,14 @@ import { runSelfTest } from './guard.js';
  * entry's `init()` answers: resolved, or rejected (and marked handled) with ENGINE_FAULT
  * when the self-test found a faulty engine, after which every call answers ENGINE_FAULT.
  *
- * @param {(input: { module: any }) => { memory: WebAssembly.Memory }} initSync
+ * @param {(input: { module: any }) => WebAssembly.Exports} initSync
  * @param {Uint8Array} bytes
  * @param {() => void} selfTest
  * @param {{ markReady(): void, holds(memory: WebAssembly.Memory): void, poison(): void, isReady(): boolean, isPoisoned(): boolean }} module
  * @returns {Promise<void>}
  */
 export function startModule(initSync, bytes, selfTest, module) {
-  module.holds(initSync({ module: bytes }).memory);
+  module.holds(/** @type {WebAssembly.Memory} */ (initSync({ module: bytes }).memory));
   module.markReady();
   try {
     runSelfTest(selfTest, module);

@@ -312,6 +312,17 @@ mod tests {
         assert_eq!(checked, 6);
     }
 
+    /// A fault halfway through (the test-only injection) leaves the curve: `ENGINE_FAULT`,
+    /// not a wrong shared secret; the next multiplication is right again.
+    #[test]
+    fn a_corrupted_accumulator_is_an_engine_fault() {
+        let k = scalar([0x9c; 32]).unwrap();
+        crate::signing_key::fault::corrupt_next_shared_secrets(1);
+        let err = diffie_hellman(&k, &AffinePoint::GENERATOR).unwrap_err();
+        assert_eq!(err.code(), crate::error::ErrorCode::EngineFault);
+        same(&k, &AffinePoint::GENERATOR);
+    }
+
     /// Natively, nothing used to clear the secret's digits.
     #[cfg(not(target_arch = "wasm32"))]
     #[test]
