@@ -215,10 +215,7 @@ pub fn diffie_hellman(
             sum.x += Fe::ONE;
         }
     }
-    // Whether the engine computed right is public; the point itself is not branched on.
-    if !bool::from(sum.is_finite_on_curve()) {
-        return Err(Error::engine_fault());
-    }
+    Error::fault_unless(sum.is_finite_on_curve())?;
     let x = Wiped::new(sum.x * sum.z.invert().unwrap_or(Fe::ZERO));
     Ok(Zeroizing::new(x.to_repr()))
 }

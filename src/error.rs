@@ -136,13 +136,24 @@ pub struct ServiceDetails {
 }
 
 impl Error {
-    /// `ENGINE_FAULT`: the engine computed a wrong signature (or public key); the key that
-    /// did is gone.
+    /// `ENGINE_FAULT`: the engine computed a wrong signature, public key or shared secret;
+    /// the key that did is gone.
     pub(crate) fn engine_fault() -> Self {
         Self::new(
             ErrorCode::EngineFault,
             "the engine computed a wrong signature, public key or shared secret (a hardware or JIT fault); the key is wiped and this object is unusable: reload the page",
         )
+    }
+
+    /// `ENGINE_FAULT` unless `computed_right`, the verdict of a check of a value computed
+    /// from a secret: it reveals only whether the engine faulted (tests/ct accepts the
+    /// branch on it by this function's name).
+    pub(crate) fn fault_unless(computed_right: p256::elliptic_curve::subtle::Choice) -> Result<()> {
+        if bool::from(computed_right) {
+            Ok(())
+        } else {
+            Err(Self::engine_fault())
+        }
     }
 
     /// Builds an error. The message must not contain secret values.
