@@ -72,11 +72,7 @@ export function engineFault(cause) {
 export function attempt(module, fn, args = [], self = undefined) {
   if (module.isPoisoned()) throw engineFault();
   try {
-    const result = Reflect.apply(fn, self, args);
-    // A call nested in this one (from an argument's getter) faulted: what this one computed
-    // since then ran on wiped memory.
-    if (module.isPoisoned()) throw engineFault();
-    return result;
+    return Reflect.apply(fn, self, args);
   } catch (err) {
     if (err instanceof KitError) throw err;
     module.poison();
