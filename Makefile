@@ -45,17 +45,17 @@ check:
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo test --workspace
-	cargo test --features fault-injection --test signing_fault
+	cargo test --features fault-injection --test signing_fault --test ecdh_fault
 
 lint-js: setup
 	node_modules/.bin/eslint --max-warnings=0 .
 	node scripts/check-imports.mjs
 	node_modules/.bin/tsc -p tsconfig.json && node_modules/.bin/tsc -p tests/types/tsconfig.json
 
-# The test-only fault injection (never in a shipped build) in its own test binary.
+# The test-only fault injection (never in a shipped build) in its own test binaries.
 test-native: setup
 	cargo test --workspace
-	cargo test --features fault-injection --test signing_fault
+	cargo test --features fault-injection --test signing_fault --test ecdh_fault
 
 # Constant time, checked natively under valgrind (tests/ct/run.sh says how).
 test-ct: setup

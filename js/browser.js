@@ -105,7 +105,8 @@ function loadModule(source, enclave = false) {
       // Always a fresh { module_or_path }: wasm-bindgen reads anything else as its deprecated positional form.
       .then(() => __wbg_init({ module_or_path: source ?? ownModule() }))
       .then(
-        () => {
+        (wasm) => {
+          mainModule.holds(/** @type {WebAssembly.Memory} */ (wasm.memory));
           // Before anything uses it: a faulty engine fails init() (ENGINE_FAULT), for good.
           runSelfTest(selfTest, mainModule);
           moduleLoaded();

@@ -15,15 +15,18 @@ import { KitError, now } from './platform.js';
 
 /**
  * A module's state: `isReady()` is false until `markReady()`; `poison()` (a fault) makes
- * it dead for good (`isPoisoned()`): every call on it is ENGINE_FAULT. An entry that
- * starts its module on demand (the Node entries: js/node-start.js) registers the start
- * with `startOnDemand()`; the first check runs it (and what it throws reaches the caller).
+ * it dead for good (`isPoisoned()`): every call on it is ENGINE_FAULT, and its memory
+ * (`holds(memory)`, given when instantiated) is wiped. An entry that starts its module on
+ * demand (the Node entries: js/node-start.js) registers the start with
+ * `startOnDemand()`; the first check runs it (and what it throws reaches the caller).
  */
 function readyFlag() {
   let ready = false;
   let poisoned = false;
   /** @type {(() => void) | undefined} */
   let start;
+  /** @type {WebAssembly.Memory | undefined} */
+  let memory;
   return Object.freeze({
     isReady: () => ready || (start?.(), ready),
     /** @param {() => void} fn */
@@ -33,9 +36,16 @@ function readyFlag() {
     markReady() {
       ready = true;
     },
+    /** @param {WebAssembly.Memory} wasmMemory */
+    holds(wasmMemory) {
+      memory = wasmMemory;
+    },
     isPoisoned: () => poisoned,
     poison() {
       poisoned = true;
+      // A call that faulted may keep its borrow of a key held: then neither free() nor a
+      // drop ever zeroizes that key, and no later call into the module is trusted to.
+      if (memory) new Uint8Array(memory.buffer).fill(0);
     },
   });
 }

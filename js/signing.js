@@ -60,7 +60,8 @@ export function init(input) {
       const attempt = Promise.resolve()
         .then(() => __wbg_init({ module_or_path: read.source ?? new URL('./embedded_wallet_kit_signing_bg.wasm', import.meta.url) }))
         .then(
-          () => {
+          (wasm) => {
+            signingReady.holds(wasm.memory);
             // Before init() resolves: a faulty engine fails it (ENGINE_FAULT), for good.
             runSelfTest(selfTest, signingReady);
             signingReady.markReady();

@@ -246,7 +246,7 @@ fn open_with_aad(
 ) -> Result<Zeroizing<Vec<u8>>> {
     // DH(skR, pkE): the x-coordinate, zeroized when dropped. Never the identity: the
     // curve has prime order and both factors are valid and non-zero.
-    let dh = crate::ecdh::diffie_hellman(&recipient.to_nonzero_scalar(), enc.as_affine());
+    let dh = crate::ecdh::diffie_hellman(&recipient.to_nonzero_scalar(), enc.as_affine())?;
     open_with_dh_aad(&dh[..], recipient_public, enc, ciphertext, info, aad)
 }
 
@@ -378,7 +378,7 @@ fn seal_with(
 ) -> Result<(PublicKey, Vec<u8>)> {
     use aes_gcm::{AeadInOut, Aes256Gcm, KeyInit};
     let enc = crate::basepoint::public_key(eph)?;
-    let dh = crate::ecdh::diffie_hellman(&eph.to_nonzero_scalar(), recipient.as_affine());
+    let dh = crate::ecdh::diffie_hellman(&eph.to_nonzero_scalar(), recipient.as_affine())?;
     let enc_bytes = enc.to_sec1_point(false);
     let recipient_bytes = recipient.to_sec1_point(false);
     let kem_context = [enc_bytes.as_bytes(), recipient_bytes.as_bytes()].concat();

@@ -34,8 +34,8 @@ pub struct ClientKey {
     /// ([`crate::enclave::sign_with_tek`]); its session inherits them
     /// ([`ClientKey::take_signed_requests`]), so one key signs each id once.
     signed_requests: SignedRequestIds,
-    /// A signature made with this key as the TEK did not verify: the secret is gone and
-    /// every use is `ENGINE_FAULT` (not `KEY_CONSUMED`).
+    /// A signature made with this key as the TEK did not verify, or its ECDH was faulty:
+    /// the secret is gone and every use is `ENGINE_FAULT` (not `KEY_CONSUMED`).
     poisoned: bool,
 }
 
@@ -144,7 +144,7 @@ impl ClientKey {
         self.secret = None;
     }
 
-    /// Wipes the key after a faulty signature: every later use is `ENGINE_FAULT`.
+    /// Wipes the key after a faulty signature or ECDH: every later use is `ENGINE_FAULT`.
     pub(crate) fn poison(&mut self) {
         self.consume();
         self.poisoned = true;

@@ -28,6 +28,7 @@ use primeorder::PrimeCurveParams;
 use zeroize::{DefaultIsZeroes, Zeroize, Zeroizing};
 
 use crate::basepoint::{radix16, Wiped, DIGITS};
+use crate::error::{Error, Result};
 
 type Fe = <NistP256 as FieldArithmetic>::FieldElement;
 
@@ -84,6 +85,15 @@ impl Projective {
             y: yy_plus * yy_minus + xx3_minus_zz3 * bxz_part3,
             z: yy_minus * yz + xy * xx3_minus_zz3,
         }
+    }
+
+    /// Whether this is a finite point of P-256: Z ≠ 0 and Y²Z = X³ - 3XZ² + bZ³. A fault
+    /// in the field arithmetic almost surely leaves the curve; 8 multiplications.
+    fn is_finite_on_curve(&self) -> Choice {
+        let zz = self.z.square();
+        let lhs = self.y.square() * self.z;
+        let rhs = self.x * (self.x.square() - (zz.double() + zz)) + B * zz * self.z;
+        lhs.ct_eq(&rhs) & !self.z.is_zero()
     }
 
     fn to_jacobian(self) -> Jacobian {
@@ -173,10 +183,15 @@ impl Table {
 
 /// The x-coordinate of `secret`·`public`, big-endian, zeroized when dropped. `public` is
 /// never the identity where it comes from (a parsed public key), nor is the product: the
-/// group has prime order and the scalar is non-zero.
+/// group has prime order and the scalar is non-zero. `ENGINE_FAULT` when the product is
+/// not a finite point of the curve: the engine computed it wrong, and a wrong shared
+/// secret must not pass for a bundle sealed to another key (`DECRYPTION_FAILED`).
 // Not inlined into its callers: 160 B less gzip in the signing-only module, no slower.
 #[inline(never)]
-pub fn diffie_hellman(secret: &NonZeroScalar, public: &AffinePoint) -> Zeroizing<FieldBytes> {
+pub fn diffie_hellman(
+    secret: &NonZeroScalar,
+    public: &AffinePoint,
+) -> Result<Zeroizing<FieldBytes>> {
     let affine = Projective {
         x: Fe::from_repr(public.x()).unwrap_or(Fe::ZERO),
         y: Fe::from_repr(public.y()).unwrap_or(Fe::ZERO),
@@ -196,10 +211,13 @@ pub fn diffie_hellman(secret: &NonZeroScalar, public: &AffinePoint) -> Zeroizing
         }
         let selected = Wiped::new(table.select(digits[i]));
         *sum = doubled.to_projective().add(&selected);
+        if i == DIGITS / 2 && crate::signing_key::fault::corrupts_shared_secret() {
+            sum.x += Fe::ONE;
+        }
     }
-    // The identity (impossible, see above) would give x = 0 rather than a panic.
+    Error::fault_unless(sum.is_finite_on_curve())?;
     let x = Wiped::new(sum.x * sum.z.invert().unwrap_or(Fe::ZERO));
-    Zeroizing::new(x.to_repr())
+    Ok(Zeroizing::new(x.to_repr()))
 }
 
 #[cfg(test)]
@@ -230,7 +248,7 @@ mod tests {
 
     fn same(k: &NonZeroScalar, p: &AffinePoint) {
         assert_eq!(
-            *diffie_hellman(k, p),
+            *diffie_hellman(k, p).unwrap(),
             theirs(k, p),
             "k = {:x?}, P = {:x?}",
             k.to_repr(),
@@ -282,10 +300,24 @@ mod tests {
             let enc = hex(d["encappedKeyUncompressedHex"].as_str().unwrap());
             let enc = p256::PublicKey::from_sec1_bytes(&enc).unwrap();
             let expected = hex(d["dhSharedXHex"].as_str().unwrap());
-            assert_eq!(&diffie_hellman(&k, enc.as_affine())[..], &expected[..]);
+            assert_eq!(
+                &diffie_hellman(&k, enc.as_affine()).unwrap()[..],
+                &expected[..]
+            );
             checked += 1;
         }
         assert_eq!(checked, 6);
+    }
+
+    /// A fault halfway through (the test-only injection) leaves the curve: `ENGINE_FAULT`,
+    /// not a wrong shared secret; the next multiplication is right again.
+    #[test]
+    fn a_corrupted_accumulator_is_an_engine_fault() {
+        let k = scalar([0x9c; 32]).unwrap();
+        crate::signing_key::fault::corrupt_next_shared_secrets(1);
+        let err = diffie_hellman(&k, &AffinePoint::GENERATOR).unwrap_err();
+        assert_eq!(err.code(), crate::error::ErrorCode::EngineFault);
+        same(&k, &AffinePoint::GENERATOR);
     }
 
     /// Natively, nothing used to clear the secret's digits.
@@ -298,7 +330,7 @@ mod tests {
         }
         assert!(!left_on_stack(
             || {
-                std::hint::black_box(diffie_hellman(&k(), &AffinePoint::GENERATOR));
+                std::hint::black_box(diffie_hellman(&k(), &AffinePoint::GENERATOR).unwrap());
             },
             || primeorder_digits(&k())
         ));

@@ -91,8 +91,9 @@ error_codes! {
     InvalidInput => "INVALID_INPUT",
     /// The platform's secure random number generator failed.
     RandomnessUnavailable => "RANDOMNESS_UNAVAILABLE",
-    /// The engine computed a wrong signature or public key (a hardware or JIT fault): the
-    /// key is wiped and the object that holds it answers this from then on; reload the page.
+    /// The engine computed a wrong signature, public key or shared secret (a hardware or JIT
+    /// fault): the key is wiped and the object that holds it answers this from then on;
+    /// reload the page.
     EngineFault => "ENGINE_FAULT",
     /// The kit was used before `init()` (raised by the JS shim).
     NotInitialized => "NOT_INITIALIZED",
@@ -135,13 +136,24 @@ pub struct ServiceDetails {
 }
 
 impl Error {
-    /// `ENGINE_FAULT`: the engine computed a wrong signature (or public key); the key that
-    /// did is gone.
+    /// `ENGINE_FAULT`: the engine computed a wrong signature, public key or shared secret;
+    /// the key that did is gone.
     pub(crate) fn engine_fault() -> Self {
         Self::new(
             ErrorCode::EngineFault,
-            "the engine computed a wrong signature or public key (a hardware or JIT fault); the key is wiped and this object is unusable: reload the page",
+            "the engine computed a wrong signature, public key or shared secret (a hardware or JIT fault); the key is wiped and this object is unusable: reload the page",
         )
+    }
+
+    /// `ENGINE_FAULT` unless `computed_right`, the verdict of a check of a value computed
+    /// from a secret: it reveals only whether the engine faulted (tests/ct accepts the
+    /// branch on it by this function's name).
+    pub(crate) fn fault_unless(computed_right: p256::elliptic_curve::subtle::Choice) -> Result<()> {
+        if bool::from(computed_right) {
+            Ok(())
+        } else {
+            Err(Self::engine_fault())
+        }
     }
 
     /// Builds an error. The message must not contain secret values.

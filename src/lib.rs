@@ -138,7 +138,7 @@ pub mod service {
 /// Test-only fault injection (the `fault-injection` feature, never in a shipped build).
 #[cfg(feature = "fault-injection")]
 pub mod fault_injection {
-    pub use crate::signing_key::fault::corrupt_next_signatures;
+    pub use crate::signing_key::fault::{corrupt_next_shared_secrets, corrupt_next_signatures};
 }
 
 /// Internals for the fuzz targets (cargo-fuzz builds with `--cfg fuzzing`); not part of

@@ -161,12 +161,17 @@ impl Session {
     /// Opens `encryptedSessionSigningKey` of a verify/refresh response with `key`, which
     /// is consumed on success (a failed open leaves it usable, so nothing is lost), and
     /// also when the bundle's encapsulated key is not a point on P-256: an honest service
-    /// never sends one, and it is how an invalid-curve probe of the key would begin.
+    /// never sends one, and it is how an invalid-curve probe of the key would begin. On
+    /// `ENGINE_FAULT` (a faulty ECDH) the key is poisoned: wiped, and `ENGINE_FAULT` from
+    /// then on.
     pub fn open(response: &dyn Fields, key: &mut ClientKey) -> Result<Self> {
         let secret = key.secret()?;
         let opened = Self::open_by(response, |bundle| bundle.open_for(secret, key.public_key()));
-        if opened.is_ok() || opened.as_ref().is_err_and(is_off_curve) {
-            key.consume();
+        match &opened {
+            Err(e) if e.code() == ErrorCode::EngineFault => key.poison(),
+            Ok(_) => key.consume(),
+            Err(e) if is_off_curve(e) => key.consume(),
+            Err(_) => {}
         }
         opened
     }

@@ -190,41 +190,61 @@ mod deterministic {
 }
 
 /// Test-only fault injection (the `fault-injection` feature, never in a shipped build:
-/// scripts/build-pkg.sh refuses it): corrupts the next signatures computed on this thread,
-/// as a fault in the arithmetic would.
+/// scripts/build-pkg.sh refuses it): corrupts the next signatures or shared secrets
+/// computed on this thread, as a fault in the arithmetic would.
 #[cfg(any(test, feature = "fault-injection"))]
 pub(crate) mod fault {
     use core::cell::Cell;
     use p256::Scalar;
+    use std::thread::LocalKey;
 
     std::thread_local! {
-        static PENDING: Cell<usize> = const { Cell::new(0) };
+        static SIGNATURES: Cell<usize> = const { Cell::new(0) };
+        static SHARED_SECRETS: Cell<usize> = const { Cell::new(0) };
     }
 
     /// Corrupts the next `count` signatures this thread computes (their `s`, before the
     /// check).
     pub fn corrupt_next_signatures(count: usize) {
-        PENDING.with(|pending| pending.set(count));
+        SIGNATURES.with(|pending| pending.set(count));
     }
 
-    pub(super) fn inject(s: Scalar) -> Scalar {
-        let corrupt = PENDING.with(|pending| {
+    /// Corrupts the next `count` ECDH multiplications this thread computes (their
+    /// accumulator, halfway through; [`crate::ecdh::diffie_hellman`]).
+    pub fn corrupt_next_shared_secrets(count: usize) {
+        SHARED_SECRETS.with(|pending| pending.set(count));
+    }
+
+    /// Whether to corrupt this computation, counting it down.
+    fn next(pending: &'static LocalKey<Cell<usize>>) -> bool {
+        pending.with(|pending| {
             let left = pending.get();
             pending.set(left.saturating_sub(1));
             left > 0
-        });
-        if corrupt {
+        })
+    }
+
+    pub(super) fn inject(s: Scalar) -> Scalar {
+        if next(&SIGNATURES) {
             s + Scalar::ONE
         } else {
             s
         }
     }
+
+    pub(crate) fn corrupts_shared_secret() -> bool {
+        next(&SHARED_SECRETS)
+    }
 }
 
 #[cfg(not(any(test, feature = "fault-injection")))]
-mod fault {
+pub(crate) mod fault {
     pub(super) fn inject(s: p256::Scalar) -> p256::Scalar {
         s
+    }
+
+    pub(crate) fn corrupts_shared_secret() -> bool {
+        false
     }
 }
 

@@ -177,6 +177,10 @@ pub fn open_export(
         Aad::Standard,
     )
     .map_err(|e| match e.code() {
+        ErrorCode::EngineFault => {
+            key.poison();
+            e
+        }
         // open_with's own message speaks of session bundles.
         ErrorCode::DecryptionFailed => Error::new(
             ErrorCode::DecryptionFailed,
