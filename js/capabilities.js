@@ -107,9 +107,11 @@ function isolatedSigner() {
   if (typeof globalThis.Worker !== 'function' || typeof globalThis.MessageChannel !== 'function') return no('Workers (or MessageChannel) are not available here');
   // A module Worker reads `type` from its options; a browser without them never does. The
   // URL does not parse, so no Worker starts.
+  // Called through a local name: bundlers (Parcel) refuse `new Worker('…')` with a string.
   let moduleWorkers = false;
+  const Probe = globalThis.Worker;
   try {
-    new Worker('http://[', {
+    new Probe('http://[', {
       get type() {
         moduleWorkers = true;
         return /** @type {WorkerType} */ ('module');

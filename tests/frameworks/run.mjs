@@ -52,11 +52,16 @@ const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 const t0 = Date.now();
 
 // ---- the tools: npm ci when the lock changed --------------------------------------------
+// Their environment has no NODE_ENV: Vite's build API, which the vite and react suites run
+// in this process first, sets it to production, and npm ci would then skip every
+// devDependency here (and next dev would not be a dev server).
+const toolEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: '1' };
+delete toolEnv.NODE_ENV;
 const lockHash = createHash('sha256').update(readFileSync(join(here, 'package-lock.json'))).digest('hex');
 const stamp = join(here, 'node_modules', '.ewk-lock-sha256');
 if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== lockHash) {
   const started = Date.now();
-  execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: here, stdio: ['ignore', 'inherit', 'inherit'] });
+  execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: here, stdio: ['ignore', 'inherit', 'inherit'], env: toolEnv });
   writeFileSync(stamp, lockHash);
   console.log(`# npm ci (the lock changed): ${seconds(Date.now() - started)}`);
 }
@@ -86,7 +91,7 @@ writeFileSync(builtFrom, tarballHash);
 const builds = Object.fromEntries(await Promise.all(FIXTURES.map((name) => new Promise((resolve) => {
   const started = Date.now();
   const child = spawn(process.execPath, [join(here, 'build.mjs'), name], {
-    cwd: here, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+    cwd: here, stdio: ['ignore', 'pipe', 'pipe'], env: toolEnv,
   });
   let log = '';
   child.stdout.on('data', (d) => { log += d; });
@@ -132,7 +137,7 @@ async function startNext(dir, command) {
   const port = await freePort();
   const child = spawn(process.execPath, [join(here, 'node_modules', 'next', 'dist', 'bin', 'next'), command, '-p', String(port), '-H', 'localhost'], {
     cwd: join(outRoot, dir), stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', WALLET_API_URL: origin, WALLET_API_TOKEN: token, WALLET_API_SECRET: secret },
+    env: { ...toolEnv, WALLET_API_URL: origin, WALLET_API_TOKEN: token, WALLET_API_SECRET: secret },
   });
   children.push(child);
   const server = { origin: `http://localhost:${port}`, log: '' };
@@ -160,7 +165,7 @@ for (const name of NEXT.filter((n) => builds[n].ok)) {
 }
 // next dev over a copy of the Turbopack app's sources (its own .next).
 try {
-  execFileSync(process.execPath, [join(here, 'build.mjs'), 'next-dev'], { cwd: here, stdio: 'inherit' });
+  execFileSync(process.execPath, [join(here, 'build.mjs'), 'next-dev'], { cwd: here, stdio: 'inherit', env: toolEnv });
   nextServers['next-dev'] = await startNext('next-dev', 'dev');
 } catch (err) {
   checks.fail(`next dev: ${err.message}`);
