@@ -660,7 +660,7 @@ async function suite() {
         return put.call(this, value, key);
       };
       // As a CSP without 'wasm-unsafe-eval' does.
-      WebAssembly.compile = () => Promise.reject(new WebAssembly.CompileError('simulated: refused by the Content-Security-Policy'));
+      WebAssembly.instantiate = () => Promise.reject(new WebAssembly.CompileError('simulated: refused by the Content-Security-Policy'));
       return JSON.parse(JSON.stringify(await window.kit.capabilities()));
     }), 'capabilities()');
     assert(caps.persistentKeys.available === false && /DataCloneError/.test(caps.persistentKeys.reason), json(caps.persistentKeys));
@@ -671,7 +671,7 @@ async function suite() {
   await load();
   await check('capabilities() after init(): wasm available (the kit\'s module is instantiated)', async () => {
     const wasm = expectOk(await attempt(async () => {
-      WebAssembly.compile = () => Promise.reject(new Error('must not be asked: init() resolved'));
+      WebAssembly.instantiate = () => Promise.reject(new Error('must not be asked: init() resolved'));
       return (await window.kit.capabilities()).wasm;
     }), 'capabilities()');
     assert(json(wasm) === json({ available: true }), json(wasm));
