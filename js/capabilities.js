@@ -89,14 +89,17 @@ async function persistentKeys() {
   }
 }
 
-/** The empty module (magic and version): compiling it is what a CSP without 'wasm-unsafe-eval' refuses. */
+/**
+ * The empty module (magic and version): instantiating it is what a CSP without
+ * 'wasm-unsafe-eval' refuses (WebKit lets the compile alone through).
+ */
 const EMPTY_MODULE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]);
 
 async function wasm() {
   if (isReady()) return yes(); // the kit's own module is instantiated: the page allowed it
-  if (typeof globalThis.WebAssembly?.compile !== 'function') return no('WebAssembly is not available here');
+  if (typeof globalThis.WebAssembly?.instantiate !== 'function') return no('WebAssembly is not available here');
   try {
-    await WebAssembly.compile(EMPTY_MODULE);
+    await WebAssembly.instantiate(EMPTY_MODULE);
     return yes();
   } catch (err) {
     return no(`the page may not compile WebAssembly (${why(err)}); its Content-Security-Policy needs 'wasm-unsafe-eval' in script-src`);

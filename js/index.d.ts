@@ -351,11 +351,13 @@ export interface Capabilities {
    * (`DataCloneError`), without IndexedDB, or outside a secure context.
    */
   persistentKeys: Capability;
-  /** Whether the page may compile WebAssembly (its CSP): true once `init()` instantiated the kit's module, else an empty module is compiled. */
+  /** Whether the page may compile WebAssembly (its CSP): true once `init()` instantiated the kit's module, else an empty module is instantiated. */
   wasm: Capability;
   /**
-   * Whether the isolated signer (`init({ isolate: 'worker' })`) can start here: module
-   * Workers and MessageChannel. The page's CSP for workers (`worker-src`) is not tried.
+   * Whether this browser has what the isolated signer (`init({ isolate: 'worker' })`)
+   * needs: module Workers and MessageChannel. The page's CSP (`worker-src`) is not tried:
+   * where it forbids the kit's Worker this still says available, and that `init()` rejects
+   * `NOT_INITIALIZED`.
    */
   isolatedSigner: Capability;
 }

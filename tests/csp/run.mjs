@@ -9,7 +9,8 @@
 // (worker-src 'self'). And a control: the same demo with 'wasm-unsafe-eval' taken out of
 // the policy fails to load the kit with a reported violation, in every engine, so the
 // check is known to see one. And the demo's "keep alive" (SessionKeeper) with 6 s
-// sessions: its countdown refreshed twice.
+// sessions: its countdown refreshed twice. And capabilities() (capabilities.html, no init())
+// under the strict policy and under one without 'wasm-unsafe-eval': the wasm answer is real.
 //
 // Violations are seen through the policy's report-uri (report-proxy.mjs: every engine
 // sends the reports, for the page and its Worker, from before the first script runs); in
@@ -92,6 +93,7 @@ const proxies = {
   isolate: await startReportingProxy(isolatePage.origin),
   control: await startReportingProxy(demo.origin, { rewritePolicy: withoutWasmEval }),
   noWorkers: await startReportingProxy(isolatePage.origin, { rewritePolicy: (csp) => csp.replace("worker-src 'self'", "worker-src 'none'") }),
+  capabilitiesNoWasm: await startReportingProxy(isolatePage.origin, { rewritePolicy: withoutWasmEval }),
 };
 
 /** The checks of one engine, each on a fresh page. */
@@ -192,6 +194,33 @@ async function engineChecks(engine, browser) {
       assert(/^NOT_INITIALIZED: .*(Worker|signer)/.test(result), `the isolated page says: ${result}`);
       const found = await violations();
       assert(found.some((v) => /^worker-src blocked \S*\/pkg\/signer-worker\.js /.test(v)), `expected a reported worker-src violation, saw: ${found.join(' | ') || 'none'}`);
+    } finally {
+      await close();
+    }
+  });
+
+  /** capabilities() on capabilities.html through `proxy` (before any init()), parsed. */
+  const capabilitiesThrough = async (page, proxy) => {
+    await page.goto(proxy.origin + '/capabilities.html');
+    await page.waitForFunction(() => document.body.dataset.result !== undefined, null, { timeout: 30_000 });
+    const result = await page.evaluate(() => document.body.dataset.result);
+    assert(result.startsWith('{'), `capabilities() failed: ${result}`);
+    return JSON.parse(result);
+  };
+
+  await check(`${engine}: capabilities() under the strict policy: wasm and isolatedSigner available; ${clean}`, () =>
+    withoutViolations(proxies.isolate, async (page) => {
+      const caps = await capabilitiesThrough(page, proxies.isolate);
+      assert(JSON.stringify(caps.wasm) === '{"available":true}', `wasm: ${JSON.stringify(caps.wasm)}`);
+      assert(JSON.stringify(caps.isolatedSigner) === '{"available":true}', `isolatedSigner: ${JSON.stringify(caps.isolatedSigner)}`);
+    }));
+
+  await check(`${engine}: capabilities() under a real policy without 'wasm-unsafe-eval': wasm unavailable, the reason naming it`, async () => {
+    const { page, close } = await watchedPage(engine, browser, proxies.capabilitiesNoWasm);
+    try {
+      const caps = await capabilitiesThrough(page, proxies.capabilitiesNoWasm);
+      assert(caps.wasm.available === false && /'wasm-unsafe-eval'/.test(caps.wasm.reason), `wasm: ${JSON.stringify(caps.wasm)}`);
+      console.log(`# [${engine}] wasm refused: ${caps.wasm.reason}`);
     } finally {
       await close();
     }
