@@ -37,6 +37,19 @@ fn assert_processing(r: &Resp) {
     assert_eq!(r.json()["status"], "PROCESSING", "{}", r.body);
 }
 
+/// A re-send that differs from the held request: 401 `WALLET_SIGNATURE_BODY_MISMATCH`,
+/// its reason naming `what` differs.
+fn mismatch(r: Resp, what: &str) {
+    assert_eq!(r.status, 401, "{what}: {}", r.body);
+    assert_eq!(
+        r.json()["code"],
+        "WALLET_SIGNATURE_BODY_MISMATCH",
+        "{}",
+        r.body
+    );
+    assert!(r.reason().contains(what), "{what}: {}", r.body);
+}
+
 /// A refresh's first leg and its signed retry's headers.
 fn refresh_headers(
     emu: &Emu,
@@ -88,16 +101,6 @@ fn a_resend_that_differs_in_one_byte_is_refused() {
     let (path, pending, headers) = refresh_headers(&emu, &mut session, &body);
     assert_processing(&resend(&emu, "POST", &path, &headers, &body));
 
-    let mismatch = |r: Resp, what: &str| {
-        assert_eq!(r.status, 401, "{}", r.body);
-        assert_eq!(
-            r.json()["code"],
-            "WALLET_SIGNATURE_BODY_MISMATCH",
-            "{}",
-            r.body
-        );
-        assert!(r.reason().contains(what), "{what}: {}", r.body);
-    };
     // The body with one byte changed: the spaced spelling of the same JSON.
     let spaced = body.replacen(':', ": ", 1);
     mismatch(resend(&emu, "POST", &path, &headers, &spaced), "");
@@ -209,16 +212,6 @@ fn the_login_legs_answer_processing_in_both_modes_and_run_once() {
         );
         let challenge = format!("/auth/credentials/{credential}/challenge");
         assert_processing(&emu.api("POST", &challenge, &[], "{}"));
-        let mismatch = |r: Resp, what: &str| {
-            assert_eq!(r.status, 401, "{mode:?} {what}: {}", r.body);
-            assert_eq!(
-                r.json()["code"],
-                "WALLET_SIGNATURE_BODY_MISMATCH",
-                "{}",
-                r.body
-            );
-            assert!(r.reason().contains(what), "{what}: {}", r.body);
-        };
         mismatch(emu.api("POST", &challenge, &[], "{ }"), "body");
         mismatch(
             emu.api(
