@@ -64,6 +64,20 @@ fn refresh_headers(
     (path, pending, headers)
 }
 
+/// A signed retry's first leg (202) and the headers `session` signs it with.
+fn signed_retry(
+    emu: &Emu,
+    session: &mut Session,
+    method: &str,
+    path: &str,
+    body: &str,
+) -> SignedRetryHeaders {
+    let first = emu.api(method, path, &[], body);
+    first.expect(202);
+    let pending = PendingSignature::from_json(&first.body).unwrap();
+    session.sign_retry(&pending, system_now()).unwrap()
+}
+
 #[test]
 fn a_refresh_answers_processing_n_times_then_its_session_and_repeats_it() {
     let emu = strict();
@@ -165,14 +179,7 @@ fn every_signed_retry_endpoint_can_answer_processing() {
     // PATCH /internal-accounts/{id}, then DELETE /auth/sessions/{id}.
     let patch = format!("/internal-accounts/{account}");
     let body = r#"{"privacyEnabled":true}"#;
-    let first = emu.api("PATCH", &patch, &[], body);
-    first.expect(202);
-    let headers = session
-        .sign_retry(
-            &PendingSignature::from_json(&first.body).unwrap(),
-            system_now(),
-        )
-        .unwrap();
+    let headers = signed_retry(&emu, &mut session, "PATCH", &patch, body);
     assert_processing(&resend(&emu, "PATCH", &patch, &headers, body));
     resend(&emu, "PATCH", &patch, &headers, body).expect(200);
 
@@ -418,14 +425,7 @@ fn a_customer_update_is_a_checked_signed_retry_that_can_answer_processing() {
 
     plan(&emu, json!({"count": 1, "operations": ["customer.update"]}));
     let body = r#"{"phoneNumber":"+15555550100"}"#;
-    let first = emu.api("PATCH", &path, &[], body);
-    first.expect(202);
-    let headers = session
-        .sign_retry(
-            &PendingSignature::from_json(&first.body).unwrap(),
-            system_now(),
-        )
-        .unwrap();
+    let headers = signed_retry(&emu, &mut session, "PATCH", &path, body);
     assert_processing(&resend(&emu, "PATCH", &path, &headers, body));
     let done = resend(&emu, "PATCH", &path, &headers, body);
     done.expect(200);
