@@ -304,8 +304,8 @@ export function warmUpLater(warmUp) {
 //     answers every use of its key as a closed one did before: KEY_CONSUMED,
 //     SESSION_CLOSED.
 // Both classes are made from one table each (SPECS): their static functions, getters and
-// methods all go through the same checks. The declarations (index.d.ts, signing.d.ts) are
-// the glue's own, generated from the Rust docs.
+// methods all go through the same checks. Their declarations are index.d.ts's
+// (tests/types/glue-agrees.ts checks them against the glue's).
 
 /** What `new ClientKey(...)` from the kit passes: anything else is page script's `new`. */
 const TOKEN = Symbol();

@@ -370,12 +370,193 @@ export interface Capabilities {
  */
 export declare function capabilities(): Promise<Capabilities>;
 
-// ClientKey, Session, inspectPayload, encryptOtp and openWalletExport: the wallet module's
-// exports, declared (and documented) by wasm-bindgen from their Rust definitions
-// (bindings/signing/src, bindings/wallet/src) in the .d.ts next to its glue; the entries
-// export them.
-import { ClientKey, Session, inspectPayload, encryptOtp, openWalletExport } from './embedded_wallet_kit.js';
-export { ClientKey, Session, inspectPayload, encryptOtp, openWalletExport };
+// The handle classes (js/guard.js) and the wallet module's functions the entries export.
+// tests/types/glue-agrees.ts checks them against wasm-bindgen's declarations of the glue.
+
+/**
+ * An ephemeral P-256 key pair generated inside WebAssembly memory. Its public half is the
+ * `clientPublicKey` of one verify, challenge or refresh call; its private half never
+ * leaves wasm memory and is consumed by {@link Session.open}.
+ */
+export declare class ClientKey {
+  private constructor();
+  /**
+   * Zeroizes the private key and releases the wasm memory behind the object at once (during
+   * a call that uses the key, from a getter of its argument: as soon as that call returns,
+   * which then throws `KEY_CONSUMED`). The public key stays readable; `consumed` is true and
+   * a later `Session.open` with it throws `KEY_CONSUMED`. A second `free()` does nothing.
+   * Where the runtime has `Symbol.dispose`, `using` does the same.
+   */
+  free(): void;
+  /**
+   * Zeroizes the private key now; a later `Session.open` with it throws `KEY_CONSUMED`.
+   * The object stays usable for its public key: {@link free} also releases its memory.
+   */
+  close(): void;
+  /**
+   * Generates a fresh key from the platform's secure random source.
+   */
+  static generate(): ClientKey;
+  /**
+   * The OIDC `nonce` for an OAUTH login: lowercase hex SHA-256 of the ASCII bytes of the
+   * `clientPublicKey` string sent (the hex string, not the decoded key): {@link publicKeyHex},
+   * or with `{ compressed: true }` {@link compressedPublicKeyHex} (the client-held session
+   * key flow, which sends the compressed form). Throws `INVALID_INPUT` for any other
+   * argument (not an object, unknown members, a non-boolean `compressed`).
+   */
+  oidcNonce(options?: { compressed?: boolean }): string;
+  /**
+   * Both retry headers for a 202, stamped with this key: the second leg of the encrypted
+   * OTP login, which the TEK signs before any session exists. Does not consume the key.
+   * Signs each requestId once (compared case-insensitively); the ids it signed stay
+   * signed in the session {@link Session.fromClientKey} makes of it.
+   * Throws `INVALID_PENDING_SIGNATURE`, `REQUEST_EXPIRED`, `REQUEST_ALREADY_SIGNED`, `KEY_CONSUMED`.
+   */
+  signRetry(pending202: PendingSignature | string): SignedRetryHeaders;
+  /**
+   * Compressed SEC1 public key, 66 lowercase hex chars (`02`/`03` prefix).
+   */
+  readonly compressedPublicKeyHex: string;
+  /**
+   * Whether the key was already used to open a session, or freed.
+   */
+  readonly consumed: boolean;
+  /**
+   * Uncompressed SEC1 public key, 130 lowercase hex chars, `^04[0-9a-f]{128}$`: send this as `clientPublicKey`.
+   */
+  readonly publicKeyHex: string;
+}
+
+/**
+ * An authenticated session whose P-256 signing key lives only in wasm memory.
+ */
+export declare class Session {
+  private constructor();
+  /**
+   * Zeroizes the session key and releases the wasm memory behind the object at once (during
+   * a call that uses the session, from a getter of its argument: as soon as that call
+   * returns, which then throws `SESSION_CLOSED`). `id`, `accountId`, `type`, `expiresAt`,
+   * `sandboxed` and `isExpired` still answer; any signing call throws `SESSION_CLOSED`. A
+   * second `free()` does nothing. Where the runtime has `Symbol.dispose`, `using` does the same.
+   */
+  free(): void;
+  /**
+   * Zeroizes the session key now; any later signing call throws `SESSION_CLOSED`. The
+   * object stays usable for its public facts: {@link free} also releases its memory.
+   */
+  close(): void;
+  /**
+   * Newer deployments: the client key itself becomes the session key (a compressed
+   * `clientPublicKey` was sent). A response carrying a bundle is `INVALID_SESSION`.
+   */
+  static fromClientKey(response: SessionResponse | string, key: ClientKey): Session;
+  /**
+   * Whether `expiresAt` has passed at `now` (a Date or epoch milliseconds; default: the
+   * current time). Throws `INVALID_INPUT` for an invalid Date.
+   */
+  isExpired(now?: Date | number): boolean;
+  /**
+   * Opens the session bundle of a verify/refresh response with the ClientKey whose
+   * public key was sent as `clientPublicKey`. Consumes the key: a second use throws
+   * `KEY_CONSUMED`. Throws `INVALID_BUNDLE`, `BUNDLE_CHECKSUM`, `DECRYPTION_FAILED`,
+   * `INVALID_SESSION`, `INVALID_TIMESTAMP`.
+   */
+  static open(response: SessionResponse | string, key: ClientKey): Session;
+  /**
+   * A sandbox session (API version 2025-10-13): never reads the bundle, and every
+   * signature is the literal `sandbox-valid-signature`.
+   */
+  static sandbox(response: SessionResponse | string): Session;
+  /**
+   * Signs a quote's `payloadToSign` for `POST /quotes/{id}/execute`. Throws
+   * `INVALID_INPUT` (no `payloadToSign`; in the main entry, JSON that `inspectPayload`
+   * refuses), `QUOTE_EXPIRED`, `SESSION_EXPIRED`, `SESSION_CLOSED`.
+   */
+  signQuote(quote: Quote | string): QuoteSignatureHeader;
+  /**
+   * Signs a 202 PendingSignature. Returns exactly the two retry headers. Throws
+   * `INVALID_PENDING_SIGNATURE`, `REQUEST_EXPIRED`, `REQUEST_ALREADY_SIGNED`,
+   * `SESSION_EXPIRED`, `SESSION_CLOSED`.
+   */
+  signRetry(pending202: PendingSignature | string): SignedRetryHeaders;
+  /**
+   * The API-key stamp over the exact UTF-8 bytes of `payloadToSign`: the value of the
+   * `Service-Wallet-Signature` header. Checks only the session, no requestId or expiry
+   * of a 202 or quote: give those to `signRetry` and `signQuote`. Throws
+   * `SESSION_EXPIRED`, `SESSION_CLOSED`; in the main entry `INVALID_INPUT` for JSON
+   * that `inspectPayload` refuses.
+   */
+  stamp(payloadToSign: string): string;
+  /**
+   * `InternalAccount:<uuid>`
+   */
+  readonly accountId: string;
+  /**
+   * When the session key stops being usable.
+   */
+  readonly expiresAt: Date;
+  /**
+   * `Session:<uuid>`
+   */
+  readonly id: string;
+  /**
+   * How the session key came here: `'sealed'` (opened from the service's sealed
+   * bundle, {@link Session.open}), `'client-held'` (the client's own key,
+   * {@link Session.fromClientKey}) or `'sandbox'` ({@link Session.sandbox}, no key).
+   * Kept after {@link free}.
+   */
+  readonly keyMode: 'sealed' | 'client-held' | 'sandbox';
+  /**
+   * Compressed SEC1 public key of the session key, 66 lowercase hex chars; `undefined`
+   * for a sandbox session (it has no key) and after {@link free}.
+   */
+  readonly publicKeyHex: string | undefined;
+  /**
+   * Whether this is a {@link Session.sandbox} session.
+   */
+  readonly sandboxed: boolean;
+  /**
+   * `EMAIL_OTP`, `OAUTH` or `PASSKEY`.
+   */
+  readonly type: string;
+}
+
+/**
+ * Reads what `payloadToSign` would authorize, so a wallet UI can show it before signing.
+ * A payload starting with `{` or `[` must be strict JSON naming each member once in any
+ * letter case: else `INVALID_INPUT` says what is wrong and at which byte, and this
+ * module signs it nowhere (readers differ on which of two members counts). Other text
+ * is opaque: `{ json: false, targetPublicKeys: [] }`.
+ */
+export declare function inspectPayload(payloadToSign: string): PayloadInspection;
+
+/**
+ * The encrypted OTP login. Verifies the `otpEncryptionTargetBundle` of a `/challenge`
+ * response (object or JSON text; the documented single-quoted form is tolerated) under
+ * `options.pin`, and HPKE-seals `{"otp_code":…,"public_key":…}` to its enclave key,
+ * binding `key`'s public key (the TEK) in its compressed form, `key.compressedPublicKeyHex`
+ * (production refuses the uncompressed one). Returns the `encryptedOtpBundle` string to send
+ * in `{type, encryptedOtpBundle}`. `key` is not consumed: it stamps the 202
+ * ({@link ClientKey.signRetry}) and then becomes the session key
+ * ({@link Session.fromClientKey}). The code never appears in error messages.
+ * Throws `INVALID_INPUT` (code, options), `INVALID_BUNDLE`, `INVALID_PUBLIC_KEY`,
+ * `DECRYPTION_FAILED` (signature does not verify, or another signer than the pin),
+ * `KEY_CONSUMED`. In the browser it needs `init({ enclave: true })` (`NOT_INITIALIZED`
+ * otherwise).
+ */
+export declare function encryptOtp(targetBundle: EnclaveEnvelope | string, otpCode: string, key: ClientKey, options?: EnclaveOptions): string;
+
+/**
+ * Opens a wallet export (the 200 response, or its `encryptedWalletCredentials` envelope;
+ * object or JSON text) with the ClientKey whose `publicKeyHex` was sent, after checking
+ * the envelope's signature under `options.pin`. Returns the BIP-39 mnemonic and consumes
+ * the key. The mnemonic is handed out once, as a JS string, which JavaScript cannot
+ * zeroize: keep it no longer than needed. The kit's own copy in wasm memory is zeroized.
+ * Throws `INVALID_INPUT` (options), `INVALID_BUNDLE`, `INVALID_PUBLIC_KEY`,
+ * `DECRYPTION_FAILED`, `KEY_CONSUMED`. In the browser it needs `init({ enclave: true })`
+ * (`NOT_INITIALIZED` otherwise).
+ */
+export declare function openWalletExport(response: WalletExportResponse | EnclaveEnvelope | string, key: ClientKey, options?: WalletExportOptions): string;
 
 /** A session-issuing response (verify or refresh), as an object or as raw JSON text. */
 export interface SessionResponse {

@@ -46,7 +46,7 @@ function readWasm(url, name) {
  * be read, a later call tries again; ENGINE_FAULT for good when the self-test failed).
  *
  * @param {{ startOnDemand(fn: () => void): void, markReady(): void, holds(memory: WebAssembly.Memory): void, poison(): void, isReady(): boolean, isPoisoned(): boolean }} module
- * @param {(input: { module: any }) => WebAssembly.Exports} initSync
+ * @param {(input: { module: any }) => { memory: WebAssembly.Memory }} initSync
  * @param {() => void} selfTest
  * @param {() => URL} url the .wasm beside the entry (a function: nothing runs at import)
  * @param {string} name its file name in the package
@@ -55,7 +55,7 @@ function readWasm(url, name) {
  */
 export function startOnDemand(module, initSync, selfTest, url, name, onStarted) {
   module.startOnDemand(() => {
-    module.holds(/** @type {WebAssembly.Memory} */ (initSync({ module: readWasm(url, name) }).memory));
+    module.holds(initSync({ module: readWasm(url, name) }).memory);
     module.markReady();
     onStarted?.();
     runSelfTest(selfTest, module);

@@ -113,9 +113,9 @@ const over = (name, of, at = 0) => (/** @type {any[]} */ ...args) => {
   return of === true ? adoptSession(out) : out;
 };
 
-/** @type {typeof glue.encryptOtp} */
+/** @type {typeof import('./index.js').encryptOtp} */
 export const encryptOtp = over('encryptOtp', keyOf, 2);
-/** @type {typeof glue.openWalletExport} */
+/** @type {typeof import('./index.js').openWalletExport} */
 export const openWalletExport = over('openWalletExport', keyOf, 1);
 
 // The session store's bindings (js/session-store-impl.js).

@@ -38,7 +38,8 @@ export type {
  */
 export declare function init(input?: InitInput | { module_or_path?: InitInput }): Promise<void>;
 
-// ClientKey and Session: the signing-only module's exports, declared (and documented) by
-// wasm-bindgen from their Rust definitions (bindings/signing/src) in the .d.ts next to its glue.
-import { ClientKey, Session } from './embedded_wallet_kit_signing.js';
-export { ClientKey, Session };
+/**
+ * The signing-only module's handle classes: declared as the main entry's (the same members
+ * and documentation), though at run time each entry has classes of its own.
+ */
+export { ClientKey, Session } from './index.js';

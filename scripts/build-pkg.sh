@@ -49,8 +49,9 @@ mkdir -p "${OUT}"
 # out of line (--one-caller-inline-max-function-size 0): V8 sizes its own wasm inlining
 # budget by the module's share of small functions, and with too few it leaves the field
 # multiplication's hot calls out of line (tests/js/v8-small-functions.test.mjs checks the
-# share; the commit bodies have the measurements). The generated declarations are
-# finished and compared with tests/types/glue/ (scripts/glue-types.mjs).
+# share; the commit bodies have the measurements). The generated declarations are compared
+# with their copies in tests/types/glue/ and do not ship: the package's declarations are
+# js/*.d.ts.
 # getrandom's custom backend, for the shipped modules only (the wasm32 tests keep its
 # wasm_js backend): every random byte comes from the crypto.getRandomValues that
 # js/platform.js captured (bindings/common defines the backend).
@@ -83,7 +84,8 @@ build_module() {
   "${WASM_OPT}" -Oz --converge --one-caller-inline-max-function-size 0 "${OUT}/${name}_bg.wasm" -o "${OUT}/${name}_bg.wasm.opt"
   mv "${OUT}/${name}_bg.wasm.opt" "${OUT}/${name}_bg.wasm"
   # (not for a build whose glue does not ship)
-  [ "${4:-}" = scratch ] || node scripts/glue-types.mjs "${OUT}/${name}.d.ts" "tests/types/glue/${name}.d.ts"
+  [ "${4:-}" = scratch ] || node scripts/check-glue-types.mjs "${OUT}/${name}.d.ts" "tests/types/glue/${name}.d.ts"
+  rm "${OUT}/${name}.d.ts"
 }
 
 # The wallet module without the enclave exports first, into a scratch directory: only its
@@ -132,12 +134,10 @@ sed -i "s/'SIGNER_MODULE_SHA256'/'${SIGNER_SHA256}'/" "${OUT}/signer-worker.js"
 say "signer-worker.js pins ${NAME}_bg.wasm: sha256 ${SIGNER_SHA256}"
 # Everything ships minified (see the script): the entries with a source map to the code
 # as written (the documentation is in the .d.ts files and the README); the glues without
-# one (wasm-bindgen generates them from the Rust bindings, whose docs the generated .d.ts
-# carry).
+# one (wasm-bindgen generates them from the Rust bindings).
 node scripts/minify.mjs --map "${ENTRIES[@]/#/${OUT}/}"
 node scripts/minify.mjs "${OUT}/${NAME}.js" "${OUT}/${SIGNING_NAME}.js" "${OUT}/${TESTING_NAME}.js"
 cp js/*.d.ts "${OUT}/"
-# (and ${NAME}.d.ts, ${SIGNING_NAME}.d.ts and ${TESTING_NAME}.d.ts, generated above, which they re-export)
 cp pkg-template/package.json pkg-template/README.md pkg-template/LICENSE "${OUT}/"
 
 say "done: $(cd "${OUT}" && find . -type f | sort | tr '\n' ' ')"

@@ -6,9 +6,10 @@
 // (and js/) define, the members each declares, instance and static, equal the runtime
 // class's: a method added to or dropped from a Rust binding without its declaration
 // fails here. The same for the stand-ins of the wasm-bindgen glue that `make lint-js`
-// type-checks js/ against (tests/types/glue/<module>.d.ts, copies of the generated
-// declarations, which scripts/glue-types.mjs keeps equal to wasm-bindgen's): each declares
-// exactly what the generated pkg/<module>.js exports. Needs `make build`.
+// type-checks js/ against (tests/types/glue/<module>.d.ts, wasm-bindgen's declarations as
+// generated, which scripts/check-glue-types.mjs compares): each declares exactly what the
+// generated pkg/<module>.js exports. The declarations that ship are js/'s, as written.
+// Needs `make build`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -46,7 +47,8 @@ function declaredClassMembers(dtsPath, name) {
   if (symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
   const declaration = symbol.valueDeclaration;
   assert.ok(declaration && ts.isClassDeclaration(declaration), `${name} is not a declared class`);
-  const names = (type) => checker.getPropertiesOfType(type).map((p) => p.getName());
+  // (not a symbol-keyed member such as wasm-bindgen's `[Symbol.dispose]`, named `__@…`)
+  const names = (type) => checker.getPropertiesOfType(type).map((p) => p.getName()).filter((n) => !n.startsWith('__@'));
   return {
     instance: names(checker.getDeclaredTypeOfSymbol(symbol)).sort(),
     statics: names(checker.getTypeOfSymbolAtLocation(symbol, declaration)).filter((n) => n !== 'prototype').sort(),
@@ -110,6 +112,13 @@ for (const [subpath, conditions] of entries) {
     });
   }
 }
+
+test('the declarations that ship are js/*.d.ts as written, and only those (no generated or edited one)', () => {
+  const js = new URL('../../js/', import.meta.url);
+  const written = readdirSync(js).filter((f) => f.endsWith('.d.ts')).sort();
+  assert.deepEqual(readdirSync(pkg).filter((f) => f.endsWith('.d.ts')).sort(), written);
+  for (const f of written) assert.equal(readFileSync(new URL(f, pkg), 'utf8'), readFileSync(new URL(f, js), 'utf8'), f);
+});
 
 const glueStandIns = new URL('../types/glue/', import.meta.url);
 const glueModules = readdirSync(glueStandIns)

@@ -86,7 +86,7 @@ impl JsSoftAuthenticator {
     }
 }
 
-// The generated declarations (pkg/embedded_wallet_kit_testing.d.ts, which js/testing.d.ts
-// re-exports) name these interfaces; they are declared once, in index.d.ts.
+// The generated declarations (embedded_wallet_kit_testing.d.ts, copied to tests/types/glue/)
+// name these interfaces; they are declared once, in js/index.d.ts.
 #[wasm_bindgen(typescript_custom_section)]
 const PUBLIC_TYPES: &str = "import type { PasskeyAssertion, PasskeyAttestation, PasskeyAuthenticateOptions, PasskeyRegisterOptions } from './index.js';";
