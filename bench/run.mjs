@@ -6,7 +6,7 @@
 //   1. Node, through pkg/node.js and pkg/signing-node.js: keygen, bundle open, stamp and
 //      signRetry (the loops are bench/suite.mjs) for the kit (both entries), the peer and
 //      WebCrypto; cold import in fresh processes.
-//   2. Each browser engine (bench/browser.mjs over tests/support/engines.mjs: headless
+//   2. Each browser engine (bench/in-browser.mjs over tests/support/engines.mjs: headless
 //      Chromium, Firefox ESR, WebKitGTK on Xvfb): the same suite in a cross-origin isolated
 //      page on http://localhost (scripts/serve.mjs) that imports pkg/browser.js,
 //      pkg/signing.js and the esbuild bundle of the peer (bench/peer-bundle.mjs); cold start and the first calls
@@ -35,7 +35,7 @@ import { serveStatic } from '../scripts/serve.mjs';
 import { glue, measure, noEnclaveWasm, total, wasm } from '../scripts/size.mjs';
 import { createHarness, sessionResponse, stats, ORDER, PAYLOAD, TICKS_PER_SAMPLE } from './suite.mjs';
 import { bundlePeer, checkLeanBundle, esbuildVersion, leanPlugin, topInputs } from './peer-bundle.mjs';
-import { ISOLATION_HEADERS, benchPage, coldStart, openEngine, writePages } from './browser.mjs';
+import { ISOLATION_HEADERS, benchPage, coldStart, openEngine, writePages } from './in-browser.mjs';
 import { chartSvg, int, renderResults, summaryLine, evaluateTargets } from './report.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
