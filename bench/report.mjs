@@ -158,6 +158,15 @@ export function nodeColdTable(c) {
   ].join('\n');
 }
 
+/** The heading of results.md's last section, written by hand: `make bench` keeps it as it is. */
+const BY_HAND = '## Measured by hand';
+
+/** `rendered` (a new results.md) followed by the hand-written section of `previous`, if it had one. */
+export function keepMeasuredByHand(previous, rendered) {
+  const at = previous?.indexOf(`\n${BY_HAND}\n`) ?? -1;
+  return at < 0 ? rendered : `${rendered}${previous.slice(at)}`;
+}
+
 /** results.md: the header (machine, load), a summary, then a section per environment. */
 export function renderResults(f) {
   const rowsOf = new Map(f.envs.map((e) => [e, e.error ? [] : evaluateTargets(e)]));

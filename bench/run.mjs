@@ -36,7 +36,7 @@ import { glue, measure, noEnclaveWasm, total, wasm } from '../scripts/size.mjs';
 import { createHarness, sessionResponse, stats, ORDER, PAYLOAD, TICKS_PER_SAMPLE } from './suite.mjs';
 import { bundlePeer, checkLeanBundle, esbuildVersion, leanPlugin, topInputs } from './peer-bundle.mjs';
 import { ISOLATION_HEADERS, benchPage, coldStart, openEngine, writePages } from './in-browser.mjs';
-import { chartSvg, int, renderResults, summaryLine, evaluateTargets } from './report.mjs';
+import { chartSvg, int, keepMeasuredByHand, renderResults, summaryLine, evaluateTargets } from './report.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = resolve(here, '..');
@@ -286,7 +286,8 @@ const facts = {
   peerVersions: `${version('@turnkey/crypto')}, ${version('@turnkey/api-key-stamper')}`,
   payloadBytes: Buffer.byteLength(PAYLOAD), esbuildVersion, peer: peerSize, peerLean: leanSize, peerTop: topInputs(peerSize), leanTop: topInputs(leanSize),
 };
-writeFileSync(join(here, 'results.md'), renderResults(facts));
+const resultsFile = join(here, 'results.md');
+writeFileSync(resultsFile, keepMeasuredByHand(existsSync(resultsFile) ? readFileSync(resultsFile, 'utf8') : undefined, renderResults(facts)));
 log('wrote bench/results.md');
 
 const browser = await launchChromium(chromium);
