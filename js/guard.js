@@ -1,5 +1,5 @@
-// What the kit's modules share, in one module (each file of its own costs a page 20-60 B
-// gzip more: scripts/size.mjs): the entries' ready state and fail-closed calls (this
+// What the kit's modules share, in one module (a file of its own would cost every page a
+// few more bytes: scripts/size.mjs): the entries' ready state and fail-closed calls (this
 // section), the option reading, the warm-up and the handle classes (below).
 //
 // Whether an entry's wasm module is ready, and the guard that turns any use of its
@@ -246,8 +246,7 @@ export function wantsIsolation(read) {
 // warmUp() runs one round of what the first keygen, open and stamp would otherwise run
 // cold (the kit's basepoint table on the first round, then a keygen, an open and a stamp of
 // throwaway keys: bindings/signing/src/warm.rs). One round is not enough: an engine
-// optimises a function once it has run enough (Chromium, the first Session.open after
-// init(): about 3.1 ms after one round, 1.5 ms after six; `make bench` measures it).
+// optimises a function once it has run enough (bench/results.md, "Measured by hand").
 
 /** How many rounds run in all. */
 export const WARM_UP_ROUNDS = 6;

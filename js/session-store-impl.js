@@ -197,8 +197,8 @@ const deletedIds = (id, ids) => [...new Set([id, ...ids])];
 /**
  * Which stored sessions were deleted, known without reading IndexedDB: deletions in this
  * page at once, those of other pages of the origin through a BroadcastChannel (delivered
- * a task later). So a stamp or quote signature needs no IndexedDB round trip (about
- * 0.5 ms); a signed retry still has one, to persist its spent requestId. Without
+ * a task later). So a stamp or quote signature needs no IndexedDB round trip; a signed
+ * retry still has one, to persist its spent requestId. Without
  * BroadcastChannel, `known` is false and every signature reads the record.
  */
 class Deletions {

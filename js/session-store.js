@@ -1,8 +1,8 @@
 // The public SessionStore and SessionKeeper classes (js/shared.js, which their
-// implementations extend) with their static open() and start() (one file: each file of its
-// own costs a page 20-60 B gzip more). The store's implementation (js/session-store-impl.js,
-// about 3 KB gzip) is loaded by the first SessionStore.open(), so init() — and every page
-// that never keeps a session — does not download it; this file is what the entries import.
+// implementations extend) with their static open() and start(): what the entries import.
+// The implementations (js/session-store-impl.js, js/session-keeper-impl.js) load with the
+// first SessionStore.open() / SessionKeeper.start(), so a page that never keeps a session
+// does not download them.
 import { isReady, notInitialized } from './guard.js';
 import { lazy, SessionKeeper, SessionStore } from './shared.js';
 

@@ -11,8 +11,7 @@
 //     `start`, which load the implementations), the tokens that let only the
 //     implementations construct them, the StoredSession registry and the ClientKey check;
 //   - the wallet module's glue as the kit's modules use it (below).
-// One module rather than two: every page that loads the kit loads it, and a file of its own
-// costs a page about 150 B gzip more (scripts/size.mjs).
+// One module rather than two: every page that loads the kit loads it (scripts/size.mjs).
 import * as glue from './embedded_wallet_kit.js';
 import { KitError } from './platform.js';
 import { handleClasses, mainModule } from './guard.js';

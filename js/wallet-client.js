@@ -1,10 +1,9 @@
 // The public WalletClient class, shared by both variants of the main entry. Its
-// implementation (js/wallet-client-impl.js, about 3 KB gzip: the async loop that drives
-// the flows, which are in the module init() loaded) is
-// loaded by the first flow call of any client, or up front by init({ passkeys: true }),
-// so init() — and every page that never uses a WalletClient — does not download it. This
-// file checks the options (synchronously, as the constructor always did) and answers
-// `keys` and `oidcNonce`; each flow method forwards to the client's implementation object.
+// implementation (js/wallet-client-impl.js: the async loop that drives the flows, which
+// are in the module init() loaded) is loaded by the first flow call of any client, or up
+// front by init({ passkeys: true }), so a page that never uses a WalletClient does not
+// download it. This file checks the options (synchronously, as the constructor always
+// did) and answers `keys` and `oidcNonce`; each flow method forwards to the implementation.
 import { KitError } from './platform.js';
 import { isReady, notInitialized, readOptions } from './guard.js';
 import { passkey as kitPasskey } from './passkey.js';

@@ -1,20 +1,8 @@
 #!/usr/bin/env bash
-# Assembles the npm package in pkg/, with three wasm modules, one per shipped binding crate
-# in bindings/ (each a cdylib over the core crate; bindings/common is shared by all). Each
-# page loads exactly one of the first two:
-#   1. full (bindings/wallet, which links bindings/signing: ClientKey, Session, passkey.*,
-#      the flow drivers behind WalletClient, the session store's bindings, inspectPayload;
-#      loaded by the main entry's init()) -> embedded_wallet_kit*, in two builds that share
-#      one glue: with the enclave exports (its `enclave` feature; init({ enclave: true }),
-#      the Node entry, the isolated signer's Worker) -> embedded_wallet_kit_bg.wasm, and
-#      without (a plain init()) -> embedded_wallet_kit_no_enclave_bg.wasm
-#   2. signing-only (bindings/signing: ClientKey, Session, warmUp; loaded by the
-#      `embedded-wallet-kit/signing` entry's init()) -> embedded_wallet_kit_signing*
-#   3. testing (bindings/testing: SoftAuthenticator; the `embedded-wallet-kit/testing`
-#      entry, for tests only) -> embedded_wallet_kit_testing*
-# Each: release wasm build of its crate (LTO) -> wasm-bindgen --target web -> wasm-opt -Oz
-# (npm binaryen 132, by explicit path). Then JS entries, types, README, LICENSE,
-# package.json. Each crate writes its own target/ artifact (ewk_wallet.wasm, ...).
+# Builds the npm package into pkg/: the three wasm modules (wallet, signing, testing; the
+# wallet module twice, with and without the enclave exports), each cargo -> wasm-bindgen ->
+# wasm-opt, the checks on what was generated, then the JS, the declarations and the package
+# files. README.md ("How the package is built") says what each step does and why.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -43,15 +31,12 @@ mkdir -p "${OUT}"
 
 # build_module <out-name> <crate> [features] [scratch]: one cargo invocation per crate, so
 # that no crate's features reach another's module. Each module is no_std with the trapping
-# panic handler, built as a cdylib alone so that LTO sees the whole module, with
-# -inline-threshold=0 on the final crate (LTO inlines no more than each crate's own
-# opt-level did: smaller, no slower). wasm-opt -Oz --converge keeps single-caller functions
-# out of line (--one-caller-inline-max-function-size 0): V8 sizes its own wasm inlining
-# budget by the module's share of small functions, and with too few it leaves the field
-# multiplication's hot calls out of line (tests/js/v8-small-functions.test.mjs checks the
-# share; the commit bodies have the measurements). The generated declarations are compared
-# with their copies in tests/types/glue/ and do not ship: the package's declarations are
-# js/*.d.ts.
+# panic handler, built as a cdylib alone so that LTO sees the whole module. The inlining
+# settings (-inline-threshold=0 on the final crate; wasm-opt keeping single-caller
+# functions out of line, so that V8 still inlines the hot calls) are smaller and faster:
+# bench/results.md, "Measured by hand"; tests/js/v8-small-functions.test.mjs guards the
+# second. The generated declarations are compared with their copies in tests/types/glue/
+# and do not ship: the package's declarations are js/*.d.ts.
 # getrandom's custom backend, for the shipped modules only (the wasm32 tests keep its
 # wasm_js backend): every random byte comes from the crypto.getRandomValues that
 # js/platform.js captured (bindings/common defines the backend).

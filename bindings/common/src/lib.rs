@@ -154,7 +154,7 @@ unsafe extern "Rust" fn __getrandom_v03_custom(
     Ok(())
 }
 
-// Talc instead of the default dlmalloc: about 5 KB smaller in the module, and faster.
+// Talc instead of the default dlmalloc: a smaller module, and faster.
 #[cfg(not(target_feature = "atomics"))]
 #[global_allocator]
 static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
