@@ -219,7 +219,7 @@ async function browserEnv(engine, base, server, peerBundles) {
 }
 
 // ---- main -------------------------------------------------------------------------------------
-for (const f of ['node.js', 'browser.js', 'signing.js', 'signing-node.js', wasm('signing'), wasm('full'), noEnclaveWasm]) {
+for (const f of ['node.js', 'browser.js', 'signing.js', 'signing-node.js', wasm('signing'), wasm('wallet'), noEnclaveWasm]) {
   if (!existsSync(join(pkgDir, f))) {
     console.error(`bench: ${join(pkgDir, f)} not found; run \`make build\` first`);
     process.exit(2);

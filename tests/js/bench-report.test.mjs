@@ -183,11 +183,11 @@ test('scripts/serve.mjs sends the extra headers (the bench: COOP + COEP) on ever
 test('scripts/size.mjs imports without running its CLI, and its tables name the modules from one list', () => {
   const [signing, wallet, withEnclave] = sizeTables(dir('../../pkg'));
   assert.deepEqual([signing[1].at(-1), signing[1].includes(glue('signing')), signing[2]], [wasm('signing'), true, BUDGETS.signing]);
-  assert.ok(!signing[1].some((f) => f === glue('full') || f === wasm('full') || f === noEnclaveWasm), 'a signing-only page loads no wallet module');
-  // A plain init() loads the wallet module's build without the enclave exports, under the full glue.
-  assert.deepEqual([wallet[1].includes(glue('full')), wallet[1].includes(noEnclaveWasm), wallet[1].includes(wasm('full')), wallet[2]], [true, true, false, BUDGETS.wallet]);
+  assert.ok(!signing[1].some((f) => f === glue('wallet') || f === wasm('wallet') || f === noEnclaveWasm), 'a signing-only page loads no wallet module');
+  // A plain init() loads the wallet module's build without the enclave exports, under the wallet module's glue.
+  assert.deepEqual([wallet[1].includes(glue('wallet')), wallet[1].includes(noEnclaveWasm), wallet[1].includes(wasm('wallet')), wallet[2]], [true, true, false, BUDGETS.wallet]);
   assert.ok(!wallet[1].some((f) => f === glue('signing') || f === wasm('signing')), 'a wallet page loads one module');
-  assert.deepEqual(withEnclave[1], wallet[1].map((f) => (f === noEnclaveWasm ? wasm('full') : f)), 'init({ enclave: true }) loads the build with them instead, and nothing else more');
+  assert.deepEqual(withEnclave[1], wallet[1].map((f) => (f === noEnclaveWasm ? wasm('wallet') : f)), 'init({ enclave: true }) loads the build with them instead, and nothing else more');
   assert.equal(withEnclave[2], undefined, 'informational');
 });
 

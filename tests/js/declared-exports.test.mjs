@@ -126,8 +126,8 @@ const glueModules = readdirSync(glueStandIns)
   .map((f) => f.slice(0, -'.d.ts'.length));
 
 test('every wasm module of the package has a stand-in in tests/types/glue/', () => {
-  // The wallet module's build without the enclave exports has no glue of its own: the full
-  // glue drives it (scripts/check-no-enclave.mjs).
+  // The wallet module's build without the enclave exports has no glue of its own: the other
+  // build's drives it (scripts/check-no-enclave.mjs).
   const built = readdirSync(pkg)
     .filter((f) => /^embedded_wallet_kit.*_bg\.wasm$/.test(f) && f !== 'embedded_wallet_kit_no_enclave_bg.wasm')
     .map((f) => f.slice(0, -'_bg.wasm'.length));

@@ -75,7 +75,7 @@ test('the signing entry rejects the main entry\'s options with INVALID_INPUT', a
   }
 });
 
-test('the signing-only glue is hardened like the full one (scripts/harden-glue.mjs): no internals, handles not forgeable', async () => {
+test('the signing entry\'s handle classes are made as the main entry\'s (js/guard.js): no internals, handles not forgeable', async () => {
   await signing.init({ module_or_path: readFileSync(SIGNING_WASM_PATH) });
   const { ClientKey, Session, KitError } = signing;
   const invalid = (fn) => assert.throws(fn, (err) => err instanceof KitError && err.code === 'INVALID_INPUT');
