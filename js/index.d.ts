@@ -247,8 +247,9 @@ export interface PasskeyRegistrationBody {
  * load, so that a ceremony in a click handler reaches WebAuthn with no download first);
  * an asynchronous call before that loads the module itself (a ceremony in a browser
  * without WebAuthn loads nothing: it rejects `PASSKEY_UNSUPPORTED` at once, its options
- * unchecked), and the synchronous functions throw `NOT_INITIALIZED` until it is loaded. In Node the first call loads it; Node has no
- * WebAuthn, so ceremonies reject `PASSKEY_UNSUPPORTED`.
+ * unchecked), and the synchronous functions throw `NOT_INITIALIZED` until it is loaded.
+ * In Node the first call loads it; Node has no WebAuthn, so ceremonies reject
+ * `PASSKEY_UNSUPPORTED`.
  *
  * One ceremony at a time: starting one aborts the one in flight (it rejects
  * `PASSKEY_CANCELLED`). Failures are `KitError`s with the browser's error as `cause`:

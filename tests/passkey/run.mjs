@@ -4,7 +4,8 @@
 // DevTools-protocol virtual authenticator, and Firefox ESR (geckodriver) with the W3C
 // WebDriver virtual authenticator — both ctap2, internal, resident key, user
 // verification — run the same checks. WebKitGTK has no WebAuthn: there the unsupported
-// path is checked (isSupported() false, ceremonies PASSKEY_UNSUPPORTED at once, before init() with no .wasm fetched). Registration and authentication run
+// path is checked (isSupported() false, ceremonies PASSKEY_UNSUPPORTED at once, before
+// init() with no .wasm fetched). Registration and authentication run
 // through the kit (js/passkey.js and the module's option builders and credential readers) and are checked by an independent verifier,
 // @simplewebauthn/server: every assertion passkey.authenticate returns is verified there,
 // and tampered copies (signature, authenticatorData, clientDataJSON, challenge) must be
