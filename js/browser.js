@@ -24,7 +24,7 @@ import __wbg_init, { inspectPayload as rawInspectPayload, warmUp, selfTest } fro
 import { warmUpLater, readInit, wantsIsolation, guardFunction, isReady, mainModule, markReady, runSelfTest } from './guard.js';
 import { passkey, loadPasskeys, moduleLoaded, provideCapabilities, provideModuleLoader } from './passkey.js';
 import { WalletClient, loadWalletClient } from './wallet-client.js';
-import { initIsolated } from './isolated-platform.js';
+import { initIsolated, platform } from './isolated-platform.js';
 
 export { KitError, passkey };
 export { WalletClient };
@@ -37,7 +37,7 @@ import.meta.resolve?.('./capabilities.js');
 const loadCapabilities = lazy(() => import('./capabilities.js'), 'capabilities module');
 provideCapabilities(loadCapabilities);
 /** What this browser and page let the kit do; see index.d.ts. */
-export const capabilities = () => loadCapabilities().then((m) => m.capabilities());
+export const capabilities = () => loadCapabilities().then((m) => m.capabilities(platform));
 
 // The handle classes (js/guard.js), declared as the glue's generated types: tsc checks
 // that the classes have every member those declare, with the types they declare.

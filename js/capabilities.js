@@ -6,10 +6,15 @@ import { isReady, readOptions } from './guard.js';
 import { KitError } from './platform.js';
 import { webAuthnMissing } from './shared.js';
 
+// Loaded by the isolatedSigner probe; resolved by js/isolated-platform.js when the kit loaded.
+import.meta.resolve?.('./isolated-boot.js');
+
 /** The throwaway database the storage probe writes to, then deletes. */
 const PROBE_DB = 'embedded-wallet-kit/capabilities-probe';
 /** How long a browser's own passkey probe may take before it counts as "cannot tell". */
 const PROBE_TIMEOUT_MS = 2000;
+/** How long the kit's Worker may take to load its scripts and answer the probe. */
+const WORKER_TIMEOUT_MS = 5000;
 const SIGNALS = ['signalUnknownCredential', 'signalAllAcceptedCredentials', 'signalCurrentUserDetails'];
 
 /** @typedef {import('./index.js').Capability} Capability */
@@ -106,38 +111,59 @@ async function wasm() {
   }
 }
 
-function isolatedSigner() {
-  if (typeof globalThis.Worker !== 'function' || typeof globalThis.MessageChannel !== 'function') return no('Workers (or MessageChannel) are not available here');
-  // A module Worker reads `type` from its options; a browser without them never does. The
-  // URL does not parse, so no Worker starts.
-  // Called through a local name: bundlers (Parcel) refuse `new Worker('…')` with a string.
-  let moduleWorkers = false;
-  const Probe = globalThis.Worker;
+/**
+ * Starts the isolated signer's Worker as `init({ isolate: 'worker' })` does (js/isolated-boot.js,
+ * over the globals the kit captured), sends it the probe it answers without loading the
+ * wasm, and ends it: a Content-Security-Policy that forbids the Worker refuses it here.
+ *
+ * @param {import('./isolated-platform.js')['platform']} platform
+ */
+async function isolatedSigner(platform) {
+  if (!platform?.available) return no('Workers (or MessageChannel) are not available here');
+  const cannot = (detail) => no(`the kit's Worker (signer-worker.js) did not start: ${detail}; a Content-Security-Policy must allow it (worker-src, else script-src) and a bundle must ship it`);
+  /** @type {Worker | undefined} */
+  let worker;
+  /** @type {MessagePort | undefined} */
+  let port;
+  let timer;
   try {
-    new Probe('http://[', {
-      get type() {
-        moduleWorkers = true;
-        return /** @type {WorkerType} */ ('module');
-      },
+    const { signerWorkerStarter } = await import('./isolated-boot.js');
+    return await new Promise((resolve) => {
+      let theirs;
+      [worker, port, theirs] = signerWorkerStarter(platform)();
+      worker.onerror = (event) => resolve(cannot(event.message || 'its script or a module it imports did not load'));
+      port.onmessage = (event) => resolve(event.data?.probe === true ? yes() : cannot('it answered something else'));
+      timer = setTimeout(() => resolve(cannot(`no answer within ${WORKER_TIMEOUT_MS / 1000} s`)), WORKER_TIMEOUT_MS);
+      worker.postMessage({ probe: true }, [theirs]);
     });
-  } catch {
-    // Expected: the URL.
+  } catch (err) {
+    return cannot(why(err));
+  } finally {
+    clearTimeout(timer);
+    worker?.terminate();
+    port?.close();
   }
-  return moduleWorkers ? yes() : no('this browser has no module Workers');
 }
 
-/** @returns {Promise<import('./index.js').Capabilities>} */
-async function probe() {
-  const [passkeyAnswer, keys, wasmAnswer] = await Promise.all([passkeys(), persistentKeys(), wasm()]);
-  return Object.freeze({ passkeys: passkeyAnswer, persistentKeys: keys, wasm: wasmAnswer, isolatedSigner: isolatedSigner() });
+/**
+ * @param {import('./isolated-platform.js')['platform']} platform
+ * @returns {Promise<import('./index.js').Capabilities>}
+ */
+async function probe(platform) {
+  const [passkeyAnswer, keys, wasmAnswer, signer] = await Promise.all([passkeys(), persistentKeys(), wasm(), isolatedSigner(platform)]);
+  return Object.freeze({ passkeys: passkeyAnswer, persistentKeys: keys, wasm: wasmAnswer, isolatedSigner: signer });
 }
 
 /** @type {Promise<import('./index.js').Capabilities> | undefined} */
 let answer;
 
-/** The page's capabilities, probed on the first call (see index.d.ts). */
-export function capabilities() {
-  if (answer === undefined) answer = probe();
+/**
+ * The page's capabilities, probed on the first call (see index.d.ts).
+ *
+ * @param {import('./isolated-platform.js')['platform']} platform what the kit captured at load (the entry's)
+ */
+export function capabilities(platform) {
+  if (answer === undefined) answer = probe(platform);
   return answer;
 }
 

@@ -5,7 +5,8 @@
 // Once `init()` resolved, `register` and `authenticate` reach `navigator.credentials`
 // within the call, with no `await` between the click handler and it (Safari ties WebAuthn
 // to the user's click: transient activation). A call before the module is instantiated
-// loads it first (the entry's loader: `provideModuleLoader`); so does the isolated
+// loads it first (the entry's loader: `provideModuleLoader`; a ceremony without WebAuthn
+// loads nothing and rejects PASSKEY_UNSUPPORTED at once); so does the isolated
 // signer's page side, which needs the module for passkeys only. The Node entry starts
 // the module at its first call (Node has no WebAuthn: ceremonies reject
 // PASSKEY_UNSUPPORTED).
@@ -250,12 +251,14 @@ function start(glue, register, options) {
 
 /**
  * Runs a ceremony. With the module loaded, synchronously up to navigator.credentials;
- * otherwise after loading it, unless `cancel()` was called meanwhile.
+ * otherwise after loading it, unless `cancel()` was called meanwhile. Without WebAuthn
+ * nothing is loaded: PASSKEY_UNSUPPORTED at once (the options are checked in the module).
  */
 function ceremony(register, options) {
   try {
     const m = loaded();
     if (m !== undefined) return start(m, register, options).then(undefined, asKitError);
+    credentials();
   } catch (err) {
     return Promise.reject(err).then(undefined, asKitError);
   }

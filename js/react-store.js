@@ -242,3 +242,26 @@ export class WalletStore {
     this.#set({ session: null, sessionState: 'none', keeper: null });
   };
 }
+
+const SIGNALS = ['signalUnknownCredential', 'signalAllAcceptedCredentials', 'signalCurrentUserDetails'];
+
+/**
+ * What useCapabilities() (js/react.js) shows: `capabilities()`'s answer or, when that
+ * rejects (its module could not be loaded), every part unavailable with the error as its
+ * reason, so that a UI renders the same panel and takes the fallback paths.
+ *
+ * @param {() => Promise<import('./index.js').Capabilities>} capabilities the kit's
+ * @returns {Promise<import('./index.js').Capabilities>}
+ */
+export function capabilitiesOrUnknown(capabilities) {
+  return Promise.resolve().then(capabilities).then(undefined, (err) => {
+    const no = { available: false, reason: `not known: capabilities() failed (${err?.code ?? err?.name}: ${err?.message ?? String(err)})` };
+    const signals = /** @type {import('./index.js').PasskeyCapabilities['signals']} */ (Object.fromEntries(SIGNALS.map((m) => [m, false])));
+    return Object.freeze({
+      passkeys: { ...no, platformAuthenticator: false, conditionalMediation: false, signals, clientCapabilities: undefined },
+      persistentKeys: no,
+      wasm: no,
+      isolatedSigner: no,
+    });
+  });
+}

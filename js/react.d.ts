@@ -99,8 +99,9 @@ export declare function useKeeperEvents(handler: KeeperEventHandler): void;
 
 /**
  * The page's `capabilities()` (passkeys, persistent keys, wasm, isolated signer, each
- * with a `reason` when not): `null` on the server, at the first render and if their module
- * cannot be loaded; probed once per page, then the same object. Needs no
- * {@link WalletProvider}.
+ * with a `reason` when not): `null` on the server and until they are known; probed once
+ * per page, then the same object. If their module cannot be loaded, every part is
+ * unavailable with that error as its `reason` (`not known: capabilities() failed (…)`),
+ * so the UI renders it and takes its fallbacks. Needs no {@link WalletProvider}.
  */
 export declare function useCapabilities(): Capabilities | null;

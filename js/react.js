@@ -5,7 +5,7 @@
 // bundle, the Node entry during server rendering).
 import { createContext, createElement, useContext, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { capabilities, init, KitError, SessionKeeper, WalletClient } from 'embedded-wallet-kit';
-import { WalletStore } from './react-store.js';
+import { WalletStore, capabilitiesOrUnknown } from './react-store.js';
 import { readOptions } from './guard.js';
 
 /**
@@ -93,15 +93,12 @@ export function useKeeperEvents(handler) {
   useEffect(() => store.onKeeperEvent((type, detail) => latest.current?.(type, detail)), [store]);
 }
 
-/** The page's capabilities(): null until they are known (and if their module cannot load). No provider needed. */
+/** The page's capabilities(): null until they are known; each part unavailable, with the error, if their module cannot load. No provider needed. */
 export function useCapabilities() {
   const [caps, setCaps] = useState(/** @type {import('./index.js').Capabilities | null} */ (null));
   useEffect(() => {
     let mounted = true;
-    capabilities().then(
-      (answer) => mounted && setCaps(answer),
-      () => {},
-    );
+    capabilitiesOrUnknown(capabilities).then((answer) => mounted && setCaps(answer));
     return () => {
       mounted = false;
     };

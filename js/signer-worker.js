@@ -195,6 +195,12 @@ self.onmessage = async (event) => {
   self.onmessage = null;
   const [p] = event.ports;
   if (p === undefined) return;
+  // capabilities()' probe (js/capabilities.js): the answer proves this Worker started; the
+  // wasm is not loaded, and the page ends this Worker.
+  if (event.data && event.data.probe === true) {
+    p.postMessage({ probe: true });
+    return;
+  }
   port = p;
   const source = event.data && event.data.module_or_path;
   try {

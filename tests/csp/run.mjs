@@ -10,7 +10,8 @@
 // the policy fails to load the kit with a reported violation, in every engine, so the
 // check is known to see one. And the demo's "keep alive" (SessionKeeper) with 6 s
 // sessions: its countdown refreshed twice. And capabilities() (capabilities.html, no init())
-// under the strict policy and under one without 'wasm-unsafe-eval': the wasm answer is real.
+// under the strict policy, under one without 'wasm-unsafe-eval' and under worker-src 'none':
+// the wasm and isolatedSigner answers are real (the kit's own Worker is started).
 //
 // Violations are seen through the policy's report-uri (report-proxy.mjs: every engine
 // sends the reports, for the page and its Worker, from before the first script runs); in
@@ -205,6 +206,8 @@ async function engineChecks(engine, browser) {
     await page.waitForFunction(() => document.body.dataset.result !== undefined, null, { timeout: 30_000 });
     const result = await page.evaluate(() => document.body.dataset.result);
     assert(result.startsWith('{'), `capabilities() failed: ${result}`);
+    const ms = await page.getAttribute('body', 'data-ms');
+    console.log(`# [${engine}] capabilities() first call, ${proxy === proxies.isolate ? 'strict policy' : 'rewritten policy'}: ${ms} ms`);
     return JSON.parse(result);
   };
 
@@ -214,6 +217,21 @@ async function engineChecks(engine, browser) {
       assert(JSON.stringify(caps.wasm) === '{"available":true}', `wasm: ${JSON.stringify(caps.wasm)}`);
       assert(JSON.stringify(caps.isolatedSigner) === '{"available":true}', `isolatedSigner: ${JSON.stringify(caps.isolatedSigner)}`);
     }));
+
+  await check(`${engine}: capabilities() under worker-src 'none': isolatedSigner unavailable (the kit's Worker was refused), the reason naming the policy; the worker-src violation reported`, async () => {
+    const { page, violations, close } = await watchedPage(engine, browser, proxies.noWorkers);
+    try {
+      const caps = await capabilitiesThrough(page, proxies.noWorkers);
+      assert(caps.isolatedSigner.available === false, `isolatedSigner: ${JSON.stringify(caps.isolatedSigner)}`);
+      assert(/signer-worker\.js/.test(caps.isolatedSigner.reason) && /worker-src/.test(caps.isolatedSigner.reason), `reason: ${caps.isolatedSigner.reason}`);
+      assert(JSON.stringify(caps.wasm) === '{"available":true}', `wasm: ${JSON.stringify(caps.wasm)}`);
+      console.log(`# [${engine}] isolatedSigner refused: ${caps.isolatedSigner.reason}`);
+      const found = await violations();
+      assert(found.some((v) => /^worker-src blocked \S*\/pkg\/signer-worker\.js /.test(v)), `expected a reported worker-src violation, saw: ${found.join(' | ') || 'none'}`);
+    } finally {
+      await close();
+    }
+  });
 
   await check(`${engine}: capabilities() under a real policy without 'wasm-unsafe-eval': wasm unavailable, the reason naming it`, async () => {
     const { page, close } = await watchedPage(engine, browser, proxies.capabilitiesNoWasm);

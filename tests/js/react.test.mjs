@@ -101,6 +101,39 @@ describe('the core entries never reach React', () => {
   });
 });
 
+describe('useCapabilities(): what it shows (capabilitiesOrUnknown, pkg/react-store.js)', () => {
+  const PARTS = ['passkeys', 'persistentKeys', 'wasm', 'isolatedSigner'];
+
+  test("capabilities()' answer, as it is", async () => {
+    const { capabilitiesOrUnknown } = await import('../../pkg/react-store.js');
+    const answer = Object.freeze({ passkeys: { available: true }, persistentKeys: { available: true }, wasm: { available: true }, isolatedSigner: { available: false, reason: 'r' } });
+    assert.equal(await capabilitiesOrUnknown(async () => answer), answer);
+  });
+
+  test('its module failed to load (a rejection, or a throw): every part unavailable, the error as the reason; never null', async () => {
+    const { capabilitiesOrUnknown } = await import('../../pkg/react-store.js');
+    const { KitError } = await import('../../pkg/node.js');
+    const failure = new KitError('NOT_INITIALIZED', 'embedded-wallet-kit could not load its capabilities module (chunk refused)');
+    for (const capabilities of [() => Promise.reject(failure), () => { throw failure; }]) {
+      const caps = await capabilitiesOrUnknown(capabilities);
+      assert.ok(caps !== null && Object.isFrozen(caps));
+      assert.deepEqual(Object.keys(caps), PARTS);
+      for (const part of PARTS) {
+        assert.equal(caps[part].available, false, part);
+        assert.match(caps[part].reason, /NOT_INITIALIZED: embedded-wallet-kit could not load its capabilities module \(chunk refused\)/, part);
+      }
+      assert.deepEqual({ ...caps.passkeys, available: undefined, reason: undefined }, {
+        available: undefined,
+        reason: undefined,
+        platformAuthenticator: false,
+        conditionalMediation: false,
+        signals: { signalUnknownCredential: false, signalAllAcceptedCredentials: false, signalCurrentUserDetails: false },
+        clientCapabilities: undefined,
+      });
+    }
+  });
+});
+
 describe('WalletStore (what the hooks subscribe to)', () => {
   test('init() once and one WalletClient, however often started or attached; options passed through', async () => {
     const { kit, calls } = fakeKit();

@@ -4,7 +4,8 @@
 // DevTools-protocol virtual authenticator, and Firefox ESR (geckodriver) with the W3C
 // WebDriver virtual authenticator — both ctap2, internal, resident key, user
 // verification — run the same checks. WebKitGTK has no WebAuthn: there the unsupported
-// path is checked (isSupported() false, ceremonies PASSKEY_UNSUPPORTED at once). Registration and authentication run
+// path is checked (isSupported() false, ceremonies PASSKEY_UNSUPPORTED at once, before
+// init() with no .wasm fetched). Registration and authentication run
 // through the kit (js/passkey.js and the module's option builders and credential readers) and are checked by an independent verifier,
 // @simplewebauthn/server: every assertion passkey.authenticate returns is verified there,
 // and tampered copies (signature, authenticatorData, clientDataJSON, challenge) must be
@@ -1045,12 +1046,18 @@ async function unsupportedSuite() {
       assert(probe.secure === true, json(probe));
     });
 
-    // Lazily (no init): the first ceremony loads the module and still refuses.
+    // Lazily (no init): the ceremonies refuse at once, loading nothing.
     const lazy = await s.page.evaluate((o) => window.attempt(() => window.kit.passkey.register(o)), registrationOptions());
-    await check('without init: passkey.register → PASSKEY_UNSUPPORTED, promptly', () => {
-      const e = expectKitError(lazy, 'PASSKEY_UNSUPPORTED');
-      assert(/WebAuthn/.test(e.message), e.message);
-      assert(lazy.ms < 5_000, `took ${Math.round(lazy.ms)} ms`);
+    const lazyAuth = await s.page.evaluate((o) => window.attempt(() => window.kit.passkey.authenticate(o)),
+      { challenge: loginChallenge(), credentialId: b64u(randomBytes(16)), rpId: RP_ID });
+    await check('without init: passkey.register and authenticate → PASSKEY_UNSUPPORTED with the reason, at once, no .wasm fetched', () => {
+      for (const r of [lazy, lazyAuth]) {
+        const e = expectKitError(r, 'PASSKEY_UNSUPPORTED');
+        assert(/no PublicKeyCredential/.test(e.message), e.message);
+        assert(r.ms < 1_000, `took ${Math.round(r.ms)} ms`);
+      }
+      const wasm = s.requests().filter((r) => isWasm(r.path));
+      assert(wasm.length === 0, `fetched before init(): ${json(wasm)}`);
     });
 
     const init = await initPasskeys(s.page);

@@ -9,6 +9,7 @@
 // verify although the login effect ran twice, one refresh per `refreshed` event (one
 // keeper). In Chromium the same again with a StoredSession (?stored=1: the login flow saves
 // the session in a SessionStore): the keeper replaces it in the store, logout deletes it.
+// And in Chromium useCapabilities() when the capabilities module's chunk is refused.
 //
 // Usage: node tests/browser.mjs react [--engine chromium|firefox|webkit|all] [path/to/embedded-wallet-kit-x.y.z.tgz]
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -173,6 +174,31 @@ async function suite({ stored = false } = {}) {
   else await page.close?.();
 }
 
+/**
+ * Chromium: the capabilities module's chunk refused (its request aborted): useCapabilities()
+ * still settles, each part unavailable with the load error, and the panel renders that.
+ */
+async function capabilitiesRefused() {
+  variant = ', capabilities module refused';
+  const page = await browser.newPage();
+  try {
+    await page.route(/\/assets\/capabilities-[^/]*\.js$/, (route) => route.abort());
+    await page.goto(`${origin}/?leadMs=${LEAD_MS}`);
+    await check('useCapabilities(): every part unavailable, the load error as its reason (not null for ever); the panel shows it', async () => {
+      await page.waitForFunction(() => window.reactE2E?.capabilities !== null && window.reactE2E?.capabilities !== undefined, null, { timeout: 10_000 });
+      const caps = await page.evaluate(() => window.reactE2E.capabilities);
+      for (const part of ['passkeys', 'persistentKeys', 'wasm', 'isolatedSigner']) {
+        assert(caps[part].available === false && /capabilities\(\) failed \(NOT_INITIALIZED: .*capabilities module/.test(caps[part].reason), `${part}: ${JSON.stringify(caps[part])}`);
+      }
+      const panel = await page.evaluate(() => document.getElementById('capabilities').textContent);
+      assert(panel.includes('passkeys: no (not known: capabilities() failed'), panel);
+    });
+  } finally {
+    await page.close();
+    variant = '';
+  }
+}
+
 export default defineSuite(import.meta, {
   checks,
   async run(e, b) {
@@ -180,6 +206,7 @@ export default defineSuite(import.meta, {
     try {
       await suite();
       if (engine === 'chromium') await suite({ stored: true });
+      if (engine === 'chromium') await capabilitiesRefused();
     } catch (err) {
       fail(`[${engine}${variant}] react e2e driver: ${err?.stack ?? err}`);
     }
