@@ -26,7 +26,7 @@ addEventListener('unhandledrejection', (e) => globalThis.pageErrors.push('unhand
 /**
  * Writes the bench page (index.html) and the blank page of the cold samples (cold.html).
  * The bench page is ready once both entries' init() resolved and their warm-ups ended:
- * each init() then queues its warm-up (js/guard.js), WARM_UP_ROUNDS rounds in idle
+ * each init() then queues its warm-up (npm/guard.js), WARM_UP_ROUNDS rounds in idle
  * callbacks (timers without requestIdleCallback), at least one round per callback, the
  * next callback queued from inside the last. Both kinds run first in, first out, so a
  * chain of WARM_UP_ROUNDS + 1 callbacks of the page's own, started after both init()s,

@@ -269,7 +269,7 @@ log(`load average at the end: ${loadAtEnd}`);
 
 const cpu = os.cpus();
 const git = (...args) => spawnSync('git', ['-C', root, ...args], { encoding: 'utf8' }).stdout.trim();
-const dirty = git('status', '--porcelain', '--', 'src', 'js', 'Cargo.toml', 'Cargo.lock', 'scripts/build-pkg.sh') !== '';
+const dirty = git('status', '--porcelain', '--', 'src', 'npm', 'Cargo.toml', 'Cargo.lock', 'scripts/build-pkg.sh') !== '';
 const version = (p) => `${p} ${JSON.parse(readFileSync(join(root, 'node_modules', p, 'package.json'), 'utf8')).version}`;
 const date = new Date().toISOString().replace('T', ' ').slice(0, 16);
 // The 1-minute averages at the start and the end: the 5- and 15-minute ones remember jobs that ended before the run.

@@ -36,10 +36,10 @@ mkdir -p "${OUT}"
 # functions out of line, so that V8 still inlines the hot calls) are smaller and faster:
 # bench/results.md, "Measured by hand"; tests/js/v8-small-functions.test.mjs guards the
 # second. The generated declarations are compared with their copies in tests/types/glue/
-# and do not ship: the package's declarations are js/*.d.ts.
+# and do not ship: the package's declarations are npm/*.d.ts.
 # getrandom's custom backend, for the shipped modules only (the wasm32 tests keep its
 # wasm_js backend): every random byte comes from the crypto.getRandomValues that
-# js/platform.js captured (bindings/common defines the backend).
+# npm/platform.js captured (bindings/common defines the backend).
 RANDOM_BACKEND=(--config 'target.wasm32-unknown-unknown.rustflags=["--cfg", "getrandom_backend=\"custom\""]')
 
 build_module() {
@@ -88,12 +88,12 @@ build_module "${SIGNING_NAME}" ewk-signing
 build_module "${TESTING_NAME}" ewk-testing
 
 # The glues import KitError (all three) and the page's WebCrypto and Date.now as captured
-# (the two that hold keys) from ./platform.js, the kit's own js/platform.js shipped next to
+# (the two that hold keys) from ./platform.js, the kit's own npm/platform.js shipped next to
 # them (bindings/common imports it by that name in the shipped build): the entries import
 # the very same module, so there is one KitError class for instanceof and one capture,
 # made when the kit's modules are evaluated. Nothing under snippets/.
 if [ -e "${OUT}/snippets" ]; then
-  echo "[build] ${OUT}/snippets exists: bindings/common must import js/platform.js by raw_module in the shipped build" >&2
+  echo "[build] ${OUT}/snippets exists: bindings/common must import npm/platform.js by raw_module in the shipped build" >&2
   exit 1
 fi
 for glue in "${NAME}" "${SIGNING_NAME}" "${TESTING_NAME}"; do
@@ -104,15 +104,15 @@ for glue in "${NAME}" "${SIGNING_NAME}" "${TESTING_NAME}"; do
 done
 
 say "copying entries, types and package files"
-# Every module in js/ ships.
-mapfile -t ENTRIES < <(cd js && ls -1 *.js)
-cp "${ENTRIES[@]/#/js/}" "${OUT}/"
+# Every module in npm/ ships.
+mapfile -t ENTRIES < <(cd npm && ls -1 *.js)
+cp "${ENTRIES[@]/#/npm/}" "${OUT}/"
 # The isolated signer's Worker instantiates only the module it ships with: its SHA-256,
 # written into the Worker script in place of the placeholder (exactly once), which the
-# Worker checks the bytes against before compiling them (js/signer-worker.js).
+# Worker checks the bytes against before compiling them (npm/signer-worker.js).
 SIGNER_SHA256=$(sha256sum "${OUT}/${NAME}_bg.wasm" | cut -d' ' -f1)
 if [ "$(grep -c "'SIGNER_MODULE_SHA256'" "${OUT}/signer-worker.js")" -ne 1 ]; then
-  echo "[build] js/signer-worker.js must hold the placeholder 'SIGNER_MODULE_SHA256' exactly once" >&2
+  echo "[build] npm/signer-worker.js must hold the placeholder 'SIGNER_MODULE_SHA256' exactly once" >&2
   exit 1
 fi
 sed -i "s/'SIGNER_MODULE_SHA256'/'${SIGNER_SHA256}'/" "${OUT}/signer-worker.js"
@@ -122,8 +122,8 @@ say "signer-worker.js pins ${NAME}_bg.wasm: sha256 ${SIGNER_SHA256}"
 # one (wasm-bindgen generates them from the Rust bindings).
 node scripts/minify.mjs --map "${ENTRIES[@]/#/${OUT}/}"
 node scripts/minify.mjs "${OUT}/${NAME}.js" "${OUT}/${SIGNING_NAME}.js" "${OUT}/${TESTING_NAME}.js"
-cp js/*.d.ts "${OUT}/"
-cp pkg-template/package.json pkg-template/README.md pkg-template/LICENSE "${OUT}/"
+cp npm/*.d.ts "${OUT}/"
+cp npm/package.json npm/README.md npm/LICENSE "${OUT}/"
 
 say "done: $(cd "${OUT}" && find . -type f | sort | tr '\n' ' ')"
 ls -l "${OUT}/${NAME}_bg.wasm" "${OUT}/${NAME}_no_enclave_bg.wasm" "${OUT}/${NAME}.js" "${OUT}/${SIGNING_NAME}_bg.wasm" "${OUT}/${SIGNING_NAME}.js" \

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Checks that a wasm module's generated declarations (wasm-bindgen's <module>.d.ts, written
 // from the `///` docs and `unchecked_*_type` attributes of its binding crate) equal, byte for
-// byte, the copy in tests/types/glue/ that `make lint-js` type-checks js/ against before any
+// byte, the copy in tests/types/glue/ that `make lint-js` type-checks npm/ against before any
 // build. It edits nothing: UPDATE_GLUE_TYPES=1 copies the generated file over the one in the
 // tree instead of failing. Run by scripts/build-pkg.sh.
 //

@@ -3,7 +3,7 @@
 // every .js it ships), so that a page that loads pkg/ as it is, without a bundler, loads
 // less. Names a module exports by declaration are kept (esbuild's transform without an
 // output format renames only the rest: tests/js/minified-names.test.mjs); the target is
-// the edition the package promises (pkg-template/README.md); every
+// the edition the package promises (npm/README.md); every
 // `new URL('…', import.meta.url)` (the .wasm and Worker URLs bundlers look for) must come
 // out as it went in, or the build fails. With --map, each FILE also gets FILE.map holding
 // its source as written; the glues get none (generated from the Rust bindings).
@@ -39,7 +39,7 @@ for (const file of files) {
   const urls = JSON.stringify(assetUrls(transformSync(source, { target: 'es2022', legalComments: 'none' }).code));
   let out = minify(source, name, true);
   // A module that names its own `URL` (or `Worker`) so that the bundlers' pattern reads
-  // literally (js/isolated-boot.js) keeps its names.
+  // literally (npm/isolated-boot.js) keeps its names.
   if (JSON.stringify(assetUrls(out.code)) !== urls) out = minify(source, name, false);
   if (JSON.stringify(assetUrls(out.code)) !== urls) {
     console.error(`[minify] ${file}: new URL(…, import.meta.url) went from ${urls} to ${JSON.stringify(assetUrls(out.code))}; bundlers need them as written`);

@@ -4,7 +4,7 @@
 // exactly one wasm module: the signing-only one (the `embedded-wallet-kit/signing` entry)
 // or the wallet module (the main entry).
 //
-//   1. a signing-only page: what the signing entry's `init()` loads: js/signing.js and
+//   1. a signing-only page: what the signing entry's `init()` loads: npm/signing.js and
 //      what it imports statically (the signing-only module's glue among them), and .wasm.
 //      Budget: see BUDGETS below (target: 50 KB).
 //   2. a passkey wallet page: the main entry's `init()` (browser.js and everything it

@@ -3,12 +3,12 @@
 // values (classes, functions, constants; not interfaces or type aliases) that its "types"
 // file exports, read with the TypeScript compiler, equal the named exports of each of its
 // JS files ("node", "browser", "default", ...). And for the classes the wasm bindings
-// (and js/) define, the members each declares, instance and static, equal the runtime
+// (and npm/) define, the members each declares, instance and static, equal the runtime
 // class's: a method added to or dropped from a Rust binding without its declaration
 // fails here. The same for the stand-ins of the wasm-bindgen glue that `make lint-js`
-// type-checks js/ against (tests/types/glue/<module>.d.ts, wasm-bindgen's declarations as
+// type-checks npm/ against (tests/types/glue/<module>.d.ts, wasm-bindgen's declarations as
 // generated, which scripts/check-glue-types.mjs compares): each declares exactly what the
-// generated pkg/<module>.js exports. The declarations that ship are js/'s, as written.
+// generated pkg/<module>.js exports. The declarations that ship are npm/'s, as written.
 // Needs `make build`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -67,7 +67,7 @@ function runtimeClassMembers(cls) {
 /**
  * The classes whose instance members live on the exported class's prototype. (KitError's
  * are own fields; SessionStore's are on the implementation's subclass, which
- * js/session-store-impl.js declares `@implements` and `make lint-js` checks; their
+ * npm/session-store-impl.js declares `@implements` and `make lint-js` checks; their
  * statics are compared here.)
  */
 const MEMBERS_ON_PROTOTYPE = new Set(['ClientKey', 'Session', 'WalletClient', 'SoftAuthenticator']);
@@ -113,8 +113,8 @@ for (const [subpath, conditions] of entries) {
   }
 }
 
-test('the declarations that ship are js/*.d.ts as written, and only those (no generated or edited one)', () => {
-  const js = new URL('../../js/', import.meta.url);
+test('the declarations that ship are npm/*.d.ts as written, and only those (no generated or edited one)', () => {
+  const js = new URL('../../npm/', import.meta.url);
   const written = readdirSync(js).filter((f) => f.endsWith('.d.ts')).sort();
   assert.deepEqual(readdirSync(pkg).filter((f) => f.endsWith('.d.ts')).sort(), written);
   for (const f of written) assert.equal(readFileSync(new URL(f, pkg), 'utf8'), readFileSync(new URL(f, js), 'utf8'), f);

@@ -1,6 +1,6 @@
 // Compiled (not run) by `make lint-js`: the package's declarations of what page script
 // calls through to the wasm modules (ClientKey and Session, the handle classes of
-// js/guard.js; the wallet module's functions; SoftAuthenticator, the testing glue's own
+// npm/guard.js; the wallet module's functions; SoftAuthenticator, the testing glue's own
 // class) agree with wasm-bindgen's declarations of the glue (tests/types/glue/, which
 // `make build` checks against what it generates): every member and function has the same
 // parameters and result, a glue class standing for the handle class of the same name. The

@@ -236,7 +236,7 @@ impl JsClientKey {
 
     /// Zeroizes the private key now; a later `Session.open` with it throws `KEY_CONSUMED`.
     /// The object stays usable for its public key: {@link free} also releases its memory.
-    // js/guard.js calls this for a `free()` made during a call (it releases the memory
+    // npm/guard.js calls this for a `free()` made during a call (it releases the memory
     // when the call returns).
     pub fn close(&self) {
         scrubbed(|| {
@@ -446,7 +446,7 @@ impl JsSession {
 
     /// Zeroizes the session key now; any later signing call throws `SESSION_CLOSED`. The
     /// object stays usable for its public facts: {@link free} also releases its memory.
-    // js/guard.js calls this for a `free()` made during a call (it releases the memory
+    // npm/guard.js calls this for a `free()` made during a call (it releases the memory
     // when the call returns).
     pub fn close(&self) {
         scrubbed(|| {

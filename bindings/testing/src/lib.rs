@@ -87,6 +87,6 @@ impl JsSoftAuthenticator {
 }
 
 // The generated declarations (embedded_wallet_kit_testing.d.ts, copied to tests/types/glue/)
-// name these interfaces; they are declared once, in js/index.d.ts.
+// name these interfaces; they are declared once, in npm/index.d.ts.
 #[wasm_bindgen(typescript_custom_section)]
 const PUBLIC_TYPES: &str = "import type { PasskeyAssertion, PasskeyAttestation, PasskeyAuthenticateOptions, PasskeyRegisterOptions } from './index.js';";

@@ -1,5 +1,5 @@
 //! Passkey exports. The JS shim groups them as `passkey.*`. They are synchronous:
-//! js/passkey.js drives the ceremony (the call to `navigator.credentials`, cancel, the
+//! npm/passkey.js drives the ceremony (the call to `navigator.credentials`, cancel, the
 //! caller's signal, the watchdog) and asks these for the options, the result and the error.
 
 use ewk_common::prelude::*;

@@ -1,6 +1,6 @@
 //! WebAuthn's JS shapes (wasm32 only): the `publicKey` options handed to
 //! `navigator.credentials.create/get`, the credential the browser answers with, and its
-//! rejections as KitErrors. Synchronous only: js/passkey.js makes the call itself, so that
+//! rejections as KitErrors. Synchronous only: npm/passkey.js makes the call itself, so that
 //! nothing stands between the caller's click and `navigator.credentials` (and the module
 //! needs no futures or closures). Reads go through `Reflect` with a fallback, so odd
 //! objects (extensions that replace `navigator.credentials`) give typed errors, not panics.

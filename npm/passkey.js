@@ -17,16 +17,16 @@ import { failClosed, mainModule } from './guard.js';
 import { KitError, now } from './platform.js';
 import { webAuthnMissing } from './shared.js';
 
-/** @type {() => Promise<typeof import('./capabilities.js')>} js/capabilities.js's loader (the entry's), for the signal methods */
+/** @type {() => Promise<typeof import('./capabilities.js')>} npm/capabilities.js's loader (the entry's), for the signal methods */
 let loadCapabilities;
-/** The entry's loader of js/capabilities.js (browser.js). */
+/** The entry's loader of npm/capabilities.js (browser.js). */
 export function provideCapabilities(loader) {
   loadCapabilities = loader;
 }
 const signal = (method) => (options) => loadCapabilities().then((m) => m.signal(method, options));
 
 /**
- * A glue module's exports failing closed (js/guard.js failClosed): each function wrapped,
+ * A glue module's exports failing closed (npm/guard.js failClosed): each function wrapped,
  * each class (the flow classes: OtpLoginFlow, ...) in place, its static functions, methods
  * and getters; a frozen object with the same names. Made once (`mod`).
  *

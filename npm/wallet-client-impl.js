@@ -1,5 +1,5 @@
 // WalletClient's implementation: the wallet's flows against the service, loaded by the
-// first flow call of a WalletClient or by init({ passkeys: true }) (js/wallet-client.js,
+// first flow call of a WalletClient or by init({ passkeys: true }) (npm/wallet-client.js,
 // the public class the entries import, checks the options and holds one instance of this
 // per client), so init() alone does not download it. The flow logic (which request, the
 // 202 → sign → retry loop, 401/429 typing, the restart of an expired request, the refresh
@@ -18,7 +18,7 @@ import { loadPasskeys, passkey as kitPasskey } from './passkey.js';
 
 /**
  * Where a client's keys are made and its sessions opened and checked: this thread's wasm,
- * unless the client is an isolated kit's (js/isolated.js: the same members, over its
+ * unless the client is an isolated kit's (npm/isolated.js: the same members, over its
  * Worker, asynchronous). The flows in this file see only public keys and session ids.
  */
 const SAME_THREAD = {
@@ -150,7 +150,7 @@ async function withKey(custody, key, fn) {
 }
 
 /**
- * One WalletClient's flows: the public class (js/wallet-client.js) makes one, with its
+ * One WalletClient's flows: the public class (npm/wallet-client.js) makes one, with its
  * checked options, on its first flow call and forwards each flow method to it.
  */
 export class WalletFlows {
@@ -170,7 +170,7 @@ export class WalletFlows {
   /**
    * @param {{ transport: Function, sandbox: boolean, passkey: object, clientHeld: boolean,
    *   otpSignerPin: string, onPending?: Function, onSigned?: Function, processing: any, custody?: any }} settings
-   *   the options as js/wallet-client.js checked them
+   *   the options as npm/wallet-client.js checked them
    */
   constructor({ custody = SAME_THREAD, transport, sandbox, passkey, clientHeld, otpSignerPin, onPending, onSigned, processing }) {
     this.#custody = custody;

@@ -6,10 +6,10 @@
 // entry's (which has these exports too, plus passkeys, WalletClient, the session store,
 // inspectPayload and the enclave exports). The two entries are two modules with two
 // glues: a ClientKey of one is not a ClientKey of the other, and each has its own ready
-// state (js/guard.js). The module URL is a literal
+// state (npm/guard.js). The module URL is a literal
 // `new URL('./embedded_wallet_kit_signing_bg.wasm', import.meta.url)` for bundlers.
 //
-// js/platform.js is imported first: it captures WebCrypto and Date.now before any other
+// npm/platform.js is imported first: it captures WebCrypto and Date.now before any other
 // kit code runs (the glue uses those captures).
 import { KitError } from './platform.js';
 import * as glue from './embedded_wallet_kit_signing.js';
@@ -23,7 +23,7 @@ const ready = signingReady.isReady;
 const { default: __wbg_init, warmUp, selfTest } = glue;
 const handles = handleClasses(glue, signingReady);
 
-// The handle classes (js/guard.js) over the glue's raw ones, declared as the glue's
+// The handle classes (npm/guard.js) over the glue's raw ones, declared as the glue's
 // generated types.
 /** @type {typeof glue.ClientKey} */
 export const ClientKey = handles.ClientKey;

@@ -1,5 +1,5 @@
 // The isolated signer, page side: `init({ isolate: 'worker' })` (loaded by
-// js/isolated-platform.js on its first call).
+// npm/isolated-platform.js on its first call).
 //
 // The kit's signing runs in a dedicated Worker (signer-worker.js) that generates and
 // holds every ClientKey and Session; the page gets proxies that name them by opaque
@@ -12,11 +12,11 @@
 // script could replace (replies are null-prototype; values resolve as `Result`s or strings,
 // in `KitPromise`s).
 //
-// No static import: js/isolated-platform.js hands over what this file uses (install()).
+// No static import: npm/isolated-platform.js hands over what this file uses (install()).
 // The kit resolves this file's URL when it loads, which a later import map cannot change,
 // but a map scoped to this URL could still redirect what this file imported (nothing
 // resolved from this URL before it loads; tests/isolate/run.mjs injects such a map). So
-// this file and js/isolated-boot.js are the kit's only modules that take what they use
+// this file and npm/isolated-boot.js are the kit's only modules that take what they use
 // instead of importing it (tests/js/lazy-isolation.test.mjs checks they import nothing).
 
 /** @type {typeof import('./platform.js').KitError} */
@@ -431,7 +431,7 @@ function openWalletExport(response, key, options) {
 }
 
 /**
- * The custody of this kit's WalletClient (js/wallet-client-impl.js's SAME_THREAD, over the
+ * The custody of this kit's WalletClient (npm/wallet-client-impl.js's SAME_THREAD, over the
  * Worker): its flows run in the page (the wallet module there, which holds no key: they
  * see public keys and session ids only) and ask the Worker to make keys, open sessions
  * and sign.
@@ -638,7 +638,7 @@ function start(source, resolveKit, rejectKit) {
  * @param {Parameters<typeof install>[0]} deps what install() takes: the first call's; a later
  *   call with another object rejects NOT_INITIALIZED
  * @param {{ isolate?: unknown, source?: unknown, passkeys?: unknown }} options init()'s argument as
- *   js/guard.js's readInit() read it (own data properties, in a null-prototype record)
+ *   npm/guard.js's readInit() read it (own data properties, in a null-prototype record)
  * @param {(source: unknown) => Promise<unknown>} loadPasskeys
  */
 export function initIsolated(deps, options, loadPasskeys) {

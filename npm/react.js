@@ -1,5 +1,5 @@
 // `embedded-wallet-kit/react`: a provider and hooks over the framework-free WalletStore
-// (js/react-store.js). React is imported here only: the core entries never reach it
+// (npm/react-store.js). React is imported here only: the core entries never reach it
 // (tests/js/react.test.mjs checks their import graph). The kit is imported by its own
 // package name, so an app and this module share one instance (the browser entry in a
 // bundle, the Node entry during server rendering).
@@ -17,7 +17,7 @@ import { readOptions } from './guard.js';
 let walletContext;
 const WalletContext = () => walletContext || (walletContext = createContext(/** @type {WalletStore | null} */ (null)));
 
-/** What the provider reads of its props (js/guard.js: own data properties only). */
+/** What the provider reads of its props (npm/guard.js: own data properties only). */
 const PROVIDER_OPTIONS = ['transport', 'keys', 'sandbox', 'otpSignerPin', 'passkey', 'initOptions', 'keeper'];
 
 /** Props are read once, at the first render (pass a stable transport). */

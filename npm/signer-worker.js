@@ -195,7 +195,7 @@ self.onmessage = async (event) => {
   self.onmessage = null;
   const [p] = event.ports;
   if (p === undefined) return;
-  // capabilities()' probe (js/capabilities.js): the answer proves this Worker started; the
+  // capabilities()' probe (npm/capabilities.js): the answer proves this Worker started; the
   // wasm is not loaded, and the page ends this Worker.
   if (event.data && event.data.probe === true) {
     p.postMessage({ probe: true });

@@ -1,8 +1,8 @@
 // Node.js variant of the signing-only entry, `embedded-wallet-kit/signing`: the module is
 // read from disk and instantiated synchronously at the first `init()` or call, never at
-// import (js/node-start.js); `init()` exists for code shared with the browser, and accepts
+// import (npm/node-start.js); `init()` exists for code shared with the browser, and accepts
 // the browser variant's argument.
-import './platform.js'; // first: WebCrypto and Date.now as they are now (js/signing.js)
+import './platform.js'; // first: WebCrypto and Date.now as they are now (npm/signing.js)
 import { initSync, selfTest } from './embedded_wallet_kit_signing.js';
 import { signingReady, readInit } from './guard.js';
 import { startOnDemand } from './node-start.js';

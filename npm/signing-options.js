@@ -1,11 +1,11 @@
 // The signing entry's answer to the main entry's init() options (`passkeys`, `isolate`,
-// `enclave`), for both of its entries; apart from js/guard.js, which the main entry loads too.
+// `enclave`), for both of its entries; apart from npm/guard.js, which the main entry loads too.
 import { KitError } from './platform.js';
 import { INIT_OPTIONS } from './guard.js';
 
 /**
  * A rejection naming the first main-entry option that is set in `read` (what
- * js/guard.js's readInit() read), undefined when none is (`false` and `null` are unset).
+ * npm/guard.js's readInit() read), undefined when none is (`false` and `null` are unset).
  *
  * @param {Record<string, unknown>} read
  * @returns {Promise<never> | undefined}

@@ -1,5 +1,5 @@
-// The isolated signer's platform, captured when the kit loads (imported by js/browser.js):
-// the code, js/isolated.js and js/isolated-boot.js (which starts the Worker), loads on the
+// The isolated signer's platform, captured when the kit loads (imported by npm/browser.js):
+// the code, npm/isolated.js and npm/isolated-boot.js (which starts the Worker), loads on the
 // first `init({ isolate: 'worker' })`, so a page that never isolates fetches none of it.
 //
 // Script that runs after the kit loaded could redirect or watch the signer's channel by
@@ -11,8 +11,8 @@ import { KitError } from './platform.js';
 import { lazy } from './shared.js';
 import { WalletClient, custodies } from './wallet-client.js';
 
-// What the kit loads later is resolved while it loads (here, and in js/session-store.js
-// and js/wallet-client.js): an import map that script injects later
+// What the kit loads later is resolved while it loads (here, and in npm/session-store.js
+// and npm/wallet-client.js): an import map that script injects later
 // cannot redirect a specifier the page has already resolved (Chromium and WebKit merge such
 // maps; Firefox refuses them; tests/isolate/run.mjs checks it). The engines that merge such
 // maps have import.meta.resolve. scripts/check-imports.mjs fails an import() without it.
@@ -115,7 +115,7 @@ export const platform = freeze({
   ErrorEvent: g.ErrorEvent,
   errorMessage: getter(g.ErrorEvent?.prototype, 'message'),
   available: typeof Worker === 'function' && typeof MessageChannel === 'function',
-  // What js/isolated-boot.js starts the Worker and its channel with (it sets the global
+  // What npm/isolated-boot.js starts the Worker and its channel with (it sets the global
   // Worker and URL to these for the one line that starts it).
   global: g,
   define,
@@ -127,10 +127,10 @@ export const platform = freeze({
 });
 
 /**
- * js/isolated.js and the Worker's starter, js/isolated-boot.js, loaded once (again after a
+ * npm/isolated.js and the Worker's starter, npm/isolated-boot.js, loaded once (again after a
  * failure): what the first hands its initIsolated(). They import nothing themselves: this
  * file hands them what they use (`deps`), which a later import map scoped to their URLs
- * could otherwise redirect (js/isolated.js). A KitPromise throughout (lazy() calls only its
+ * could otherwise redirect (npm/isolated.js). A KitPromise throughout (lazy() calls only its
  * own `then`), resolved with a null-prototype record: resolving looks up `then`, which
  * later script could add to a prototype. `deps` is made once and never leaves this module
  * and isolated.js: isolated.js takes its first caller's and refuses any other (page script
@@ -147,7 +147,7 @@ const loadSigner = lazy(() => new KitPromise((resolve, reject) => {
 }), 'isolated signer');
 
 /**
- * `init({ isolate: 'worker', ... })`: loads js/isolated.js and js/isolated-boot.js once
+ * `init({ isolate: 'worker', ... })`: loads npm/isolated.js and npm/isolated-boot.js once
  * (loadSigner) and lets the first start the Worker; resolves to the isolated API (see
  * there). A page that never isolates never fetches them.
  */

@@ -2,12 +2,12 @@
 //
 // The browser entry's exports, with its own `init`: the full WebAssembly module is read
 // from disk and instantiated synchronously at the first `init()` or call, never at import
-// (js/node-start.js: server bundles import the kit freely), and WalletClient's
+// (npm/node-start.js: server bundles import the kit freely), and WalletClient's
 // implementation, lazy in the browser, is imported with this file; `init()` never fetches a
 // `file:` URL. Node has no WebAuthn: `passkey.isSupported()` is false and ceremonies reject
 // with PASSKEY_UNSUPPORTED (INVALID_INPUT for bad options), while
 // `passkey.registrationBody` works as in the browser.
-import { KitError } from './platform.js'; // first: WebCrypto and Date.now as they are now (js/browser.js)
+import { KitError } from './platform.js'; // first: WebCrypto and Date.now as they are now (npm/browser.js)
 import { initSync, selfTest } from './embedded_wallet_kit.js';
 import { mainModule, readInit, wantsIsolation } from './guard.js';
 import { startOnDemand } from './node-start.js';
@@ -24,7 +24,7 @@ provideWalletClient(walletClientImpl);
 
 /**
  * Starts the module (synchronously, once) and resolves; rejects NOT_INITIALIZED when its
- * .wasm cannot be read (js/node-start.js), ENGINE_FAULT when the self-test failed.
+ * .wasm cannot be read (npm/node-start.js), ENGINE_FAULT when the self-test failed.
  * Accepts (and ignores) the browser entry's optional argument, including `{ passkeys: true }`;
  * `{ passkeys: { module_or_path } }` rejects INVALID_INPUT as in the browser, and
  * `{ isolate: 'worker' }` too: the Worker-isolated signer is browser-only.

@@ -1,12 +1,12 @@
 // The session store: sessions kept across page loads in IndexedDB, each key as a
 // non-extractable WebCrypto key (the one place a private key leaves wasm memory), and a client key kept the same way across an OAUTH redirect. Loaded by the
-// first SessionStore.open() (js/session-store.js), so init() does not download it.
+// first SessionStore.open() (npm/session-store.js), so init() does not download it.
 //
 // Rust keeps the logic: record checks, every signing guard, the stamp encoding (DER from
 // WebCrypto's r ‖ s) and the HPKE open; WebCrypto only does the private-key step (ECDSA
 // sign, ECDH deriveBits). The store's bindings are functions of the glue module that the
 // package's entries do not export (no ClientKey or Session carries them), and WebCrypto and
-// Date.now are the ones captured when the kit's modules loaded (js/platform.js, which the
+// Date.now are the ones captured when the kit's modules loaded (npm/platform.js, which the
 // glue reads too): page script that replaces them later sees no key, ECDH result or
 // signing call of the store, and cannot make an expired session look live.
 import {
@@ -438,13 +438,13 @@ export class StoredSession {
 }
 
 /**
- * SessionStore.open, once js/session-store.js checked init() and loaded this module.
+ * SessionStore.open, once npm/session-store.js checked init() and loaded this module.
  *
  * @param {import('./index.js').SessionStoreOptions} [options]
  */
 export async function open(options = {}) {
   if (options === null || typeof options !== 'object') throw invalid('options must be an object');
-  // Each option once, as an own data property (js/guard.js).
+  // Each option once, as an own data property (npm/guard.js).
   const { name = 'embedded-wallet-kit', indexedDB: factory = globalThis.indexedDB } = readOptions(options, ['name', 'indexedDB']);
   if (typeof name !== 'string' || name === '') throw invalid('options.name must be a non-empty string');
   if (typeof factory?.open !== 'function') {
@@ -458,7 +458,7 @@ export async function open(options = {}) {
 
 /**
  * Sessions (and OAUTH client keys) in one IndexedDB database; see the README. The entries
- * export its base (js/shared.js); this subclass has the methods index.d.ts declares.
+ * export its base (npm/shared.js); this subclass has the methods index.d.ts declares.
  * Exported (for no importer) so that the minified package keeps the name page script
  * sees (constructor.name, devtools): scripts/minify.mjs renames what a module keeps to itself.
  *

@@ -1,4 +1,4 @@
-// The framework-free state behind `embedded-wallet-kit/react` (js/react.js): one
+// The framework-free state behind `embedded-wallet-kit/react` (npm/react.js): one
 // WalletClient after one init(), the current session (a Session or a StoredSession; kept
 // alive by a SessionKeeper when opted in) and its lifecycle, as an external store for
 // useSyncExternalStore. It imports nothing (the kit's init, WalletClient and SessionKeeper
@@ -246,7 +246,7 @@ export class WalletStore {
 const SIGNALS = ['signalUnknownCredential', 'signalAllAcceptedCredentials', 'signalCurrentUserDetails'];
 
 /**
- * What useCapabilities() (js/react.js) shows: `capabilities()`'s answer or, when that
+ * What useCapabilities() (npm/react.js) shows: `capabilities()`'s answer or, when that
  * rejects (its module could not be loaded), every part unavailable with the error as its
  * reason, so that a UI renders the same panel and takes the fallback paths.
  *

@@ -17,7 +17,7 @@ import { KitError, now } from './platform.js';
  * A module's state: `isReady()` is false until `markReady()`; `poison()` (a fault) makes
  * it dead for good (`isPoisoned()`): every call on it is ENGINE_FAULT, and its memory
  * (`holds(memory)`, given when instantiated) is wiped. An entry that starts its module on
- * demand (the Node entries: js/node-start.js) registers the start with
+ * demand (the Node entries: npm/node-start.js) registers the start with
  * `startOnDemand()`; the first check runs it (and what it throws reaches the caller).
  */
 function readyFlag() {
@@ -206,7 +206,7 @@ export function readOptions(value, names, where) {
   return out;
 }
 
-/** Every option init() takes; all but the first are the main entry's (js/signing-options.js). */
+/** Every option init() takes; all but the first are the main entry's (npm/signing-options.js). */
 export const INIT_OPTIONS = ['module_or_path', 'passkeys', 'isolate', 'enclave'];
 
 /**
@@ -282,7 +282,7 @@ export function warmUpLater(warmUp) {
 
 // ------------------------------------------------------------------------------------
 // The handle classes page script sees, ClientKey and Session, over the raw classes of one
-// wasm-bindgen glue (each entry has its own glue: js/shared.js and js/signing.js call
+// wasm-bindgen glue (each entry has its own glue: npm/shared.js and npm/signing.js call
 // `handleClasses` once each). The raw objects never leave the kit: wasm-bindgen keeps
 // their wasm pointer in a writable `__wbg_ptr` that it trusts on every call, and its
 // classes carry `__wrap` (any integer becomes a handle) and `__destroy_into_raw`. Here:
@@ -292,7 +292,7 @@ export function warmUpLater(warmUp) {
 //     ClientKey) is KitError INVALID_INPUT before anything reaches wasm;
 //   - there is no public constructor; the static functions are NOT_INITIALIZED until the
 //     entry's init() readied the module;
-//   - every call fails closed (js/guard.js): an exception out of the wasm that is not a
+//   - every call fails closed (npm/guard.js): an exception out of the wasm that is not a
 //     KitError marks the module dead, and every later call answers ENGINE_FAULT;
 //   - `free()` zeroizes the key and releases the wasm memory at once (wasm-bindgen's own
 //     `free()` drops the Rust value, whose key is zeroized on drop). Made while a call into

@@ -1,5 +1,5 @@
 // The public WalletClient class, shared by both variants of the main entry. Its
-// implementation (js/wallet-client-impl.js: the async loop that drives the flows, which
+// implementation (npm/wallet-client-impl.js: the async loop that drives the flows, which
 // are in the module init() loaded) is loaded by the first flow call of any client, or up
 // front by init({ passkeys: true }), so a page that never uses a WalletClient does not
 // download it. This file checks the options (synchronously, as the constructor always
@@ -9,7 +9,7 @@ import { isReady, notInitialized, readOptions } from './guard.js';
 import { passkey as kitPasskey } from './passkey.js';
 import { keyArg, lazy } from './shared.js';
 
-// Resolved now, so that an import map injected later cannot redirect it (js/isolated-platform.js).
+// Resolved now, so that an import map injected later cannot redirect it (npm/isolated-platform.js).
 import.meta.resolve?.('./wallet-client-impl.js');
 
 const invalid = (message) => new KitError('INVALID_INPUT', message);
@@ -18,7 +18,7 @@ const invalid = (message) => new KitError('INVALID_INPUT', message);
 const KEY_MODES = ['sealed', 'client-held'];
 
 /**
- * The isolated signers' custodies (js/isolated.js makes one, for its kit's WalletClient):
+ * The isolated signers' custodies (npm/isolated.js makes one, for its kit's WalletClient):
  * where a client's keys are made, its sessions opened and checked. A client without one
  * keeps them in this thread's wasm.
  */

@@ -4,10 +4,10 @@
 //   - lazy(), the one lazy-load helper: every module the kit loads on first use
 //     (WalletClient's, SessionStore's and SessionKeeper's implementations, the isolated
 //     signer) is loaded through it, by the module that first needs it;
-//   - what those implementations (js/wallet-client-impl.js, js/session-store-impl.js,
-//     js/session-keeper-impl.js) share with the modules that load them: the public
+//   - what those implementations (npm/wallet-client-impl.js, npm/session-store-impl.js,
+//     npm/session-keeper-impl.js) share with the modules that load them: the public
 //     SessionStore and SessionKeeper classes, which the implementations extend
-//     (js/session-store.js gives them their static `open` and
+//     (npm/session-store.js gives them their static `open` and
 //     `start`, which load the implementations), the tokens that let only the
 //     implementations construct them, the StoredSession registry and the ClientKey check;
 //   - the wallet module's glue as the kit's modules use it (below).
@@ -24,8 +24,8 @@ import { handleClasses, mainModule } from './guard.js';
  * `load` holds the literal `import('./x.js')`, which bundlers and browsers need to see
  * where it is written; the same module resolves the specifier at its top level,
  * `import.meta.resolve?.('./x.js')`, so that an import map injected later cannot redirect
- * it (js/isolated-platform.js). Only `load`'s promise's own `then` is called: a KitPromise
- * (js/isolated-platform.js) stays one, reaching nothing later script could replace.
+ * it (npm/isolated-platform.js). Only `load`'s promise's own `then` is called: a KitPromise
+ * (npm/isolated-platform.js) stays one, reaching nothing later script could replace.
  *
  * @template T
  * @param {() => Promise<T>} load e.g. `() => import('./session-store-impl.js')`
@@ -52,14 +52,14 @@ export const STORE_TOKEN = Symbol('session-store');
 /** Lets the keeper's implementation (and only it) construct keepers. */
 export const KEEPER_TOKEN = Symbol('session-keeper');
 
-/** The public SessionStore class: js/session-store-impl.js's `Store` extends it. */
+/** The public SessionStore class: npm/session-store-impl.js's `Store` extends it. */
 export class SessionStore {
   constructor(token) {
     if (token !== STORE_TOKEN) throw new KitError('INVALID_INPUT', 'session store: use await SessionStore.open()');
   }
 }
 
-/** The public SessionKeeper class: js/session-keeper-impl.js's `Keeper` extends it. */
+/** The public SessionKeeper class: npm/session-keeper-impl.js's `Keeper` extends it. */
 export class SessionKeeper {
   constructor(token) {
     if (token !== KEEPER_TOKEN) throw new KitError('INVALID_INPUT', 'SessionKeeper: use await SessionKeeper.start(client, session)');
@@ -67,7 +67,7 @@ export class SessionKeeper {
 }
 
 /**
- * The StoredSessions (js/session-store-impl.js registers each one it makes, with what
+ * The StoredSessions (npm/session-store-impl.js registers each one it makes, with what
  * WalletClient and SessionKeeper need of it beyond its public API). A WeakMap: only the
  * store's own objects pass, and an entry does not keep its session alive.
  *
@@ -87,7 +87,7 @@ export function keyArg(key) {
 // ------------------------------------------------------------------------------------
 // The wallet module's glue as the kit's modules use it (the main entry, WalletClient's
 // implementation, the session store): ClientKey and Session the kit's handle classes
-// (js/guard.js) over wasm-bindgen's raw ones, and the functions that take or return a
+// (npm/guard.js) over wasm-bindgen's raw ones, and the functions that take or return a
 // handle taking and returning those (a handle argument is checked as the handle classes
 // check theirs: INVALID_INPUT naming the function). The glue's other exports are imported
 // from the glue itself: Parcel 2.16's scope hoisting drops this module's namespace import
@@ -97,7 +97,7 @@ const { ClientKey, Session, call, keyOf, sessionOf, isClientKey, isSession, adop
 export { ClientKey, Session, isClientKey, isSession };
 
 /**
- * The glue function `name`, failing closed (js/guard.js) as the handle classes' members
+ * The glue function `name`, failing closed (npm/guard.js) as the handle classes' members
  * do, with its handle argument at `at` (`of`: keyOf or sessionOf) taken as the raw
  * object behind it; or, with `of` true, returning a Session's handle.
  *
@@ -117,7 +117,7 @@ export const encryptOtp = over('encryptOtp', keyOf, 2);
 /** @type {typeof import('./index.js').openWalletExport} */
 export const openWalletExport = over('openWalletExport', keyOf, 1);
 
-// The session store's bindings (js/session-store-impl.js).
+// The session store's bindings (npm/session-store-impl.js).
 /** @type {typeof glue.storeImportClientKey} */
 export const storeImportClientKey = over('storeImportClientKey', keyOf);
 /** @type {typeof glue.storeImportSessionKey} */

@@ -1,12 +1,12 @@
 // capabilities(): what this browser and this page let the kit do, asked once per page, and
 // the WebAuthn signal methods (passkey.signal*). Loaded by the first call of either
-// (js/passkey.js), so init() does not download it. Neither prompts the user nor needs
+// (npm/passkey.js), so init() does not download it. Neither prompts the user nor needs
 // init(): an app can ask before choosing a login path, and before loading the wasm at all.
 import { isReady, readOptions } from './guard.js';
 import { KitError } from './platform.js';
 import { webAuthnMissing } from './shared.js';
 
-// Loaded by the isolatedSigner probe; resolved by js/isolated-platform.js when the kit loaded.
+// Loaded by the isolatedSigner probe; resolved by npm/isolated-platform.js when the kit loaded.
 import.meta.resolve?.('./isolated-boot.js');
 
 /** The throwaway database the storage probe writes to, then deletes. */
@@ -112,7 +112,7 @@ async function wasm() {
 }
 
 /**
- * Starts the isolated signer's Worker as `init({ isolate: 'worker' })` does (js/isolated-boot.js,
+ * Starts the isolated signer's Worker as `init({ isolate: 'worker' })` does (npm/isolated-boot.js,
  * over the globals the kit captured), sends it the probe it answers without loading the
  * wasm, and ends it: a Content-Security-Policy that forbids the Worker refuses it here.
  *

@@ -7,16 +7,16 @@
 // `init({ enclave: true })` (one glue drives both: scripts/check-no-enclave.mjs). Every
 // export of the build loaded is usable after it resolves, and no other .wasm is ever
 // fetched by this entry. Pages that only sign can load the smaller
-// signing-only module instead, through the `embedded-wallet-kit/signing` entry (js/signing.js);
+// signing-only module instead, through the `embedded-wallet-kit/signing` entry (npm/signing.js);
 // each page loads exactly one module. The module URL is written as a literal
 // `new URL('./embedded_wallet_kit_bg.wasm', import.meta.url)` so that Vite, webpack and
 // other bundlers copy the .wasm next to the bundle and rewrite the URL (both builds' URLs).
 //
-// WalletClient's implementation (js/wallet-client-impl.js), SessionStore's and
+// WalletClient's implementation (npm/wallet-client-impl.js), SessionStore's and
 // SessionKeeper's are JS loaded on first use; `init({ passkeys: true })` preloads
 // WalletClient's.
 //
-// js/platform.js is imported first: it captures WebCrypto and Date.now before any other
+// npm/platform.js is imported first: it captures WebCrypto and Date.now before any other
 // kit code runs (the glue and the session store use those captures).
 import { KitError } from './platform.js';
 import { ClientKey as KitClientKey, Session as KitSession, encryptOtp as rawEncryptOtp, openWalletExport as rawOpenWalletExport, lazy } from './shared.js';
@@ -30,16 +30,16 @@ export { KitError, passkey };
 export { WalletClient };
 export { SessionStore, SessionKeeper } from './session-store.js';
 
-// capabilities() and passkey.signal* (js/capabilities.js, loaded by the first call of
+// capabilities() and passkey.signal* (npm/capabilities.js, loaded by the first call of
 // either): resolved now, so that an import map injected later cannot redirect it
-// (js/isolated-platform.js).
+// (npm/isolated-platform.js).
 import.meta.resolve?.('./capabilities.js');
 const loadCapabilities = lazy(() => import('./capabilities.js'), 'capabilities module');
 provideCapabilities(loadCapabilities);
 /** What this browser and page let the kit do; see index.d.ts. */
 export const capabilities = () => loadCapabilities().then((m) => m.capabilities(platform));
 
-// The handle classes (js/guard.js), declared as the glue's generated types: tsc checks
+// The handle classes (npm/guard.js), declared as the glue's generated types: tsc checks
 // that the classes have every member those declare, with the types they declare.
 /** @type {typeof import('./embedded_wallet_kit.js').ClientKey} */
 export const ClientKey = KitClientKey;
@@ -185,7 +185,7 @@ function stalePasskeysOption() {
  * @param {unknown} [input]
  */
 export function init(input) {
-  // Read once (js/guard.js): own data properties only, no getter, no thenable.
+  // Read once (npm/guard.js): own data properties only, no getter, no thenable.
   let read;
   try {
     read = readInit(input);
@@ -197,7 +197,7 @@ export function init(input) {
   if (enclave !== undefined && enclave !== null && typeof enclave !== 'boolean') {
     return Promise.reject(new KitError('INVALID_INPUT', 'init: enclave takes true or false'));
   }
-  // The isolated signer (js/isolated-platform.js, which loads its code on the first such
+  // The isolated signer (npm/isolated-platform.js, which loads its code on the first such
   // call): signing runs in a Worker, which loads the build with the enclave exports; the
   // page instantiates the module for passkeys only.
   if (wantsIsolation(read)) return initIsolated(read, loadPasskeys);

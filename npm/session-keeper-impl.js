@@ -1,11 +1,11 @@
 // SessionKeeper's implementation, loaded by the first SessionKeeper.start()
-// (js/session-store.js): keeps one session alive over a WalletClient. It refreshes the
+// (npm/session-store.js): keeps one session alive over a WalletClient. It refreshes the
 // session a lead time before its expiresAt (client.refresh, in either key mode), frees the
 // session it replaced, and tells the app what happened through events it can show:
 // `expiring`, `refreshed`, `expired`, `revoked`, `error`.
 //
 // Time is the wall clock (`now`, by default the Date.now the kit captured at load:
-// js/platform.js), re-read on every timer fire and whenever the page wakes up
+// npm/platform.js), re-read on every timer fire and whenever the page wakes up
 // (visibilitychange, focus, pageshow, online): a laptop that slept or a throttled
 // background tab delays timers, so no single long setTimeout is trusted; each wait is
 // capped (maxWaitMs) and only ever means "look at the clock again". The timer functions
@@ -16,7 +16,7 @@
 // stops); a 401 is not retried (`error`, then `expired`); other transient failures
 // (SERVICE_ERROR, RATE_LIMITED, REQUEST_EXPIRED) are retried with backoff until expiry.
 //
-// A StoredSession (js/session-store-impl.js) is kept for every tab of the origin at once:
+// A StoredSession (npm/session-store-impl.js) is kept for every tab of the origin at once:
 // one tab refreshes it, under a Web Lock named after the store and the session (where Web
 // Locks are missing, a lease in the session's IndexedDB record, taken in one
 // transaction), and the store replaces it (a tombstone naming the new session, and a
@@ -59,7 +59,7 @@ function lockManager(options) {
   return value;
 }
 
-// Each option is read once, as an own data property (js/guard.js).
+// Each option is read once, as an own data property (npm/guard.js).
 function duration(options, name, fallback, min) {
   const value = readOption(options, name);
   if (value === undefined) return fallback;
@@ -121,7 +121,7 @@ export function start(client, session, options = {}) {
 
 /**
  * The keeper SessionKeeper.start() returns: the entries export its base
- * (js/shared.js); this subclass has the members index.d.ts declares.
+ * (npm/shared.js); this subclass has the members index.d.ts declares.
  * Exported (for no importer) so that the minified package keeps the name page script
  * sees (constructor.name, devtools): scripts/minify.mjs renames what a module keeps to itself.
  *
@@ -154,7 +154,7 @@ export class Keeper extends SessionKeeper {
   /** [target, type] pairs listened to, removed by stop(). */
   #wakeups = [];
   #wake = () => this.#check();
-  /** A StoredSession's store internals (js/session-store-impl.js); undefined for a Session. */
+  /** A StoredSession's store internals (npm/session-store-impl.js); undefined for a Session. */
   #stored;
   #locks;
   #lockWaitMs;

@@ -377,7 +377,7 @@ export interface Capabilities {
  */
 export declare function capabilities(): Promise<Capabilities>;
 
-// The handle classes (js/guard.js) and the wallet module's functions the entries export.
+// The handle classes (npm/guard.js) and the wallet module's functions the entries export.
 // tests/types/glue-agrees.ts checks them against wasm-bindgen's declarations of the glue.
 
 /**

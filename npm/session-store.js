@@ -1,12 +1,12 @@
-// The public SessionStore and SessionKeeper classes (js/shared.js, which their
+// The public SessionStore and SessionKeeper classes (npm/shared.js, which their
 // implementations extend) with their static open() and start(): what the entries import.
-// The implementations (js/session-store-impl.js, js/session-keeper-impl.js) load with the
+// The implementations (npm/session-store-impl.js, npm/session-keeper-impl.js) load with the
 // first SessionStore.open() / SessionKeeper.start(), so a page that never keeps a session
 // does not download them.
 import { isReady, notInitialized } from './guard.js';
 import { lazy, SessionKeeper, SessionStore } from './shared.js';
 
-// Resolved now, so that an import map injected later cannot redirect it (js/isolated-platform.js).
+// Resolved now, so that an import map injected later cannot redirect it (npm/isolated-platform.js).
 import.meta.resolve?.('./session-store-impl.js');
 
 const loadStore = lazy(() => import('./session-store-impl.js'), 'session store module');
@@ -29,12 +29,12 @@ const PublicSessionStore = /** @type {typeof SessionStore & typeof statics} */ (
 );
 export { PublicSessionStore as SessionStore };
 
-// The public SessionKeeper class (js/shared.js, which its implementation extends) with its
-// static start(). The implementation (js/session-keeper-impl.js: the clock, the timers,
+// The public SessionKeeper class (npm/shared.js, which its implementation extends) with its
+// static start(). The implementation (npm/session-keeper-impl.js: the clock, the timers,
 // the refreshes) is loaded by the first SessionKeeper.start(), so init(), and every page
 // that never keeps a session, does not download it.
 
-// Resolved now, so that an import map injected later cannot redirect it (js/isolated-platform.js).
+// Resolved now, so that an import map injected later cannot redirect it (npm/isolated-platform.js).
 import.meta.resolve?.('./session-keeper-impl.js');
 
 const loadKeeper = lazy(() => import('./session-keeper-impl.js'), 'SessionKeeper module');
