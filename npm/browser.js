@@ -24,7 +24,7 @@ import __wbg_init, { inspectPayload as rawInspectPayload, warmUp, selfTest } fro
 import { warmUpLater, readInit, wantsIsolation, guardFunction, isReady, mainModule, markReady, runSelfTest } from './guard.js';
 import { passkey, loadPasskeys, moduleLoaded, provideCapabilities, provideModuleLoader } from './passkey.js';
 import { WalletClient, loadWalletClient } from './wallet-client.js';
-import { initIsolated, platform } from './isolated-platform.js';
+import { initIsolated, platform } from './signer-platform.js';
 
 export { KitError, passkey };
 export { WalletClient };
@@ -32,7 +32,7 @@ export { SessionStore, SessionKeeper } from './session-store.js';
 
 // capabilities() and passkey.signal* (npm/capabilities.js, loaded by the first call of
 // either): resolved now, so that an import map injected later cannot redirect it
-// (npm/isolated-platform.js).
+// (npm/signer-platform.js).
 import.meta.resolve?.('./capabilities.js');
 const loadCapabilities = lazy(() => import('./capabilities.js'), 'capabilities module');
 provideCapabilities(loadCapabilities);
@@ -197,7 +197,7 @@ export function init(input) {
   if (enclave !== undefined && enclave !== null && typeof enclave !== 'boolean') {
     return Promise.reject(new KitError('INVALID_INPUT', 'init: enclave takes true or false'));
   }
-  // The isolated signer (npm/isolated-platform.js, which loads its code on the first such
+  // The isolated signer (npm/signer-platform.js, which loads its code on the first such
   // call): signing runs in a Worker, which loads the build with the enclave exports; the
   // page instantiates the module for passkeys only.
   if (wantsIsolation(read)) return initIsolated(read, loadPasskeys);

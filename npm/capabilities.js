@@ -6,8 +6,8 @@ import { isReady, readOptions } from './guard.js';
 import { KitError } from './platform.js';
 import { webAuthnMissing } from './shared.js';
 
-// Loaded by the isolatedSigner probe; resolved by npm/isolated-platform.js when the kit loaded.
-import.meta.resolve?.('./isolated-boot.js');
+// Loaded by the isolatedSigner probe; resolved by npm/signer-platform.js when the kit loaded.
+import.meta.resolve?.('./signer-boot.js');
 
 /** The throwaway database the storage probe writes to, then deletes. */
 const PROBE_DB = 'embedded-wallet-kit/capabilities-probe';
@@ -112,11 +112,11 @@ async function wasm() {
 }
 
 /**
- * Starts the isolated signer's Worker as `init({ isolate: 'worker' })` does (npm/isolated-boot.js,
+ * Starts the isolated signer's Worker as `init({ isolate: 'worker' })` does (npm/signer-boot.js,
  * over the globals the kit captured), sends it the probe it answers without loading the
  * wasm, and ends it: a Content-Security-Policy that forbids the Worker refuses it here.
  *
- * @param {import('./isolated-platform.js')['platform']} platform
+ * @param {import('./signer-platform.js')['platform']} platform
  */
 async function isolatedSigner(platform) {
   if (!platform?.available) return no('Workers (or MessageChannel) are not available here');
@@ -127,7 +127,7 @@ async function isolatedSigner(platform) {
   let port;
   let timer;
   try {
-    const { signerWorkerStarter } = await import('./isolated-boot.js');
+    const { signerWorkerStarter } = await import('./signer-boot.js');
     return await new Promise((resolve) => {
       let theirs;
       [worker, port, theirs] = signerWorkerStarter(platform)();
@@ -146,7 +146,7 @@ async function isolatedSigner(platform) {
 }
 
 /**
- * @param {import('./isolated-platform.js')['platform']} platform
+ * @param {import('./signer-platform.js')['platform']} platform
  * @returns {Promise<import('./index.js').Capabilities>}
  */
 async function probe(platform) {
@@ -160,7 +160,7 @@ let answer;
 /**
  * The page's capabilities, probed on the first call (see index.d.ts).
  *
- * @param {import('./isolated-platform.js')['platform']} platform what the kit captured at load (the entry's)
+ * @param {import('./signer-platform.js')['platform']} platform what the kit captured at load (the entry's)
  */
 export function capabilities(platform) {
   if (answer === undefined) answer = probe(platform);

@@ -361,7 +361,7 @@ export interface Capabilities {
    * probe without loading the wasm, and is ended. Unavailable, with the reason, where the
    * page's CSP forbids it (`worker-src`, else `script-src`), its scripts do not load, it
    * gives no answer within 5 s, or there are no Workers. Cost: one Worker start, in
-   * parallel with the other probes: about 8 KB gzip of scripts (isolated-boot.js,
+   * parallel with the other probes: about 8 KB gzip of scripts (signer-boot.js,
    * signer-worker.js, the wallet module's glue; then in the HTTP cache for `init()`), no
    * wasm; measured from a fresh page: Chromium 35–60 ms, Firefox ESR 40–100 ms, WebKitGTK
    * about 15 ms.

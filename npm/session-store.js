@@ -6,7 +6,7 @@
 import { isReady, notInitialized } from './guard.js';
 import { lazy, SessionKeeper, SessionStore } from './shared.js';
 
-// Resolved now, so that an import map injected later cannot redirect it (npm/isolated-platform.js).
+// Resolved now, so that an import map injected later cannot redirect it (npm/signer-platform.js).
 import.meta.resolve?.('./session-store-impl.js');
 
 const loadStore = lazy(() => import('./session-store-impl.js'), 'session store module');
@@ -34,7 +34,7 @@ export { PublicSessionStore as SessionStore };
 // the refreshes) is loaded by the first SessionKeeper.start(), so init(), and every page
 // that never keeps a session, does not download it.
 
-// Resolved now, so that an import map injected later cannot redirect it (npm/isolated-platform.js).
+// Resolved now, so that an import map injected later cannot redirect it (npm/signer-platform.js).
 import.meta.resolve?.('./session-keeper-impl.js');
 
 const loadKeeper = lazy(() => import('./session-keeper-impl.js'), 'SessionKeeper module');

@@ -24,8 +24,8 @@ import { handleClasses, mainModule } from './guard.js';
  * `load` holds the literal `import('./x.js')`, which bundlers and browsers need to see
  * where it is written; the same module resolves the specifier at its top level,
  * `import.meta.resolve?.('./x.js')`, so that an import map injected later cannot redirect
- * it (npm/isolated-platform.js). Only `load`'s promise's own `then` is called: a KitPromise
- * (npm/isolated-platform.js) stays one, reaching nothing later script could replace.
+ * it (npm/signer-platform.js). Only `load`'s promise's own `then` is called: a KitPromise
+ * (npm/signer-platform.js) stays one, reaching nothing later script could replace.
  *
  * @template T
  * @param {() => Promise<T>} load e.g. `() => import('./session-store-impl.js')`

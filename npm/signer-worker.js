@@ -1,4 +1,4 @@
-// The isolated signer, Worker side (started by isolated.js for `init({ isolate: 'worker' })`).
+// The isolated signer, Worker side (started by signer.js for `init({ isolate: 'worker' })`).
 //
 // Loads the wallet module (the main entry's) in this Worker's own realm and holds every ClientKey and
 // Session it makes, by opaque handles. It answers requests only on the MessagePort the

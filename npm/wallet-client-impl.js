@@ -18,7 +18,7 @@ import { loadPasskeys, passkey as kitPasskey } from './passkey.js';
 
 /**
  * Where a client's keys are made and its sessions opened and checked: this thread's wasm,
- * unless the client is an isolated kit's (npm/isolated.js: the same members, over its
+ * unless the client is an isolated kit's (npm/signer.js: the same members, over its
  * Worker, asynchronous). The flows in this file see only public keys and session ids.
  */
 const SAME_THREAD = {

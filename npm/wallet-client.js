@@ -9,7 +9,7 @@ import { isReady, notInitialized, readOptions } from './guard.js';
 import { passkey as kitPasskey } from './passkey.js';
 import { keyArg, lazy } from './shared.js';
 
-// Resolved now, so that an import map injected later cannot redirect it (npm/isolated-platform.js).
+// Resolved now, so that an import map injected later cannot redirect it (npm/signer-platform.js).
 import.meta.resolve?.('./wallet-client-impl.js');
 
 const invalid = (message) => new KitError('INVALID_INPUT', message);
@@ -18,7 +18,7 @@ const invalid = (message) => new KitError('INVALID_INPUT', message);
 const KEY_MODES = ['sealed', 'client-held'];
 
 /**
- * The isolated signers' custodies (npm/isolated.js makes one, for its kit's WalletClient):
+ * The isolated signers' custodies (npm/signer.js makes one, for its kit's WalletClient):
  * where a client's keys are made, its sessions opened and checked. A client without one
  * keeps them in this thread's wasm.
  */

@@ -8,7 +8,7 @@
 //     the literal to find the file);
 //   - an `import('./x.js')` without an `import.meta.resolve?.('./x.js')` at the top level
 //     of the same module: a lazily loaded file is resolved when the kit loads, so that an
-//     import map injected later cannot redirect it (npm/isolated-platform.js);
+//     import map injected later cannot redirect it (npm/signer-platform.js);
 //   - a lazily loaded module (an import() target) importing a module that itself lazily
 //     loads something: implementations take what they share with the entry's modules from
 //     a lower module (npm/shared.js), not sideways from another facade.

@@ -39,7 +39,7 @@ for (const file of files) {
   const urls = JSON.stringify(assetUrls(transformSync(source, { target: 'es2022', legalComments: 'none' }).code));
   let out = minify(source, name, true);
   // A module that names its own `URL` (or `Worker`) so that the bundlers' pattern reads
-  // literally (npm/isolated-boot.js) keeps its names.
+  // literally (npm/signer-boot.js) keeps its names.
   if (JSON.stringify(assetUrls(out.code)) !== urls) out = minify(source, name, false);
   if (JSON.stringify(assetUrls(out.code)) !== urls) {
     console.error(`[minify] ${file}: new URL(…, import.meta.url) went from ${urls} to ${JSON.stringify(assetUrls(out.code))}; bundlers need them as written`);

@@ -15,7 +15,7 @@
 //      (session-keeper-impl.js). Budget: see BUDGETS below (target: 100 KB).
 //   3. for information only, no budget: the same page with `init({ enclave: true })` (the
 //      wallet module's build with encryptOtp and openWalletExport); the main entry's `init()` alone; the isolated
-//      signer (isolated.js, isolated-boot.js and signer-worker.js, and the wallet module again, in the
+//      signer (signer.js, signer-boot.js and signer-worker.js, and the wallet module again, in the
 //      Worker); the `embedded-wallet-kit/testing` entry (the software authenticator, for
 //      tests), which apps never load.
 //
@@ -150,7 +150,7 @@ export function sizeTables(pkgDir, budgets = BUDGETS) {
       walletPage.map((f) => (f === noEnclaveWasm ? wasm('wallet') : f))],
     ['main entry init() (informational, in no budget): embedded-wallet-kit\'s init() alone', mainInit],
     ['isolated signer (informational, in no budget): loaded by init({ isolate: \'worker\' }) on top of the main entry; its Worker loads the wallet module again', [
-      ...loadedWith(pkgDir, ['isolated.js', 'isolated-boot.js', 'signer-worker.js', glue('wallet')], mainInit.filter((f) => f !== glue('wallet'))),
+      ...loadedWith(pkgDir, ['signer.js', 'signer-boot.js', 'signer-worker.js', glue('wallet')], mainInit.filter((f) => f !== glue('wallet'))),
       wasm('wallet'),
     ]],
     // Shared files it imports (platform.js, guard.js) are in the first table.

@@ -1,29 +1,29 @@
 // The isolated signer, page side: `init({ isolate: 'worker' })` (loaded by
-// npm/isolated-platform.js on its first call).
+// npm/signer-platform.js on its first call).
 //
 // The kit's signing runs in a dedicated Worker (signer-worker.js) that generates and
 // holds every ClientKey and Session; the page gets proxies that name them by opaque
 // handles and ask the Worker, over a private MessageChannel, for public keys and
 // signatures. No key byte ever reaches the page's realm, so page script (even script
 // loaded after the kit) that finds the kit's wasm memory finds no key in it. The platform
-// functions the channel uses were captured when the kit loaded (isolated-platform.js), and so
+// functions the channel uses were captured when the kit loaded (signer-platform.js), and so
 // is everything this file calls per message (this file itself may load after such script):
 // no reply passes through a global, a prototype method or a thenable lookup that later
 // script could replace (replies are null-prototype; values resolve as `Result`s or strings,
 // in `KitPromise`s).
 //
-// No static import: npm/isolated-platform.js hands over what this file uses (install()).
+// No static import: npm/signer-platform.js hands over what this file uses (install()).
 // The kit resolves this file's URL when it loads, which a later import map cannot change,
 // but a map scoped to this URL could still redirect what this file imported (nothing
 // resolved from this URL before it loads; tests/isolate/run.mjs injects such a map). So
-// this file and npm/isolated-boot.js are the kit's only modules that take what they use
+// this file and npm/signer-boot.js are the kit's only modules that take what they use
 // instead of importing it (tests/js/lazy-isolation.test.mjs checks they import nothing).
 
 /** @type {typeof import('./platform.js').KitError} */
 let KitError;
-/** @type {import('./isolated-platform.js')['platform']} */
+/** @type {import('./signer-platform.js')['platform']} */
 let platform;
-/** @type {ReturnType<typeof import('./isolated-boot.js').signerWorkerStarter>} */
+/** @type {ReturnType<typeof import('./signer-boot.js').signerWorkerStarter>} */
 let startSignerWorker;
 let {
   apply, create, freeze, setPrototypeOf, KitPromise, settle, Result, isArray, entries, describe, get, stringify,
@@ -31,7 +31,7 @@ let {
   NativeURL, Date, dateTime, dateNow, WeakMap, weakGet, weakSet, portPost, portClose, setPortOnMessage,
   workerPost, workerTerminate, setWorkerOnError, eventData, ErrorEvent, errorMessage,
   baseURL, requestUrl,
-} = /** @type {import('./isolated-platform.js')['platform']} */ ({});
+} = /** @type {import('./signer-platform.js')['platform']} */ ({});
 
 /** @type {object} */
 let TOKEN;
@@ -491,7 +491,7 @@ let flowSource;
  * Takes what this file uses from the kit's eagerly loaded modules (the captured platform,
  * KitError, the Worker's starter); the first initIsolated() calls it.
  *
- * @param {{ KitError: typeof import('./platform.js').KitError, platform: import('./isolated-platform.js')['platform'], startSignerWorker: ReturnType<typeof import('./isolated-boot.js').signerWorkerStarter>, WalletClient: typeof import('./wallet-client.js').WalletClient, custodies: WeakMap<object, boolean> }} deps
+ * @param {{ KitError: typeof import('./platform.js').KitError, platform: import('./signer-platform.js')['platform'], startSignerWorker: ReturnType<typeof import('./signer-boot.js').signerWorkerStarter>, WalletClient: typeof import('./wallet-client.js').WalletClient, custodies: WeakMap<object, boolean> }} deps
  * @param {(source: unknown) => Promise<unknown>} loadPasskeys
  */
 function install(deps, loadPasskeys) {
@@ -545,7 +545,7 @@ function branded(brand, value) {
 }
 
 /**
- * What the Worker gets as `module_or_path` (see isolated-platform.js): nothing (the
+ * What the Worker gets as `module_or_path` (see signer-platform.js): nothing (the
  * Worker's own .wasm), an absolute URL (a string: a relative path resolves against the
  * document's base URL as it was when the kit loaded), a Response's or Request's bytes, or
  * the value itself (bytes; anything else the Worker refuses, a WebAssembly.Module too: its
@@ -649,7 +649,7 @@ export function initIsolated(deps, options, loadPasskeys) {
     install(deps, loadPasskeys);
   } else if (deps !== installed) {
     // Page script imported this file and called it first, with a platform of its own: fail
-    // closed (the kit's object, made once in isolated-platform.js, is not reachable to it).
+    // closed (the kit's object, made once in signer-platform.js, is not reachable to it).
     return new KitPromise((_, reject) => reject(new KitError('NOT_INITIALIZED', 'embedded-wallet-kit: its isolated signer was set up by other code first; reload the page')));
   }
   if (options.isolate !== 'worker') {

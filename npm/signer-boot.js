@@ -1,13 +1,13 @@
-// Starts the isolated signer's Worker: loaded with npm/isolated.js on the first
-// `init({ isolate: 'worker' })` (npm/isolated-platform.js), never by a page that does not
+// Starts the isolated signer's Worker: loaded with npm/signer.js on the first
+// `init({ isolate: 'worker' })` (npm/signer-platform.js), never by a page that does not
 // isolate. It may load after page script replaced `Worker`, `URL` or `MessageChannel`, so
-// it calls only what npm/isolated-platform.js captured when the kit loaded, which hands it
-// over: no static import (see npm/isolated.js).
+// it calls only what npm/signer-platform.js captured when the kit loaded, which hands it
+// over: no static import (see npm/signer.js).
 
 /**
- * The Worker's starter over the platform npm/isolated-platform.js captured.
+ * The Worker's starter over the platform npm/signer-platform.js captured.
  *
- * @param {import('./isolated-platform.js')['platform']} platform
+ * @param {import('./signer-platform.js')['platform']} platform
  * @returns {() => [Worker, MessagePort, MessagePort]}
  */
 export function signerWorkerStarter(platform) {

@@ -1,5 +1,5 @@
 // The isolated signer's platform, captured when the kit loads (imported by npm/browser.js):
-// the code, npm/isolated.js and npm/isolated-boot.js (which starts the Worker), loads on the
+// the code, npm/signer.js and npm/signer-boot.js (which starts the Worker), loads on the
 // first `init({ isolate: 'worker' })`, so a page that never isolates fetches none of it.
 //
 // Script that runs after the kit loaded could redirect or watch the signer's channel by
@@ -16,8 +16,8 @@ import { WalletClient, custodies } from './wallet-client.js';
 // cannot redirect a specifier the page has already resolved (Chromium and WebKit merge such
 // maps; Firefox refuses them; tests/isolate/run.mjs checks it). The engines that merge such
 // maps have import.meta.resolve. scripts/check-imports.mjs fails an import() without it.
-import.meta.resolve?.('./isolated.js');
-import.meta.resolve?.('./isolated-boot.js');
+import.meta.resolve?.('./signer.js');
+import.meta.resolve?.('./signer-boot.js');
 
 const g = globalThis;
 /** @type {(fn: any, receiver: unknown, args: ArrayLike<unknown>) => any} a captured function may be missing; callers check */
@@ -115,7 +115,7 @@ export const platform = freeze({
   ErrorEvent: g.ErrorEvent,
   errorMessage: getter(g.ErrorEvent?.prototype, 'message'),
   available: typeof Worker === 'function' && typeof MessageChannel === 'function',
-  // What npm/isolated-boot.js starts the Worker and its channel with (it sets the global
+  // What npm/signer-boot.js starts the Worker and its channel with (it sets the global
   // Worker and URL to these for the one line that starts it).
   global: g,
   define,
@@ -127,19 +127,19 @@ export const platform = freeze({
 });
 
 /**
- * npm/isolated.js and the Worker's starter, npm/isolated-boot.js, loaded once (again after a
+ * npm/signer.js and the Worker's starter, npm/signer-boot.js, loaded once (again after a
  * failure): what the first hands its initIsolated(). They import nothing themselves: this
  * file hands them what they use (`deps`), which a later import map scoped to their URLs
- * could otherwise redirect (npm/isolated.js). A KitPromise throughout (lazy() calls only its
+ * could otherwise redirect (npm/signer.js). A KitPromise throughout (lazy() calls only its
  * own `then`), resolved with a null-prototype record: resolving looks up `then`, which
  * later script could add to a prototype. `deps` is made once and never leaves this module
- * and isolated.js: isolated.js takes its first caller's and refuses any other (page script
+ * and signer.js: signer.js takes its first caller's and refuses any other (page script
  * may import it and call first).
  *
- * @type {() => Promise<{ signer: typeof import('./isolated.js'), deps: any }>}
+ * @type {() => Promise<{ signer: typeof import('./signer.js'), deps: any }>}
  */
 const loadSigner = lazy(() => new KitPromise((resolve, reject) => {
-  settle(import('./isolated.js'), (signer) => settle(import('./isolated-boot.js'), (boot) => resolve({
+  settle(import('./signer.js'), (signer) => settle(import('./signer-boot.js'), (boot) => resolve({
     __proto__: null,
     signer,
     deps: { __proto__: null, KitError, platform, startSignerWorker: boot.signerWorkerStarter(platform), WalletClient, custodies },
@@ -147,7 +147,7 @@ const loadSigner = lazy(() => new KitPromise((resolve, reject) => {
 }), 'isolated signer');
 
 /**
- * `init({ isolate: 'worker', ... })`: loads npm/isolated.js and npm/isolated-boot.js once
+ * `init({ isolate: 'worker', ... })`: loads npm/signer.js and npm/signer-boot.js once
  * (loadSigner) and lets the first start the Worker; resolves to the isolated API (see
  * there). A page that never isolates never fetches them.
  */
