@@ -931,8 +931,8 @@ export interface SessionStoreOptions {
   indexedDB?: IDBFactory;
 }
 
-/** What {@link SessionStore.saveClientKey} returns: the public parts of the kept key. */
-export interface KeptClientKey {
+/** What {@link SessionStore.saveClientKey} returns: the public parts of the stored key. */
+export interface StoredClientKey {
   /** Send as `clientPublicKey` (uncompressed, 130 hex); also names the key in {@link SessionStore.openSession}. */
   publicKeyHex: string;
   compressedPublicKeyHex: string;
@@ -1015,17 +1015,17 @@ export declare class SessionStore {
   list(): Promise<StoredSession[]>;
   /** Deletes one session and any sessions that replaced it (refreshes in any tab); nothing happens if there is none. */
   delete(id: string): Promise<void>;
-  /** Deletes every session and kept client key. */
+  /** Deletes every session and stored client key. */
   clear(): Promise<void>;
   /** Closes the database connection; later calls reject `STORE_UNAVAILABLE`. */
   close(): void;
   /**
-   * Keeps `key` as a non-extractable WebCrypto key for the OAUTH redirect (for up to
+   * Saves `key` as a non-extractable WebCrypto key for the OAUTH redirect (for up to
    * an hour); `key` itself is not consumed. Rejects `KEY_CONSUMED` for a used key.
    */
-  saveClientKey(key: ClientKey): Promise<KeptClientKey>;
+  saveClientKey(key: ClientKey): Promise<StoredClientKey>;
   /**
-   * Opens a verify response with a kept client key (the only one kept, or the one whose
+   * Opens a verify response with a stored client key (the only one stored, or the one whose
    * `publicKeyHex` is given) and deletes that key: a second open is `KEY_CONSUMED`. A failed
    * open keeps it. Returns an ordinary in-memory {@link Session} (save it to keep it).
    */

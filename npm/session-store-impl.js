@@ -35,7 +35,7 @@ import { KitError, now as clock, subtle } from './platform.js';
 
 const SESSIONS = 'sessions';
 const CLIENT_KEYS = 'clientKeys';
-// A kept client key only has to outlive one IdP round trip.
+// A stored client key only has to outlive one IdP round trip.
 const CLIENT_KEY_MAX_AGE_MS = 3600_000;
 
 const fail = (code, what, cause) => new KitError(code, `session store: ${what}`, cause);
@@ -544,7 +544,7 @@ export class Store extends SessionStore {
     this.#deletions.announce({ deleted: deletedIds(id, ids) });
   }
 
-  /** Deletes every session and kept client key. */
+  /** Deletes every session and stored client key. */
   async clear() {
     for (const db of [this.#db, this.#memory]) {
       await run(db, 'readwrite', (sessions, clientKeys) => Promise.all([done(sessions.clear()), done(clientKeys.clear())]));
