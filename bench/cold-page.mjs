@@ -8,7 +8,7 @@ let key;
 
 /**
  * import() + init() of a signing-only page (the `embedded-wallet-kit/signing` entry, the
- * signing-only module), then the first keygen; keeps the key for openAndStamp.
+ * signing module), then the first keygen; keeps the key for openAndStamp.
  */
 export async function importInitKeygen() {
   const t0 = performance.now();

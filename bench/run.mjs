@@ -140,14 +140,14 @@ async function runPass(env, prepareKitKeys, run, peerBundles) {
 }
 
 // ---- Node -------------------------------------------------------------------------------------
-/** Cold starts in fresh processes: importing pkg/node.js, initSync of the signing-only module, the peer. */
+/** Cold starts in fresh processes: importing pkg/node.js, initSync of the signing module, the peer. */
 function nodeCold() {
   const print = 'console.log(JSON.stringify';
   const child = {
     // The Node entry: reads and instantiates the wallet module at import.
     kitImport: `const t0 = performance.now(); const m = await import(${JSON.stringify(fileUrl(join(pkgDir, 'node.js')))});
       const t1 = performance.now(); m.ClientKey.generate().publicKeyHex; ${print}([t1 - t0, performance.now() - t1]));`,
-    // initSync of the signing-only module on its bytes (the glue imported before t0).
+    // initSync of the signing module on its bytes (the glue imported before t0).
     kitInitSync: `const { readFileSync } = await import('node:fs');
       const g = await import(${JSON.stringify(fileUrl(join(pkgDir, glue('signing'))))});
       const t0 = performance.now(); g.initSync({ module: readFileSync(${JSON.stringify(join(pkgDir, wasm('signing')))}) });

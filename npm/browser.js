@@ -1,13 +1,13 @@
 // Browser (and bundler) entry of embedded-wallet-kit.
 //
-// `init()` fetches and instantiates the full WebAssembly module once (ClientKey, Session,
+// `init()` fetches and instantiates the wallet module once (ClientKey, Session,
 // passkey.*, the flow drivers behind WalletClient, the session store's bindings,
 // inspectPayload), in one of its two builds: without the enclave exports of newer
 // deployments (encryptOtp, openWalletExport) by default, with them for
 // `init({ enclave: true })` (one glue drives both: scripts/check-no-enclave.mjs). Every
 // export of the build loaded is usable after it resolves, and no other .wasm is ever
 // fetched by this entry. Pages that only sign can load the smaller
-// signing-only module instead, through the `embedded-wallet-kit/signing` entry (npm/signing.js);
+// signing module instead, through the `embedded-wallet-kit/signing` entry (npm/signing.js);
 // each page loads exactly one module. The module URL is written as a literal
 // `new URL('./embedded_wallet_kit_bg.wasm', import.meta.url)` so that Vite, webpack and
 // other bundlers copy the .wasm next to the bundle and rewrite the URL (both builds' URLs).

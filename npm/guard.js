@@ -54,7 +54,7 @@ function readyFlag() {
 export const mainModule = readyFlag();
 export const { isReady, markReady } = mainModule;
 
-/** The signing entry's flag (the signing-only module). */
+/** The signing entry's flag (the signing module). */
 export const signingReady = readyFlag();
 
 /** What every call answers once its module faulted. */

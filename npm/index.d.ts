@@ -116,7 +116,7 @@ export interface InitOptions {
  * as Vite and webpack emit as an asset. In Node the module is read and instantiated
  * synchronously at the first `init()` or call (importing runs nothing), and this
  * resolves once that is done. Pages that only sign can load the smaller
- * signing-only module instead: `embedded-wallet-kit/signing`.
+ * signing module instead: `embedded-wallet-kit/signing`.
  *
  * Once it resolved, {@link passkey} calls reach WebAuthn with no download in between
  * (Safari lets WebAuthn run only close to the user's click). `init({ passkeys: true })`

@@ -1,6 +1,6 @@
 // Node.js entry of embedded-wallet-kit.
 //
-// The browser entry's exports, with its own `init`: the full WebAssembly module is read
+// The browser entry's exports, with its own `init`: the wallet module is read
 // from disk and instantiated synchronously at the first `init()` or call, never at import
 // (npm/node-start.js: server bundles import the kit freely), and WalletClient's
 // implementation, lazy in the browser, is imported with this file; `init()` never fetches a

@@ -39,7 +39,7 @@ export type {
 export declare function init(input?: InitInput | { module_or_path?: InitInput }): Promise<void>;
 
 /**
- * The signing-only module's handle classes: declared as the main entry's (the same members
+ * The signing module's handle classes: declared as the main entry's (the same members
  * and documentation), though at run time each entry has classes of its own.
  */
 export { ClientKey, Session } from './index.js';

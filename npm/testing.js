@@ -2,8 +2,8 @@
 // authenticator for tests, where no browser or virtual authenticator exists.
 // NEVER for real users: its private keys live in ordinary memory.
 //
-// A third wasm module (embedded_wallet_kit_testing*), separate from the full and the
-// signing-only modules, so nothing of it reaches an app that does not import this entry.
+// A third wasm module (embedded_wallet_kit_testing*), separate from the wallet and the
+// signing modules, so nothing of it reaches an app that does not import this entry.
 // `await init()` fetches it; until then `new SoftAuthenticator()` throws NOT_INITIALIZED.
 // The Node entry (testing-node.js) instantiates the module at import and exports the
 // class itself; it imports this file for the free() behaviour set up below.

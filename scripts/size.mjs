@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // Prints raw, gzip (-9) and brotli (q11) sizes of what a browser loads from pkg/, in
 // tables, and exits non-zero when a budgeted gzip total passes its budget. Each page loads
-// exactly one wasm module: the signing-only one (the `embedded-wallet-kit/signing` entry)
+// exactly one wasm module: the signing module (the `embedded-wallet-kit/signing` entry)
 // or the wallet module (the main entry).
 //
 //   1. a signing-only page: what the signing entry's `init()` loads: npm/signing.js and
-//      what it imports statically (the signing-only module's glue among them), and .wasm.
+//      what it imports statically (the signing module's glue among them), and .wasm.
 //      Budget: see BUDGETS below (target: 50 KB).
 //   2. a passkey wallet page: the main entry's `init()` (browser.js and everything it
 //      imports statically, the wallet module's glue, the snippet and its .wasm without the
@@ -143,7 +143,7 @@ export function sizeTables(pkgDir, budgets = BUDGETS) {
   const walletPage = [...mainInit, ...loadedWith(pkgDir, WALLET_PAGE_IMPLS, mainInit)];
   const signingPage = [...loadedWith(pkgDir, ['signing.js']), wasm('signing')];
   return [
-    ['signing-only page: init() of embedded-wallet-kit/signing (signing-only module)', signingPage, budgets.signing],
+    ['signing-only page: init() of embedded-wallet-kit/signing (signing module)', signingPage, budgets.signing],
     ['passkey wallet page: init() of embedded-wallet-kit (wallet module) + WalletClient, SessionStore and SessionKeeper implementations',
       walletPage, budgets.wallet],
     ['passkey wallet page with the enclave exports (informational, in no budget): the same with init({ enclave: true }), which loads the wallet module\'s build with encryptOtp and openWalletExport',

@@ -45,7 +45,7 @@ test('the npm README states the measured totals of a passkey wallet page (withou
   const text = read('npm/README.md').replace(/\s+/g, ' ');
   const wallet = /A passkey wallet page \([^)]*\) comes to ([\d.]+) KB gzip/.exec(text);
   const withEnclave = /which `init\(\{ enclave: true \}\)` loads instead \(([\d.]+) KB gzip for the same page\)/.exec(text);
-  const signing = /loads the signing-only module: ([\d.]+) KB gzip/.exec(text);
+  const signing = /loads the signing module: ([\d.]+) KB gzip/.exec(text);
   assert.ok(signing && wallet && withEnclave, 'the npm README states the three sizes in KB gzip');
   within(Number(signing[1]) * 1024, sizes.signing, 'signing-only page (npm README)');
   within(Number(wallet[1]) * 1024, sizes.wallet, 'passkey wallet page (npm README)');

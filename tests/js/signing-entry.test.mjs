@@ -16,7 +16,7 @@ const pkg = new URL('../../pkg/', import.meta.url);
 const signing = await import(new URL('signing.js', pkg).href);
 const main = await import(new URL('browser.js', pkg).href);
 
-test('the signing-only module exports ClientKey, Session, warmUp and selfTest, nothing else', async () => {
+test('the signing module exports ClientKey, Session, warmUp and selfTest, nothing else', async () => {
   const glue = await import(new URL('embedded_wallet_kit_signing.js', pkg).href);
   assert.deepEqual(Object.keys(glue).sort(), ['ClientKey', 'Session', 'default', 'initSync', 'selfTest', 'warmUp']);
   assert.deepEqual(
