@@ -6,9 +6,7 @@ import type { SessionResponse, PendingSignature, Quote, SignedRetryHeaders, Quot
 
 
 /**
- * An ephemeral P-256 key pair generated inside WebAssembly memory. Its public half is the
- * `clientPublicKey` of one verify, challenge or refresh call; its private half never
- * leaves wasm memory and is consumed by {@link Session.open}.
+ * An ephemeral P-256 key pair in wasm memory; its private half never leaves it.
  */
 export class ClientKey {
     private constructor();
@@ -24,19 +22,12 @@ export class ClientKey {
      */
     static generate(): ClientKey;
     /**
-     * The OIDC `nonce` for an OAUTH login: lowercase hex SHA-256 of the ASCII bytes of the
-     * `clientPublicKey` string sent (the hex string, not the decoded key): {@link publicKeyHex},
-     * or with `{ compressed: true }` {@link compressedPublicKeyHex} (the client-held session
-     * key flow, which sends the compressed form). Throws `INVALID_INPUT` for any other
-     * argument (not an object, unknown members, a non-boolean `compressed`).
+     * The OIDC `nonce` of the `clientPublicKey` sent, in the form `options` names.
      */
     oidcNonce(options?: { compressed?: boolean }): string;
     /**
-     * Both retry headers for a 202, stamped with this key: the second leg of the encrypted
-     * OTP login, which the TEK signs before any session exists. Does not consume the key.
-     * Signs each requestId once (compared case-insensitively); the ids it signed stay
-     * signed in the session {@link Session.fromClientKey} makes of it.
-     * Throws `INVALID_PENDING_SIGNATURE`, `REQUEST_EXPIRED`, `REQUEST_ALREADY_SIGNED`, `KEY_CONSUMED`.
+     * Both retry headers for a 202, stamped with this key (the TEK): the encrypted OTP
+     * login's second leg, before any session exists. Does not consume the key.
      */
     signRetry(pending202: PendingSignature | string): SignedRetryHeaders;
     /**
@@ -167,10 +158,7 @@ export class Session {
      */
     isExpired(now?: Date | number): boolean;
     /**
-     * Opens the session bundle of a verify/refresh response with the ClientKey whose
-     * public key was sent as `clientPublicKey`. Consumes the key: a second use throws
-     * `KEY_CONSUMED`. Throws `INVALID_BUNDLE`, `BUNDLE_CHECKSUM`, `DECRYPTION_FAILED`,
-     * `INVALID_SESSION`, `INVALID_TIMESTAMP`.
+     * Opens the session bundle of a verify/refresh response with `key`, which it consumes.
      */
     static open(response: SessionResponse | string, key: ClientKey): Session;
     /**
@@ -179,23 +167,16 @@ export class Session {
      */
     static sandbox(response: SessionResponse | string): Session;
     /**
-     * Signs a quote's `payloadToSign` for `POST /quotes/{id}/execute`. Throws
-     * `INVALID_INPUT` (no `payloadToSign`; in the main entry, JSON that `inspectPayload`
-     * refuses), `QUOTE_EXPIRED`, `SESSION_EXPIRED`, `SESSION_CLOSED`.
+     * The signature header for a quote's `payloadToSign` (its expiry checked).
      */
     signQuote(quote: Quote | string): QuoteSignatureHeader;
     /**
-     * Signs a 202 PendingSignature. Returns exactly the two retry headers. Throws
-     * `INVALID_PENDING_SIGNATURE`, `REQUEST_EXPIRED`, `REQUEST_ALREADY_SIGNED`,
-     * `SESSION_EXPIRED`, `SESSION_CLOSED`.
+     * Both retry headers for a 202 (`PendingSignature`), each requestId signed once.
      */
     signRetry(pending202: PendingSignature | string): SignedRetryHeaders;
     /**
-     * The API-key stamp over the exact UTF-8 bytes of `payloadToSign`: the value of the
-     * `Service-Wallet-Signature` header. Checks only the session, no requestId or expiry
-     * of a 202 or quote: give those to `signRetry` and `signQuote`. Throws
-     * `SESSION_EXPIRED`, `SESSION_CLOSED`; in the main entry `INVALID_INPUT` for JSON
-     * that `inspectPayload` refuses.
+     * The API-key stamp over the exact bytes of `payloadToSign`: the session checked, no
+     * requestId or expiry.
      */
     stamp(payloadToSign: string): string;
     /**
@@ -211,10 +192,7 @@ export class Session {
      */
     readonly id: string;
     /**
-     * How the session key came here: `'sealed'` (opened from the service's sealed
-     * bundle, {@link Session.open}), `'client-held'` (the client's own key,
-     * {@link Session.fromClientKey}) or `'sandbox'` ({@link Session.sandbox}, no key).
-     * Kept after {@link free}.
+     * How the session key came here: `'sealed'`, `'client-held'` or `'sandbox'`.
      */
     readonly keyMode: 'sealed' | 'client-held' | 'sandbox';
     /**
@@ -280,39 +258,20 @@ export class SignedRetryFlow {
 }
 
 /**
- * The encrypted OTP login. Verifies the `otpEncryptionTargetBundle` of a `/challenge`
- * response (object or JSON text; the documented single-quoted form is tolerated) under
- * `options.pin`, and HPKE-seals `{"otp_code":…,"public_key":…}` to its enclave key,
- * binding `key`'s public key (the TEK) in its compressed form, `key.compressedPublicKeyHex`
- * (production refuses the uncompressed one). Returns the `encryptedOtpBundle` string to send
- * in `{type, encryptedOtpBundle}`. `key` is not consumed: it stamps the 202
- * ({@link ClientKey.signRetry}) and then becomes the session key
- * ({@link Session.fromClientKey}). The code never appears in error messages.
- * Throws `INVALID_INPUT` (code, options), `INVALID_BUNDLE`, `INVALID_PUBLIC_KEY`,
- * `DECRYPTION_FAILED` (signature does not verify, or another signer than the pin),
- * `KEY_CONSUMED`. In the browser it needs `init({ enclave: true })` (`NOT_INITIALIZED`
- * otherwise).
+ * The `encryptedOtpBundle`: `otpCode` sealed to the enclave key of `targetBundle` (its
+ * signature checked under `options.pin`), binding `key`'s compressed public key.
  */
 export function encryptOtp(targetBundle: EnclaveEnvelope | string, otpCode: string, key: ClientKey, options?: EnclaveOptions): string;
 
 /**
- * Reads what `payloadToSign` would authorize, so a wallet UI can show it before signing.
- * A payload starting with `{` or `[` must be strict JSON naming each member once in any
- * letter case: else `INVALID_INPUT` says what is wrong and at which byte, and this
- * module signs it nowhere (readers differ on which of two members counts). Other text
- * is opaque: `{ json: false, targetPublicKeys: [] }`.
+ * What `payloadToSign` would authorize; JSON that readers could read two ways is
+ * `INVALID_INPUT`.
  */
 export function inspectPayload(payloadToSign: string): PayloadInspection;
 
 /**
- * Opens a wallet export (the 200 response, or its `encryptedWalletCredentials` envelope;
- * object or JSON text) with the ClientKey whose `publicKeyHex` was sent, after checking
- * the envelope's signature under `options.pin`. Returns the BIP-39 mnemonic and consumes
- * the key. The mnemonic is handed out once, as a JS string, which JavaScript cannot
- * zeroize: keep it no longer than needed. The kit's own copy in wasm memory is zeroized.
- * Throws `INVALID_INPUT` (options), `INVALID_BUNDLE`, `INVALID_PUBLIC_KEY`,
- * `DECRYPTION_FAILED`, `KEY_CONSUMED`. In the browser it needs `init({ enclave: true })`
- * (`NOT_INITIALIZED` otherwise).
+ * Opens a wallet export with `key` (consumed) after checking the envelope's signature
+ * under `options.pin`: the mnemonic.
  */
 export function openWalletExport(response: WalletExportResponse | EnclaveEnvelope | string, key: ClientKey, options?: WalletExportOptions): string;
 

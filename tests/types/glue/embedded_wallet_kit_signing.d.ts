@@ -4,9 +4,7 @@ import type { SessionResponse, PendingSignature, Quote, SignedRetryHeaders, Quot
 
 
 /**
- * An ephemeral P-256 key pair generated inside WebAssembly memory. Its public half is the
- * `clientPublicKey` of one verify, challenge or refresh call; its private half never
- * leaves wasm memory and is consumed by {@link Session.open}.
+ * An ephemeral P-256 key pair in wasm memory; its private half never leaves it.
  */
 export class ClientKey {
     private constructor();
@@ -22,19 +20,12 @@ export class ClientKey {
      */
     static generate(): ClientKey;
     /**
-     * The OIDC `nonce` for an OAUTH login: lowercase hex SHA-256 of the ASCII bytes of the
-     * `clientPublicKey` string sent (the hex string, not the decoded key): {@link publicKeyHex},
-     * or with `{ compressed: true }` {@link compressedPublicKeyHex} (the client-held session
-     * key flow, which sends the compressed form). Throws `INVALID_INPUT` for any other
-     * argument (not an object, unknown members, a non-boolean `compressed`).
+     * The OIDC `nonce` of the `clientPublicKey` sent, in the form `options` names.
      */
     oidcNonce(options?: { compressed?: boolean }): string;
     /**
-     * Both retry headers for a 202, stamped with this key: the second leg of the encrypted
-     * OTP login, which the TEK signs before any session exists. Does not consume the key.
-     * Signs each requestId once (compared case-insensitively); the ids it signed stay
-     * signed in the session {@link Session.fromClientKey} makes of it.
-     * Throws `INVALID_PENDING_SIGNATURE`, `REQUEST_EXPIRED`, `REQUEST_ALREADY_SIGNED`, `KEY_CONSUMED`.
+     * Both retry headers for a 202, stamped with this key (the TEK): the encrypted OTP
+     * login's second leg, before any session exists. Does not consume the key.
      */
     signRetry(pending202: PendingSignature | string): SignedRetryHeaders;
     /**
@@ -74,10 +65,7 @@ export class Session {
      */
     isExpired(now?: Date | number): boolean;
     /**
-     * Opens the session bundle of a verify/refresh response with the ClientKey whose
-     * public key was sent as `clientPublicKey`. Consumes the key: a second use throws
-     * `KEY_CONSUMED`. Throws `INVALID_BUNDLE`, `BUNDLE_CHECKSUM`, `DECRYPTION_FAILED`,
-     * `INVALID_SESSION`, `INVALID_TIMESTAMP`.
+     * Opens the session bundle of a verify/refresh response with `key`, which it consumes.
      */
     static open(response: SessionResponse | string, key: ClientKey): Session;
     /**
@@ -86,23 +74,16 @@ export class Session {
      */
     static sandbox(response: SessionResponse | string): Session;
     /**
-     * Signs a quote's `payloadToSign` for `POST /quotes/{id}/execute`. Throws
-     * `INVALID_INPUT` (no `payloadToSign`; in the main entry, JSON that `inspectPayload`
-     * refuses), `QUOTE_EXPIRED`, `SESSION_EXPIRED`, `SESSION_CLOSED`.
+     * The signature header for a quote's `payloadToSign` (its expiry checked).
      */
     signQuote(quote: Quote | string): QuoteSignatureHeader;
     /**
-     * Signs a 202 PendingSignature. Returns exactly the two retry headers. Throws
-     * `INVALID_PENDING_SIGNATURE`, `REQUEST_EXPIRED`, `REQUEST_ALREADY_SIGNED`,
-     * `SESSION_EXPIRED`, `SESSION_CLOSED`.
+     * Both retry headers for a 202 (`PendingSignature`), each requestId signed once.
      */
     signRetry(pending202: PendingSignature | string): SignedRetryHeaders;
     /**
-     * The API-key stamp over the exact UTF-8 bytes of `payloadToSign`: the value of the
-     * `Service-Wallet-Signature` header. Checks only the session, no requestId or expiry
-     * of a 202 or quote: give those to `signRetry` and `signQuote`. Throws
-     * `SESSION_EXPIRED`, `SESSION_CLOSED`; in the main entry `INVALID_INPUT` for JSON
-     * that `inspectPayload` refuses.
+     * The API-key stamp over the exact bytes of `payloadToSign`: the session checked, no
+     * requestId or expiry.
      */
     stamp(payloadToSign: string): string;
     /**
@@ -118,10 +99,7 @@ export class Session {
      */
     readonly id: string;
     /**
-     * How the session key came here: `'sealed'` (opened from the service's sealed
-     * bundle, {@link Session.open}), `'client-held'` (the client's own key,
-     * {@link Session.fromClientKey}) or `'sandbox'` ({@link Session.sandbox}, no key).
-     * Kept after {@link free}.
+     * How the session key came here: `'sealed'`, `'client-held'` or `'sandbox'`.
      */
     readonly keyMode: 'sealed' | 'client-held' | 'sandbox';
     /**
