@@ -7,7 +7,7 @@ export default [
   },
   js.configs.recommended,
   {
-    files: ['js/**/*.js'],
+    files: ['npm/**/*.js'],
     languageOptions: {
       ecmaVersion: 2022,
       sourceType: 'module',

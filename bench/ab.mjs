@@ -4,8 +4,8 @@
 // every build once, so drift and load hit them alike); prints each op's median per-call
 // time in µs. For a change's effect; `make bench` is the comparison with the peer.
 //
-// Usage: node bench/ab.mjs [--rounds N] [--full] PKG_DIR PKG_DIR...
-//   --full: the main entry (browser.js); default the signing entry (signing.js).
+// Usage: node bench/ab.mjs [--rounds N] [--main] PKG_DIR PKG_DIR...
+//   --main: the main entry (browser.js); default the signing entry (signing.js).
 // e.g. keep a copy of pkg/ (cp -a pkg /tmp/pkg-before), change and `make build`, then
 //   node bench/ab.mjs --rounds 30 /tmp/pkg-before pkg
 /* global window -- in page.evaluate callbacks */
@@ -19,14 +19,14 @@ import { randomScalar, sealBundle } from '../tests/support/fixtures.mjs';
 
 const { values, positionals: dirs } = parseArgs({
   allowPositionals: true,
-  options: { rounds: { type: 'string', default: '15' }, full: { type: 'boolean', default: false } },
+  options: { rounds: { type: 'string', default: '15' }, main: { type: 'boolean', default: false } },
 });
 const rounds = Number(values.rounds);
 if (!(rounds >= 1) || dirs.length < 1) {
-  console.error('usage: node bench/ab.mjs [--rounds N] [--full] PKG_DIR PKG_DIR...');
+  console.error('usage: node bench/ab.mjs [--rounds N] [--main] PKG_DIR PKG_DIR...');
   process.exit(2);
 }
-const entry = values.full ? 'browser.js' : 'signing.js';
+const entry = values.main ? 'browser.js' : 'signing.js';
 const KEYS = 100; // opens per round and build: each needs its own ClientKey and bundle
 const mounts = Object.fromEntries(dirs.map((d, i) => [`/b${i}/`, resolve(d)]));
 const server = await serveStatic({ ...mounts, '/': fileURLToPath(new URL('.', import.meta.url)) });

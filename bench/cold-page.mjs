@@ -1,4 +1,4 @@
-// The cold-start steps, run in a fresh page (bench/browser.mjs's cold.html imports this
+// The cold-start steps, run in a fresh page (bench/in-browser.mjs's cold.html imports this
 // module and exposes it as globalThis.cold). They live in the page, not in the driver's
 // scripts, because Firefox runs WebDriver scripts in a sandbox with its own global: its
 // import() would load a second copy of the kit, and what one script keeps the next would
@@ -8,7 +8,7 @@ let key;
 
 /**
  * import() + init() of a signing-only page (the `embedded-wallet-kit/signing` entry, the
- * signing-only module), then the first keygen; keeps the key for openAndStamp.
+ * signing module), then the first keygen; keeps the key for openAndStamp.
  */
 export async function importInitKeygen() {
   const t0 = performance.now();

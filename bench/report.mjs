@@ -18,7 +18,7 @@ const entryRatios = (entry) => ENTRY_OPS.map(([name, suffix, limit]) =>
 /**
  * The targets, which apply per engine; Node has its own rule.
  * The ratio targets hold for both entries: the main one (kit.*) and
- * `embedded-wallet-kit/signing` (signing.*, the signing-only module).
+ * `embedded-wallet-kit/signing` (signing.*, the signing module).
  */
 export const TARGETS = {
   initGzip: 50 * 1024, // what a signing-only page loads: init() of embedded-wallet-kit/signing
@@ -138,7 +138,7 @@ export function browserColdTable(c) {
   return [
     '| cold start (a fresh page each) | kit median / p95 | peer median / p95 | kit / peer |',
     '|---|---:|---:|---:|',
-    `| \`await init()\`: fetch + compile + instantiate the signing-only module (\`embedded-wallet-kit/signing\`) | ${mp(c.kitInit, msec)} | (nothing to init) | |`,
+    `| \`await init()\`: fetch + compile + instantiate the signing module (\`embedded-wallet-kit/signing\`) | ${mp(c.kitInit, msec)} | (nothing to init) | |`,
     `| ↳ split, in other fresh pages: \`fetch\` + \`arrayBuffer()\` of the .wasm | ${mp(c.kitFetch, msec)} | | |`,
     `| ↳ split: \`await init({ module_or_path: bytes })\` on those bytes | ${mp(c.kitCompile, msec)} | | |`,
     `| \`import()\` of pkg/browser.js + \`await init()\` · peer: \`import()\` of its bundle | ${mp(c.kitImportInit, msec)} | ${mp(c.peerImport, msec)} | ${vs('kitImportInit', 'peerImport')} |`,
@@ -152,10 +152,19 @@ export function nodeColdTable(c) {
   return [
     '| cold start (a fresh process each) | kit median / p95 | peer median / p95 | kit / peer |',
     '|---|---:|---:|---:|',
-    `| \`initSync\` of the signing-only module on its bytes (incl. readFileSync) | ${mp(c.kitInitSync, msec)} | | |`,
+    `| \`initSync\` of the signing module on its bytes (incl. readFileSync) | ${mp(c.kitInitSync, msec)} | | |`,
     `| \`import\` of pkg/node.js (both modules) · peer: \`import\` of both packages | ${mp(c.kitImport, msec)} | ${mp(c.peerImport, msec)} | ${ratio(c.kitImport.median, c.peerImport.median)} |`,
     `| the first keygen after that | ${mp(c.kitFirst, msec)} | ${mp(c.peerFirst, msec)} | ${ratio(c.kitFirst.median, c.peerFirst.median)} |`,
   ].join('\n');
+}
+
+/** The heading of results.md's last section, written by hand: `make bench` keeps it as it is. */
+const BY_HAND = '## Measured by hand';
+
+/** `rendered` (a new results.md) followed by the hand-written section of `previous`, if it had one. */
+export function keepMeasuredByHand(previous, rendered) {
+  const at = previous?.indexOf(`\n${BY_HAND}\n`) ?? -1;
+  return at < 0 ? rendered : `${rendered}${previous.slice(at)}`;
 }
 
 /** results.md: the header (machine, load), a summary, then a section per environment. */
@@ -208,7 +217,7 @@ ${f.envs.map(section).join('\n')}
   (\`subtle.sign\`, randomized), the guards and the stamp encoding in wasm. Browsers only (IndexedDB).
 - signRetry: \`session.signRetry(pending202)\` · peer: the same checks (shape, expiry, one signature per requestId) + \`stamp\`.
 - signing entry: the same keygen, open, stamp and signRetry (the same loops) through \`embedded-wallet-kit/signing\`
-  (pkg/signing.js; Node: pkg/signing-node.js), the signing-only module, on ClientKeys of its own.
+  (pkg/signing.js; Node: pkg/signing-node.js), the signing module, on ClientKeys of its own.
 - WebCrypto floor: native P-256, awaited per call; for open the ECDH step alone, for stamp the bare signature.
 
 ## Size

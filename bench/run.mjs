@@ -6,7 +6,7 @@
 //   1. Node, through pkg/node.js and pkg/signing-node.js: keygen, bundle open, stamp and
 //      signRetry (the loops are bench/suite.mjs) for the kit (both entries), the peer and
 //      WebCrypto; cold import in fresh processes.
-//   2. Each browser engine (bench/browser.mjs over tests/support/engines.mjs: headless
+//   2. Each browser engine (bench/in-browser.mjs over tests/support/engines.mjs: headless
 //      Chromium, Firefox ESR, WebKitGTK on Xvfb): the same suite in a cross-origin isolated
 //      page on http://localhost (scripts/serve.mjs) that imports pkg/browser.js,
 //      pkg/signing.js and the esbuild bundle of the peer (bench/peer-bundle.mjs); cold start and the first calls
@@ -35,8 +35,8 @@ import { serveStatic } from '../scripts/serve.mjs';
 import { glue, measure, noEnclaveWasm, total, wasm } from '../scripts/size.mjs';
 import { createHarness, sessionResponse, stats, ORDER, PAYLOAD, TICKS_PER_SAMPLE } from './suite.mjs';
 import { bundlePeer, checkLeanBundle, esbuildVersion, leanPlugin, topInputs } from './peer-bundle.mjs';
-import { ISOLATION_HEADERS, benchPage, coldStart, openEngine, writePages } from './browser.mjs';
-import { chartSvg, int, renderResults, summaryLine, evaluateTargets } from './report.mjs';
+import { ISOLATION_HEADERS, benchPage, coldStart, openEngine, writePages } from './in-browser.mjs';
+import { chartSvg, int, keepMeasuredByHand, renderResults, summaryLine, evaluateTargets } from './report.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = resolve(here, '..');
@@ -140,14 +140,14 @@ async function runPass(env, prepareKitKeys, run, peerBundles) {
 }
 
 // ---- Node -------------------------------------------------------------------------------------
-/** Cold starts in fresh processes: importing pkg/node.js, initSync of the signing-only module, the peer. */
+/** Cold starts in fresh processes: importing pkg/node.js, initSync of the signing module, the peer. */
 function nodeCold() {
   const print = 'console.log(JSON.stringify';
   const child = {
     // The Node entry: reads and instantiates the wallet module at import.
     kitImport: `const t0 = performance.now(); const m = await import(${JSON.stringify(fileUrl(join(pkgDir, 'node.js')))});
       const t1 = performance.now(); m.ClientKey.generate().publicKeyHex; ${print}([t1 - t0, performance.now() - t1]));`,
-    // initSync of the signing-only module on its bytes (the glue imported before t0).
+    // initSync of the signing module on its bytes (the glue imported before t0).
     kitInitSync: `const { readFileSync } = await import('node:fs');
       const g = await import(${JSON.stringify(fileUrl(join(pkgDir, glue('signing'))))});
       const t0 = performance.now(); g.initSync({ module: readFileSync(${JSON.stringify(join(pkgDir, wasm('signing')))}) });
@@ -219,7 +219,7 @@ async function browserEnv(engine, base, server, peerBundles) {
 }
 
 // ---- main -------------------------------------------------------------------------------------
-for (const f of ['node.js', 'browser.js', 'signing.js', 'signing-node.js', wasm('signing'), wasm('full'), noEnclaveWasm]) {
+for (const f of ['node.js', 'browser.js', 'signing.js', 'signing-node.js', wasm('signing'), wasm('wallet'), noEnclaveWasm]) {
   if (!existsSync(join(pkgDir, f))) {
     console.error(`bench: ${join(pkgDir, f)} not found; run \`make build\` first`);
     process.exit(2);
@@ -269,7 +269,7 @@ log(`load average at the end: ${loadAtEnd}`);
 
 const cpu = os.cpus();
 const git = (...args) => spawnSync('git', ['-C', root, ...args], { encoding: 'utf8' }).stdout.trim();
-const dirty = git('status', '--porcelain', '--', 'src', 'js', 'Cargo.toml', 'Cargo.lock', 'scripts/build-pkg.sh') !== '';
+const dirty = git('status', '--porcelain', '--', 'src', 'npm', 'Cargo.toml', 'Cargo.lock', 'scripts/build-pkg.sh') !== '';
 const version = (p) => `${p} ${JSON.parse(readFileSync(join(root, 'node_modules', p, 'package.json'), 'utf8')).version}`;
 const date = new Date().toISOString().replace('T', ' ').slice(0, 16);
 // The 1-minute averages at the start and the end: the 5- and 15-minute ones remember jobs that ended before the run.
@@ -286,7 +286,8 @@ const facts = {
   peerVersions: `${version('@turnkey/crypto')}, ${version('@turnkey/api-key-stamper')}`,
   payloadBytes: Buffer.byteLength(PAYLOAD), esbuildVersion, peer: peerSize, peerLean: leanSize, peerTop: topInputs(peerSize), leanTop: topInputs(leanSize),
 };
-writeFileSync(join(here, 'results.md'), renderResults(facts));
+const resultsFile = join(here, 'results.md');
+writeFileSync(resultsFile, keepMeasuredByHand(existsSync(resultsFile) ? readFileSync(resultsFile, 'utf8') : undefined, renderResults(facts)));
 log('wrote bench/results.md');
 
 const browser = await launchChromium(chromium);

@@ -1,7 +1,7 @@
 // The timed loops of `make bench`, shared by Node and the browser pages: the same code
 // measures the kit through both entries — the main one (`kit.*`: pkg/node.js or
 // pkg/browser.js, the wallet module) and `embedded-wallet-kit/signing` (`signing.*`:
-// pkg/signing-node.js or pkg/signing.js, the signing-only module) — the
+// pkg/signing-node.js or pkg/signing.js, the signing module) — the
 // peer (@turnkey/crypto + @turnkey/api-key-stamper, bench/peer-entry.mjs) and WebCrypto's
 // native P-256 (the floor). Nothing here imports a Node or browser module: run.mjs and the
 // bench page pass the entries and the peer in.

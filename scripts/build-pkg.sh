@@ -1,20 +1,8 @@
 #!/usr/bin/env bash
-# Assembles the npm package in pkg/, with three wasm modules, one per shipped binding crate
-# in bindings/ (each a cdylib over the core crate; bindings/common is shared by all). Each
-# page loads exactly one of the first two:
-#   1. full (bindings/wallet, which links bindings/signing: ClientKey, Session, passkey.*,
-#      the flow drivers behind WalletClient, the session store's bindings, inspectPayload;
-#      loaded by the main entry's init()) -> embedded_wallet_kit*, in two builds that share
-#      one glue: with the enclave exports (its `enclave` feature; init({ enclave: true }),
-#      the Node entry, the isolated signer's Worker) -> embedded_wallet_kit_bg.wasm, and
-#      without (a plain init()) -> embedded_wallet_kit_no_enclave_bg.wasm
-#   2. signing-only (bindings/signing: ClientKey, Session, warmUp; loaded by the
-#      `embedded-wallet-kit/signing` entry's init()) -> embedded_wallet_kit_signing*
-#   3. testing (bindings/testing: SoftAuthenticator; the `embedded-wallet-kit/testing`
-#      entry, for tests only) -> embedded_wallet_kit_testing*
-# Each: release wasm build of its crate (LTO) -> wasm-bindgen --target web -> wasm-opt -Oz
-# (npm binaryen 132, by explicit path). Then JS entries, types, README, LICENSE,
-# package.json. Each crate writes its own target/ artifact (ewk_wallet.wasm, ...).
+# Builds the npm package into pkg/: the three wasm modules (wallet, signing, testing; the
+# wallet module twice, with and without the enclave exports), each cargo -> wasm-bindgen ->
+# wasm-opt, the checks on what was generated, then the JS, the declarations and the package
+# files. README.md ("How the package is built") says what each step does and why.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -43,17 +31,15 @@ mkdir -p "${OUT}"
 
 # build_module <out-name> <crate> [features] [scratch]: one cargo invocation per crate, so
 # that no crate's features reach another's module. Each module is no_std with the trapping
-# panic handler, built as a cdylib alone so that LTO sees the whole module, with
-# -inline-threshold=0 on the final crate (LTO inlines no more than each crate's own
-# opt-level did: smaller, no slower). wasm-opt -Oz --converge keeps single-caller functions
-# out of line (--one-caller-inline-max-function-size 0): V8 sizes its own wasm inlining
-# budget by the module's share of small functions, and with too few it leaves the field
-# multiplication's hot calls out of line (tests/js/v8-small-functions.test.mjs checks the
-# share; the commit bodies have the measurements). The generated declarations are
-# finished and compared with tests/types/glue/ (scripts/glue-types.mjs).
+# panic handler, built as a cdylib alone so that LTO sees the whole module. The inlining
+# settings (-inline-threshold=0 on the final crate; wasm-opt keeping single-caller
+# functions out of line, so that V8 still inlines the hot calls) are smaller and faster:
+# bench/results.md, "Measured by hand"; tests/js/v8-small-functions.test.mjs guards the
+# second. The generated declarations are compared with their copies in tests/types/glue/
+# and do not ship: the package's declarations are npm/*.d.ts.
 # getrandom's custom backend, for the shipped modules only (the wasm32 tests keep its
 # wasm_js backend): every random byte comes from the crypto.getRandomValues that
-# js/platform.js captured (bindings/common defines the backend).
+# npm/platform.js captured (bindings/common defines the backend).
 RANDOM_BACKEND=(--config 'target.wasm32-unknown-unknown.rustflags=["--cfg", "getrandom_backend=\"custom\""]')
 
 build_module() {
@@ -83,7 +69,8 @@ build_module() {
   "${WASM_OPT}" -Oz --converge --one-caller-inline-max-function-size 0 "${OUT}/${name}_bg.wasm" -o "${OUT}/${name}_bg.wasm.opt"
   mv "${OUT}/${name}_bg.wasm.opt" "${OUT}/${name}_bg.wasm"
   # (not for a build whose glue does not ship)
-  [ "${4:-}" = scratch ] || node scripts/glue-types.mjs "${OUT}/${name}.d.ts" "tests/types/glue/${name}.d.ts"
+  [ "${4:-}" = scratch ] || node scripts/check-glue-types.mjs "${OUT}/${name}.d.ts" "tests/types/glue/${name}.d.ts"
+  rm "${OUT}/${name}.d.ts"
 }
 
 # The wallet module without the enclave exports first, into a scratch directory: only its
@@ -101,12 +88,12 @@ build_module "${SIGNING_NAME}" ewk-signing
 build_module "${TESTING_NAME}" ewk-testing
 
 # The glues import KitError (all three) and the page's WebCrypto and Date.now as captured
-# (the two that hold keys) from ./platform.js, the kit's own js/platform.js shipped next to
+# (the two that hold keys) from ./platform.js, the kit's own npm/platform.js shipped next to
 # them (bindings/common imports it by that name in the shipped build): the entries import
 # the very same module, so there is one KitError class for instanceof and one capture,
 # made when the kit's modules are evaluated. Nothing under snippets/.
 if [ -e "${OUT}/snippets" ]; then
-  echo "[build] ${OUT}/snippets exists: bindings/common must import js/platform.js by raw_module in the shipped build" >&2
+  echo "[build] ${OUT}/snippets exists: bindings/common must import npm/platform.js by raw_module in the shipped build" >&2
   exit 1
 fi
 for glue in "${NAME}" "${SIGNING_NAME}" "${TESTING_NAME}"; do
@@ -117,28 +104,26 @@ for glue in "${NAME}" "${SIGNING_NAME}" "${TESTING_NAME}"; do
 done
 
 say "copying entries, types and package files"
-# Every module in js/ ships.
-mapfile -t ENTRIES < <(cd js && ls -1 *.js)
-cp "${ENTRIES[@]/#/js/}" "${OUT}/"
+# Every module in npm/ ships.
+mapfile -t ENTRIES < <(cd npm && ls -1 *.js)
+cp "${ENTRIES[@]/#/npm/}" "${OUT}/"
 # The isolated signer's Worker instantiates only the module it ships with: its SHA-256,
 # written into the Worker script in place of the placeholder (exactly once), which the
-# Worker checks the bytes against before compiling them (js/signer-worker.js).
+# Worker checks the bytes against before compiling them (npm/signer-worker.js).
 SIGNER_SHA256=$(sha256sum "${OUT}/${NAME}_bg.wasm" | cut -d' ' -f1)
 if [ "$(grep -c "'SIGNER_MODULE_SHA256'" "${OUT}/signer-worker.js")" -ne 1 ]; then
-  echo "[build] js/signer-worker.js must hold the placeholder 'SIGNER_MODULE_SHA256' exactly once" >&2
+  echo "[build] npm/signer-worker.js must hold the placeholder 'SIGNER_MODULE_SHA256' exactly once" >&2
   exit 1
 fi
 sed -i "s/'SIGNER_MODULE_SHA256'/'${SIGNER_SHA256}'/" "${OUT}/signer-worker.js"
 say "signer-worker.js pins ${NAME}_bg.wasm: sha256 ${SIGNER_SHA256}"
 # Everything ships minified (see the script): the entries with a source map to the code
 # as written (the documentation is in the .d.ts files and the README); the glues without
-# one (wasm-bindgen generates them from the Rust bindings, whose docs the generated .d.ts
-# carry).
+# one (wasm-bindgen generates them from the Rust bindings).
 node scripts/minify.mjs --map "${ENTRIES[@]/#/${OUT}/}"
 node scripts/minify.mjs "${OUT}/${NAME}.js" "${OUT}/${SIGNING_NAME}.js" "${OUT}/${TESTING_NAME}.js"
-cp js/*.d.ts "${OUT}/"
-# (and ${NAME}.d.ts, ${SIGNING_NAME}.d.ts and ${TESTING_NAME}.d.ts, generated above, which they re-export)
-cp pkg-template/package.json pkg-template/README.md pkg-template/LICENSE "${OUT}/"
+cp npm/*.d.ts "${OUT}/"
+cp npm/package.json npm/README.md npm/LICENSE "${OUT}/"
 
 say "done: $(cd "${OUT}" && find . -type f | sort | tr '\n' ' ')"
 ls -l "${OUT}/${NAME}_bg.wasm" "${OUT}/${NAME}_no_enclave_bg.wasm" "${OUT}/${NAME}.js" "${OUT}/${SIGNING_NAME}_bg.wasm" "${OUT}/${SIGNING_NAME}.js" \

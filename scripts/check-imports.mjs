@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Checks the import graph of the shipped JavaScript (js/*.js), run by `make lint-js`:
-// every static `import`/`export ... from` and every `import('…')` between js/ files is an
+// Checks the import graph of the shipped JavaScript (npm/*.js), run by `make lint-js`:
+// every static `import`/`export ... from` and every `import('…')` between npm/ files is an
 // edge. It fails, printing what it found, on
 //   - an import circle: a module that imports (statically or with import()) a module that,
 //     directly or further down, imports it back;
@@ -8,10 +8,10 @@
 //     the literal to find the file);
 //   - an `import('./x.js')` without an `import.meta.resolve?.('./x.js')` at the top level
 //     of the same module: a lazily loaded file is resolved when the kit loads, so that an
-//     import map injected later cannot redirect it (js/isolated-platform.js);
+//     import map injected later cannot redirect it (npm/signer-platform.js);
 //   - a lazily loaded module (an import() target) importing a module that itself lazily
 //     loads something: implementations take what they share with the entry's modules from
-//     a lower module (js/shared.js), not sideways from another facade.
+//     a lower module (npm/shared.js), not sideways from another facade.
 // Then it prints the layers: each module above everything it imports.
 //
 // Usage: node scripts/check-imports.mjs [dir]   (default: js)
@@ -19,7 +19,7 @@ import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
 import { parse } from 'acorn';
 
-const dir = resolve(process.argv[2] ?? 'js');
+const dir = resolve(process.argv[2] ?? 'npm');
 const files = readdirSync(dir).filter((f) => f.endsWith('.js')).sort();
 const problems = [];
 
@@ -119,7 +119,7 @@ if (problems.length > 0) {
   process.exit(1);
 }
 
-// Layers (the graph has no circle): 0 imports nothing from js/, n imports something at n - 1.
+// Layers (the graph has no circle): 0 imports nothing from npm/, n imports something at n - 1.
 const layer = new Map();
 const depth = (file) => {
   if (!layer.has(file)) layer.set(file, Math.max(-1, ...graph.get(file).map((e) => depth(e.to))) + 1);

@@ -1,17 +1,12 @@
 #!/usr/bin/env node
-// Minifies the package's JavaScript in place (run by scripts/build-pkg.sh on every .js it
-// ships): about a quarter less gzip for a page that loads pkg/ as it is, no bundler
-// (scripts/size.mjs). esbuild's transform without an output format keeps the names of what
-// a module exports by declaration (`export class X`, `export function f`) and renames the
-// rest, so a class whose instances page script holds is exported by declaration
-// (tests/js/minified-names.test.mjs checks them); the target is the ECMAScript edition the package promises
-// (pkg-template/README.md), so nothing newer is introduced. Every
-// `new URL('…', import.meta.url)` (the .wasm and Worker URLs bundlers look for, and whether a
-// `new Worker(` takes it) must come out as it went in: the build fails otherwise.
-//
-// With --map, each FILE also gets FILE.map holding its unminified source (comments
-// included), so devtools and bundlers show the code as written; without it (the glue
-// wasm-bindgen generates from the Rust bindings) there is nothing more readable to point to.
+// Minifies the package's JavaScript in place, file by file (run by scripts/build-pkg.sh on
+// every .js it ships), so that a page that loads pkg/ as it is, without a bundler, loads
+// less. Names a module exports by declaration are kept (esbuild's transform without an
+// output format renames only the rest: tests/js/minified-names.test.mjs); the target is
+// the edition the package promises (npm/README.md); every
+// `new URL('…', import.meta.url)` (the .wasm and Worker URLs bundlers look for) must come
+// out as it went in, or the build fails. With --map, each FILE also gets FILE.map holding
+// its source as written; the glues get none (generated from the Rust bindings).
 //
 // Usage: node scripts/minify.mjs [--map] FILE...
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -44,7 +39,7 @@ for (const file of files) {
   const urls = JSON.stringify(assetUrls(transformSync(source, { target: 'es2022', legalComments: 'none' }).code));
   let out = minify(source, name, true);
   // A module that names its own `URL` (or `Worker`) so that the bundlers' pattern reads
-  // literally (js/isolated-boot.js) keeps its names.
+  // literally (npm/signer-boot.js) keeps its names.
   if (JSON.stringify(assetUrls(out.code)) !== urls) out = minify(source, name, false);
   if (JSON.stringify(assetUrls(out.code)) !== urls) {
     console.error(`[minify] ${file}: new URL(…, import.meta.url) went from ${urls} to ${JSON.stringify(assetUrls(out.code))}; bundlers need them as written`);

@@ -186,7 +186,7 @@ for (const resolution of ['Bundler', 'NodeNext']) {
   // Every code block of the package README, each a module, with what it takes from the
   // app around it declared in tests/readme/context.d.ts.
   check(`every js/jsx code block of the package README compiles (tsc --strict, moduleResolution ${resolution})`, () => {
-    const snippets = readmeSnippets(join(root, 'pkg-template', 'README.md'));
+    const snippets = readmeSnippets(join(root, 'npm', 'README.md'));
     assert(snippets.length >= 10, `only ${snippets.length} code blocks found`);
     copyFileSync(join(root, 'tests', 'readme', 'context.d.ts'), join(project, 'readme-context.d.ts'));
     for (const snippet of snippets) writeFileSync(join(project, snippet.file), snippet.source);

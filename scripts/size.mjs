@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // Prints raw, gzip (-9) and brotli (q11) sizes of what a browser loads from pkg/, in
 // tables, and exits non-zero when a budgeted gzip total passes its budget. Each page loads
-// exactly one wasm module: the signing-only one (the `embedded-wallet-kit/signing` entry)
-// or the full one (the main entry).
+// exactly one wasm module: the signing module (the `embedded-wallet-kit/signing` entry)
+// or the wallet module (the main entry).
 //
-//   1. a signing-only page: what the signing entry's `init()` loads: js/signing.js and
-//      what it imports statically (the signing-only module's glue among them), and .wasm.
+//   1. a signing-only page: what the signing entry's `init()` loads: npm/signing.js and
+//      what it imports statically (the signing module's glue among them), and .wasm.
 //      Budget: see BUDGETS below (target: 50 KB).
 //   2. a passkey wallet page: the main entry's `init()` (browser.js and everything it
 //      imports statically, the wallet module's glue, the snippet and its .wasm without the
@@ -15,7 +15,7 @@
 //      (session-keeper-impl.js). Budget: see BUDGETS below (target: 100 KB).
 //   3. for information only, no budget: the same page with `init({ enclave: true })` (the
 //      wallet module's build with encryptOtp and openWalletExport); the main entry's `init()` alone; the isolated
-//      signer (isolated.js, isolated-boot.js and signer-worker.js, and the wallet module again, in the
+//      signer (signer.js, signer-boot.js and signer-worker.js, and the wallet module again, in the
 //      Worker); the `embedded-wallet-kit/testing` entry (the software authenticator, for
 //      tests), which apps never load.
 //
@@ -31,14 +31,14 @@ import { buildSync } from 'esbuild';
 
 /** The wasm modules' base names: each ships as NAME.js (wasm-bindgen glue) + NAME_bg.wasm. */
 export const MODULES = {
-  full: 'embedded_wallet_kit',
+  wallet: 'embedded_wallet_kit',
   signing: 'embedded_wallet_kit_signing',
   testing: 'embedded_wallet_kit_testing',
 };
 export const glue = (module) => `${MODULES[module]}.js`;
 export const wasm = (module) => `${MODULES[module]}_bg.wasm`;
-/** The wallet module's build without the enclave exports (a plain init() of the main entry; the full glue drives it). */
-export const noEnclaveWasm = `${MODULES.full}_no_enclave_bg.wasm`;
+/** The wallet module's build without the enclave exports (a plain init() of the main entry; the wallet module's glue drives it). */
+export const noEnclaveWasm = `${MODULES.wallet}_no_enclave_bg.wasm`;
 // What was measured, rounded up to the next KB; lowered with every change that shrinks a
 // page by more than the headroom. The targets are 50 and 100 KB (make bench reports them).
 export const BUDGETS = { signing: 55 * 1024, wallet: 112 * 1024 }; // 56,320 and 114,688 bytes
@@ -132,7 +132,7 @@ const loadedWith = (pkgDir, entries, already = []) =>
  * glue among them) and the wallet module's build without the enclave exports (`enclave`:
  * with them, init({ enclave: true })).
  */
-export const mainInitFiles = (pkgDir, enclave = false) => [...loadedWith(pkgDir, ['browser.js']), enclave ? wasm('full') : noEnclaveWasm];
+export const mainInitFiles = (pkgDir, enclave = false) => [...loadedWith(pkgDir, ['browser.js']), enclave ? wasm('wallet') : noEnclaveWasm];
 
 /** The JS a passkey wallet page loads on top of init(): WalletClient's, the store's and the keeper's implementations. */
 const WALLET_PAGE_IMPLS = ['wallet-client-impl.js', 'session-store-impl.js', 'session-keeper-impl.js'];
@@ -143,15 +143,15 @@ export function sizeTables(pkgDir, budgets = BUDGETS) {
   const walletPage = [...mainInit, ...loadedWith(pkgDir, WALLET_PAGE_IMPLS, mainInit)];
   const signingPage = [...loadedWith(pkgDir, ['signing.js']), wasm('signing')];
   return [
-    ['signing-only page: init() of embedded-wallet-kit/signing (signing-only module)', signingPage, budgets.signing],
+    ['signing-only page: init() of embedded-wallet-kit/signing (signing module)', signingPage, budgets.signing],
     ['passkey wallet page: init() of embedded-wallet-kit (wallet module) + WalletClient, SessionStore and SessionKeeper implementations',
       walletPage, budgets.wallet],
     ['passkey wallet page with the enclave exports (informational, in no budget): the same with init({ enclave: true }), which loads the wallet module\'s build with encryptOtp and openWalletExport',
-      walletPage.map((f) => (f === noEnclaveWasm ? wasm('full') : f))],
+      walletPage.map((f) => (f === noEnclaveWasm ? wasm('wallet') : f))],
     ['main entry init() (informational, in no budget): embedded-wallet-kit\'s init() alone', mainInit],
     ['isolated signer (informational, in no budget): loaded by init({ isolate: \'worker\' }) on top of the main entry; its Worker loads the wallet module again', [
-      ...loadedWith(pkgDir, ['isolated.js', 'isolated-boot.js', 'signer-worker.js', glue('full')], mainInit.filter((f) => f !== glue('full'))),
-      wasm('full'),
+      ...loadedWith(pkgDir, ['signer.js', 'signer-boot.js', 'signer-worker.js', glue('wallet')], mainInit.filter((f) => f !== glue('wallet'))),
+      wasm('wallet'),
     ]],
     // Shared files it imports (platform.js, guard.js) are in the first table.
     ['testing module (informational, in no budget): embedded-wallet-kit/testing in the browser',
@@ -168,7 +168,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     else if (args[i] === '--wallet-budget') budgets.wallet = Number(args[++i]);
     else pkgDir = args[i];
   }
-  for (const f of ['browser.js', 'signing.js', wasm('full'), noEnclaveWasm, wasm('signing'), wasm('testing')]) {
+  for (const f of ['browser.js', 'signing.js', wasm('wallet'), noEnclaveWasm, wasm('signing'), wasm('testing')]) {
     if (!existsSync(join(pkgDir, f))) {
       console.error(`size: ${pkgDir}/${f} not found; run \`make build\` first`);
       process.exit(2);

@@ -186,7 +186,7 @@ impl Table {
 /// group has prime order and the scalar is non-zero. `ENGINE_FAULT` when the product is
 /// not a finite point of the curve: the engine computed it wrong, and a wrong shared
 /// secret must not pass for a bundle sealed to another key (`DECRYPTION_FAILED`).
-// Not inlined into its callers: 160 B less gzip in the signing-only module, no slower.
+// Not inlined into its callers: 160 B less gzip in the signing module, no slower.
 #[inline(never)]
 pub fn diffie_hellman(
     secret: &NonZeroScalar,

@@ -11,7 +11,7 @@ macro_rules! error_codes {
     ($($(#[doc = $doc:literal])* $variant:ident => $code:literal,)+) => {
         /// Stable error codes. The string form (see [`ErrorCode::as_str`]) is part of the public
         /// contract: JS callers switch on `KitError.code`. This list is the one
-        /// declaration of the codes: js/index.d.ts's `KitErrorCode` union and the npm README's
+        /// declaration of the codes: npm/index.d.ts's `KitErrorCode` union and the npm README's
         /// error table are checked against it (tests below), as are the codes the JS shim raises.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         #[non_exhaustive]
@@ -98,11 +98,11 @@ error_codes! {
     /// The kit was used before `init()` (raised by the JS shim).
     NotInitialized => "NOT_INITIALIZED",
     /// The JS `SessionStore` cannot work: IndexedDB or WebCrypto is missing, or one of their
-    /// calls failed. Raised only by the JS shim (js/session-store-impl.js), never by Rust.
+    /// calls failed. Raised only by the JS shim (npm/session-store-impl.js), never by Rust.
     StoreUnavailable => "STORE_UNAVAILABLE",
     /// `init({ isolate: 'worker' })`: the module given or fetched is not the kit's own
     /// signing module (its SHA-256 is not the build's), or is a `WebAssembly.Module`.
-    /// Raised only by the isolated signer's JS (js/signer-worker.js), never by Rust.
+    /// Raised only by the isolated signer's JS (npm/signer-worker.js), never by Rust.
     SignerModuleRejected => "SIGNER_MODULE_REJECTED",
 }
 
@@ -246,7 +246,7 @@ mod tests {
         use std::collections::BTreeSet;
         use std::path::{Path, PathBuf};
 
-        /// Upper-case literals in js/*.js that are not error codes (WebCrypto algorithm
+        /// Upper-case literals in npm/*.js that are not error codes (WebCrypto algorithm
         /// names, a credential type). Any other such literal must be a code of [`ErrorCode`].
         const JS_LITERALS_NOT_CODES: &[&str] = &[
             "ECDH",
@@ -265,14 +265,14 @@ mod tests {
                 .collect()
         }
 
-        /// The repository root: the nearest ancestor of this crate holding js/index.d.ts
+        /// The repository root: the nearest ancestor of this crate holding npm/index.d.ts
         /// (so the test keeps working if the crate moves into a workspace member).
         fn repo_root() -> PathBuf {
             let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
             manifest
                 .ancestors()
-                .find(|dir| dir.join("js/index.d.ts").is_file())
-                .unwrap_or_else(|| panic!("no js/index.d.ts above {}", manifest.display()))
+                .find(|dir| dir.join("npm/index.d.ts").is_file())
+                .unwrap_or_else(|| panic!("no npm/index.d.ts above {}", manifest.display()))
                 .to_path_buf()
         }
 
@@ -379,8 +379,8 @@ mod tests {
         #[test]
         fn typescript_union_lists_exactly_the_codes() {
             assert_same(
-                "js/index.d.ts KitErrorCode",
-                &typescript_union(&read("js/index.d.ts")),
+                "npm/index.d.ts KitErrorCode",
+                &typescript_union(&read("npm/index.d.ts")),
             );
         }
 
@@ -388,7 +388,7 @@ mod tests {
         /// links to it).
         #[test]
         fn readme_table_lists_exactly_the_codes() {
-            let readme = "pkg-template/README.md";
+            let readme = "npm/README.md";
             assert_same(readme, &readme_table(&read(readme), readme));
         }
 
@@ -398,17 +398,17 @@ mod tests {
                 !read("README.md")
                     .lines()
                     .any(|l| l.trim() == ERROR_TABLE_HEADER),
-                "README.md has an error table: the codes' table lives in pkg-template/README.md"
+                "README.md has an error table: the codes' table lives in npm/README.md"
             );
         }
 
         #[test]
         fn js_shim_raises_only_declared_codes() {
             let declared = declared();
-            let dir = repo_root().join("js");
+            let dir = repo_root().join("npm");
             let mut files: Vec<_> = std::fs::read_dir(&dir)
                 .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-                .map(|entry| entry.expect("js/ entry").path())
+                .map(|entry| entry.expect("npm/ entry").path())
                 .filter(|p| p.extension().is_some_and(|e| e == "js"))
                 .collect();
             files.sort();

@@ -78,7 +78,7 @@ fn read(payload: &str, code: ErrorCode) -> Result<Option<Json>> {
 /// Refuses with `code` what [`inspect_payload`] refuses: JSON text (starting with `{` or
 /// `[`) that is not strict or repeats a member name in any letter case. Opaque text
 /// passes. Every signing path runs it before signing; without the `payload-guard`
-/// feature (the signing-only module) it lets everything through.
+/// feature (the signing module) it lets everything through.
 pub(crate) fn check_signable(payload: &str, code: ErrorCode) -> Result<()> {
     #[cfg(feature = "payload-guard")]
     read(payload, code)?;

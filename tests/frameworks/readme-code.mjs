@@ -3,12 +3,12 @@
 // fails the suite, so the README's copyable backends are the ones that ran.
 import { readFileSync } from 'node:fs';
 
-const README = new URL('../../pkg-template/README.md', import.meta.url);
+const README = new URL('../../npm/README.md', import.meta.url);
 
 export async function readmeBlock(firstLine) {
   const blocks = readFileSync(README, 'utf8').split(/^```ts\n/m).slice(1).map((b) => b.split(/^```$/m)[0]);
   const block = blocks.find((b) => b.startsWith(`${firstLine}\n`));
-  if (!block) throw new Error(`no ts block starting \`${firstLine}\` in pkg-template/README.md`);
+  if (!block) throw new Error(`no ts block starting \`${firstLine}\` in npm/README.md`);
   // esbuild from this directory's tools (installed by run.mjs before it asks).
   const { transform } = await import('esbuild');
   return (await transform(block, { loader: 'ts', format: 'esm' })).code;
@@ -18,6 +18,6 @@ export async function readmeBlock(firstLine) {
 export function readmeImportMap() {
   const html = readFileSync(README, 'utf8').split(/^```html\n/m)[1]?.split(/^```$/m)[0] ?? '';
   const map = /<script type="importmap">[^]*?<\/script>/.exec(html)?.[0];
-  if (!map) throw new Error('no <script type="importmap"> in an html block of pkg-template/README.md');
+  if (!map) throw new Error('no <script type="importmap"> in an html block of npm/README.md');
   return map;
 }

@@ -502,7 +502,7 @@ async function suite() {
     const seen = server.requests.length;
     const page = await open('?mode=same');
     const loaded = server.requests.slice(seen).map((r) => r.path);
-    assert(loaded.includes('/pkg/isolated-platform.js') && !['isolated-boot.js', 'isolated.js', 'signer-worker.js'].some((f) => loaded.includes(`/pkg/${f}`)),
+    assert(loaded.includes('/pkg/signer-platform.js') && !['signer-boot.js', 'signer.js', 'signer-worker.js'].some((f) => loaded.includes(`/pkg/${f}`)),
       `init() loads only what the isolated signer captures when the kit loads, none of its code: ${json(loaded)}`);
     const secret = randomScalar();
     await openReal(page, 'same', secret);
@@ -573,8 +573,8 @@ async function suite() {
   await check('page script that imports the isolated signer\'s file and sets it up first with a platform of its own: the kit\'s init({ isolate }) fails closed and never uses that platform', async () => {
     const page = await open('?mode=none');
     const out = expectOk(await attempt(page, async () => {
-      const signer = await import(new URL('isolated.js', window.pkgBase).href);
-      const { platform } = await import(new URL('isolated-platform.js', window.pkgBase).href);
+      const signer = await import(new URL('signer.js', window.pkgBase).href);
+      const { platform } = await import(new URL('signer-platform.js', window.pkgBase).href);
       const { KitError } = await import(new URL('kit-error.js', window.pkgBase).href);
       const { WalletClient, custodies } = await import(new URL('wallet-client.js', window.pkgBase).href);
       let starts = 0;
@@ -595,8 +595,8 @@ async function suite() {
   await check('page script that sets the isolated signer up first with a platform that throws partway: the kit\'s init({ isolate }) still fails closed', async () => {
     const page = await open('?mode=none');
     const out = expectOk(await attempt(page, async () => {
-      const signer = await import(new URL('isolated.js', window.pkgBase).href);
-      const { platform } = await import(new URL('isolated-platform.js', window.pkgBase).href);
+      const signer = await import(new URL('signer.js', window.pkgBase).href);
+      const { platform } = await import(new URL('signer-platform.js', window.pkgBase).href);
       const { KitError } = await import(new URL('kit-error.js', window.pkgBase).href);
       const handedOver = [];
       const setPrototypeOf = (obj) => {
@@ -619,15 +619,15 @@ async function suite() {
     const out = expectOk(await attempt(page, async () => {
       const evil = new URL('/evil-module.js', location.href).href;
       const pkg = new URL(window.pkgBase, location.href).href;
-      const lazy = ['isolated.js', 'isolated-boot.js', 'session-store-impl.js', 'wallet-client-impl.js', 'session-keeper-impl.js'];
+      const lazy = ['signer.js', 'signer-boot.js', 'session-store-impl.js', 'wallet-client-impl.js', 'session-keeper-impl.js'];
       // The Worker's script and the glue it imports too (a page's import maps do not reach
       // a Worker; the page resolved the glue when the kit loaded).
       const exact = Object.fromEntries([...lazy, 'signer-worker.js', 'embedded_wallet_kit.js'].map((f) => [new URL(f, pkg).href, evil]));
       // What the isolated signer's files would import, redirected for them alone (a scope
       // keyed by their own URL, which no module had resolved anything from).
-      const theirImports = Object.fromEntries(['kit-error.js', 'isolated-platform.js', 'isolated-boot.js', 'guard.js', 'platform.js']
+      const theirImports = Object.fromEntries(['kit-error.js', 'signer-platform.js', 'signer-boot.js', 'guard.js', 'platform.js']
         .map((f) => [new URL(f, pkg).href, evil]));
-      const ownScopes = Object.fromEntries(['isolated.js', 'isolated-boot.js'].map((f) => [new URL(f, pkg).href, theirImports]));
+      const ownScopes = Object.fromEntries(['signer.js', 'signer-boot.js'].map((f) => [new URL(f, pkg).href, theirImports]));
       const map = document.createElement('script');
       map.type = 'importmap';
       // Exact URLs, the package's directory as a prefix, and scopes.
@@ -650,7 +650,7 @@ async function suite() {
     assert(json(out) === json({ mapTaken, isolatedKey: 130, evilIsolated: false, evilStore: false, keeper: 'INVALID_INPUT', flow: 'INVALID_INPUT', evilLoaded: false }), json(out));
     const paths = server.requests.slice(seen).map((r) => r.path);
     assert(!paths.some((p) => p.includes('evil')), `requested: ${json(paths.filter((p) => p.includes('evil')))}`);
-    for (const f of ['isolated.js', 'isolated-boot.js', 'session-store-impl.js', 'wallet-client-impl.js', 'session-keeper-impl.js']) {
+    for (const f of ['signer.js', 'signer-boot.js', 'session-store-impl.js', 'wallet-client-impl.js', 'session-keeper-impl.js']) {
       assert(paths.includes(`/pkg/${f}`), `the kit's own ${f} was not loaded: ${json(paths)}`);
     }
     await page.close();

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { TARGETS, evaluateTargets, renderResults, speedTable, summaryLine, chartSvg } from '../../bench/report.mjs';
+import { TARGETS, evaluateTargets, renderResults, speedTable, summaryLine, chartSvg, keepMeasuredByHand } from '../../bench/report.mjs';
 import { ORDER, batchSize, createHarness, stats } from '../../bench/suite.mjs';
 import { checkStamp, randomScalar, sealBundle } from '../support/fixtures.mjs';
 import { serveStatic } from '../../scripts/serve.mjs';
@@ -183,10 +183,20 @@ test('scripts/serve.mjs sends the extra headers (the bench: COOP + COEP) on ever
 test('scripts/size.mjs imports without running its CLI, and its tables name the modules from one list', () => {
   const [signing, wallet, withEnclave] = sizeTables(dir('../../pkg'));
   assert.deepEqual([signing[1].at(-1), signing[1].includes(glue('signing')), signing[2]], [wasm('signing'), true, BUDGETS.signing]);
-  assert.ok(!signing[1].some((f) => f === glue('full') || f === wasm('full') || f === noEnclaveWasm), 'a signing-only page loads no wallet module');
-  // A plain init() loads the wallet module's build without the enclave exports, under the full glue.
-  assert.deepEqual([wallet[1].includes(glue('full')), wallet[1].includes(noEnclaveWasm), wallet[1].includes(wasm('full')), wallet[2]], [true, true, false, BUDGETS.wallet]);
+  assert.ok(!signing[1].some((f) => f === glue('wallet') || f === wasm('wallet') || f === noEnclaveWasm), 'a signing-only page loads no wallet module');
+  // A plain init() loads the wallet module's build without the enclave exports, under the wallet module's glue.
+  assert.deepEqual([wallet[1].includes(glue('wallet')), wallet[1].includes(noEnclaveWasm), wallet[1].includes(wasm('wallet')), wallet[2]], [true, true, false, BUDGETS.wallet]);
   assert.ok(!wallet[1].some((f) => f === glue('signing') || f === wasm('signing')), 'a wallet page loads one module');
-  assert.deepEqual(withEnclave[1], wallet[1].map((f) => (f === noEnclaveWasm ? wasm('full') : f)), 'init({ enclave: true }) loads the build with them instead, and nothing else more');
+  assert.deepEqual(withEnclave[1], wallet[1].map((f) => (f === noEnclaveWasm ? wasm('wallet') : f)), 'init({ enclave: true }) loads the build with them instead, and nothing else more');
   assert.equal(withEnclave[2], undefined, 'informational');
+});
+
+test('results.md keeps its hand-written measurements section when make bench rewrites the rest', () => {
+  const hand = '## Measured by hand\n\n### Something\n\nA number: 1 B.\n';
+  const previous = `# Benchmarks\n\nold figures\n\n${hand}`;
+  const kept = keepMeasuredByHand(previous, '# Benchmarks\n\nnew figures\n');
+  assert.equal(kept, `# Benchmarks\n\nnew figures\n\n${hand}`);
+  // No such section before: nothing is added; a rendered file never carries one of its own.
+  assert.equal(keepMeasuredByHand('# Benchmarks\n\nold\n', '# Benchmarks\n\nnew\n'), '# Benchmarks\n\nnew\n');
+  assert.equal(keepMeasuredByHand(undefined, '# B\n'), '# B\n');
 });

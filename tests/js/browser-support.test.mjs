@@ -1,7 +1,7 @@
 // The npm README's "Browser support" minimum versions rest on what the built package
 // uses; this checks that basis against pkg/ (so a build that starts using something newer
 // fails here until the table is revisited). The basis is the HTML comment next to the table
-// in pkg-template/README.md:
+// in npm/README.md:
 //
 //   wasm:       the WebAssembly proposals the .wasm modules need: for each module, the
 //               smallest feature set with which binaryen's validator (node_modules'
@@ -23,9 +23,9 @@ const pkg = join(root, 'pkg');
 
 /** The basis the README's table was written from. */
 function readmeBasis() {
-  const readme = readFileSync(join(root, 'pkg-template', 'README.md'), 'utf8');
+  const readme = readFileSync(join(root, 'npm', 'README.md'), 'utf8');
   const m = /<!-- browser-support-basis[^\n]*\n([\s\S]*?)-->/.exec(readme);
-  assert.ok(m, 'pkg-template/README.md has no <!-- browser-support-basis ... --> comment');
+  assert.ok(m, 'npm/README.md has no <!-- browser-support-basis ... --> comment');
   const basis = {};
   for (const line of m[1].trim().split('\n')) {
     const [key, ...rest] = line.split(':');

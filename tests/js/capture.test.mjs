@@ -1,4 +1,4 @@
-// What the kit takes from the page is captured when its module loads (js/platform.js):
+// What the kit takes from the page is captured when its module loads (npm/platform.js):
 // WebCrypto (crypto.getRandomValues, crypto.subtle.importKey/deriveBits/sign) and the
 // clock (Date.now) behind every expiry guard. Script that replaces them later, even while
 // init() is still downloading the .wasm, receives no call from the kit: no key choice,

@@ -58,7 +58,7 @@ function check(a, b) {
 
 const full = { imports: [['wbg', 'log', 1]], exports: [['encryptOtp', 2], ['stamp', 1]] };
 
-test('the two builds in pkg/ pass; the signing-only module in place of the second does not', () => {
+test('the two builds in pkg/ pass; the signing module in place of the second does not', () => {
   const run = (second) => spawnSync(process.execPath, [script, join(pkg, 'embedded_wallet_kit_bg.wasm'), join(pkg, second)], { encoding: 'utf8' });
   assert.equal(run('embedded_wallet_kit_no_enclave_bg.wasm').status, 0);
   const signing = run('embedded_wallet_kit_signing_bg.wasm');

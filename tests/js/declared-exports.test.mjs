@@ -3,12 +3,13 @@
 // values (classes, functions, constants; not interfaces or type aliases) that its "types"
 // file exports, read with the TypeScript compiler, equal the named exports of each of its
 // JS files ("node", "browser", "default", ...). And for the classes the wasm bindings
-// (and js/) define, the members each declares, instance and static, equal the runtime
+// (and npm/) define, the members each declares, instance and static, equal the runtime
 // class's: a method added to or dropped from a Rust binding without its declaration
 // fails here. The same for the stand-ins of the wasm-bindgen glue that `make lint-js`
-// type-checks js/ against (tests/types/glue/<module>.d.ts, copies of the generated
-// declarations, which scripts/glue-types.mjs keeps equal to wasm-bindgen's): each declares
-// exactly what the generated pkg/<module>.js exports. Needs `make build`.
+// type-checks npm/ against (tests/types/glue/<module>.d.ts, wasm-bindgen's declarations as
+// generated, which scripts/check-glue-types.mjs compares): each declares exactly what the
+// generated pkg/<module>.js exports. The declarations that ship are npm/'s, as written.
+// Needs `make build`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -46,7 +47,8 @@ function declaredClassMembers(dtsPath, name) {
   if (symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
   const declaration = symbol.valueDeclaration;
   assert.ok(declaration && ts.isClassDeclaration(declaration), `${name} is not a declared class`);
-  const names = (type) => checker.getPropertiesOfType(type).map((p) => p.getName());
+  // (not a symbol-keyed member such as wasm-bindgen's `[Symbol.dispose]`, named `__@…`)
+  const names = (type) => checker.getPropertiesOfType(type).map((p) => p.getName()).filter((n) => !n.startsWith('__@'));
   return {
     instance: names(checker.getDeclaredTypeOfSymbol(symbol)).sort(),
     statics: names(checker.getTypeOfSymbolAtLocation(symbol, declaration)).filter((n) => n !== 'prototype').sort(),
@@ -65,7 +67,7 @@ function runtimeClassMembers(cls) {
 /**
  * The classes whose instance members live on the exported class's prototype. (KitError's
  * are own fields; SessionStore's are on the implementation's subclass, which
- * js/session-store-impl.js declares `@implements` and `make lint-js` checks; their
+ * npm/session-store-impl.js declares `@implements` and `make lint-js` checks; their
  * statics are compared here.)
  */
 const MEMBERS_ON_PROTOTYPE = new Set(['ClientKey', 'Session', 'WalletClient', 'SoftAuthenticator']);
@@ -111,14 +113,21 @@ for (const [subpath, conditions] of entries) {
   }
 }
 
+test('the declarations that ship are npm/*.d.ts as written, and only those (no generated or edited one)', () => {
+  const js = new URL('../../npm/', import.meta.url);
+  const written = readdirSync(js).filter((f) => f.endsWith('.d.ts')).sort();
+  assert.deepEqual(readdirSync(pkg).filter((f) => f.endsWith('.d.ts')).sort(), written);
+  for (const f of written) assert.equal(readFileSync(new URL(f, pkg), 'utf8'), readFileSync(new URL(f, js), 'utf8'), f);
+});
+
 const glueStandIns = new URL('../types/glue/', import.meta.url);
 const glueModules = readdirSync(glueStandIns)
   .filter((f) => f.startsWith('embedded_wallet_kit') && f.endsWith('.d.ts'))
   .map((f) => f.slice(0, -'.d.ts'.length));
 
 test('every wasm module of the package has a stand-in in tests/types/glue/', () => {
-  // The wallet module's build without the enclave exports has no glue of its own: the full
-  // glue drives it (scripts/check-no-enclave.mjs).
+  // The wallet module's build without the enclave exports has no glue of its own: the other
+  // build's drives it (scripts/check-no-enclave.mjs).
   const built = readdirSync(pkg)
     .filter((f) => /^embedded_wallet_kit.*_bg\.wasm$/.test(f) && f !== 'embedded_wallet_kit_no_enclave_bg.wasm')
     .map((f) => f.slice(0, -'_bg.wasm'.length));

@@ -1,10 +1,9 @@
 // The package's public types stay precise: no exported function, and no member of an
 // exported class or object (its properties, and the parameters and results of its
-// methods), is typed `any`, in the declarations the package ships (pkg/index.d.ts and
-// pkg/signing.d.ts, which re-export the full and the signing-only module's wasm-bindgen
-// declarations, and pkg/testing.d.ts). A
-// binding whose `unchecked_*_type` is dropped becomes `any` there (wasm-bindgen types a
-// `&JsValue` so), and so does a type name that no longer resolves; both fail here.
+// methods), is typed `any`, in the declarations the package ships (pkg/index.d.ts,
+// pkg/signing.d.ts and pkg/testing.d.ts). A type name that no longer resolves becomes
+// `any` there and fails here. (A binding whose `unchecked_*_type` is dropped becomes `any`
+// in the glue's declarations, which tests/types/glue-agrees.ts compares with these.)
 // tests/types/*.ts compile strictly against the same declarations (`make lint-js`), but
 // an `any` compiles. Needs `make build`.
 import { test } from 'node:test';

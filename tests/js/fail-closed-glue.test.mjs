@@ -1,5 +1,5 @@
-// The glue functions the kit's lazily loaded modules call directly (js/shared.js's, which
-// js/session-store-impl.js and js/wallet-client-impl.js import; not a handle class's
+// The glue functions the kit's lazily loaded modules call directly (npm/shared.js's, which
+// npm/session-store-impl.js and npm/wallet-client-impl.js import; not a handle class's
 // members) fail closed too: a real trap inside one (the module's memory grown to its
 // maximum, so passing a 1 MiB argument cannot allocate and the module executes
 // `unreachable`) is ENGINE_FAULT and marks the module dead, and then every one of them

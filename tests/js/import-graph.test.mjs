@@ -1,7 +1,7 @@
-// The one lazy-load helper (js/shared.js's lazy(), as shipped in pkg/) and the import-graph
+// The one lazy-load helper (npm/shared.js's lazy(), as shipped in pkg/) and the import-graph
 // check `make lint-js` runs (scripts/check-imports.mjs): lazy() loads once, shares one
 // promise, rejects KitError NOT_INITIALIZED naming what it loads and tries again on the
-// next call; the check passes js/ as it is and fails a module graph with a circle (static
+// next call; the check passes npm/ as it is and fails a module graph with a circle (static
 // or through import()), an import() it cannot read or one not resolved at load, and a
 // lazily loaded module that imports a facade. Needs `make build` first.
 import { test } from 'node:test';
@@ -53,7 +53,7 @@ test('lazy(): a failure rejects NOT_INITIALIZED naming the module, with the caus
   assert.equal(calls, 2);
 });
 
-test('the shipped modules have no import circle (scripts/check-imports.mjs passes js/)', () => {
+test('the shipped modules have no import circle (scripts/check-imports.mjs passes npm/)', () => {
   const run = check();
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stdout, /no circle/);
@@ -72,7 +72,7 @@ test('scripts/check-imports.mjs fails a circle, a computed or unresolved import(
       assert.equal(run.status, 1, `expected a failure for ${JSON.stringify(files)}: ${run.stdout}`);
       assert.match(run.stderr, pattern);
     };
-    // Two facades that each lazily load their implementation, as js/ does.
+    // Two facades that each lazily load their implementation, as npm/ does.
     const facade = (name) => `import.meta.resolve?.('./${name}-impl.js');\nexport const load = () => import('./${name}-impl.js');\n`;
     fails({ 'a.js': "import './b.js';\n", 'b.js': "export * from './a.js';\n" }, /import circle: a\.js:1 --> b\.js:1 --> a\.js/);
     fails({ 'f.js': facade('f'), 'f-impl.js': "import { load } from './f.js';\nexport { load };\n" },

@@ -1,8 +1,8 @@
-// init()'s argument, read alike by both entries (js/guard.js): an options object —
+// init()'s argument, read alike by both entries (npm/guard.js): an options object —
 // any plain object, `{}` and `{ passkeys: false }` too — or where to load the module from.
 // Before it was shared, the signing entry handed `{}`, `{ passkeys: false }` and
 // `{ isolate: null }` to wasm-bindgen's loader as the module itself (NOT_INITIALIZED in a
-// browser). Options are read as own data properties (js/guard.js; tests/js/options.test.mjs).
+// browser). Options are read as own data properties (npm/guard.js; tests/js/options.test.mjs).
 // Needs `make build`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The isolated signer's Worker (pkg/signer-worker.js) under its page side (pkg/isolated.js):
+// The isolated signer's Worker (pkg/signer-worker.js) under its page side (pkg/signer.js):
 // it instantiates only a module whose bytes have the SHA-256 the build wrote into it
 // (SIGNER_MODULE_REJECTED otherwise), and it fails closed after a fault. The fault is a
 // real one: the test grows the Worker's module memory to its maximum, so the allocation a
@@ -7,7 +7,7 @@
 // terminates the Worker, and every proxy made on it, and the kit's own calls, answer
 // ENGINE_FAULT. Node has no module Workers: the Worker's script runs in this thread (a
 // fresh instance of it per start, `self` a stand-in), on a real MessageChannel, with the
-// platform the page side captured (pkg/isolated-platform.js) and a stand-in Worker object
+// platform the page side captured (pkg/signer-platform.js) and a stand-in Worker object
 // whose postMessage hands the first message to that script. (Everything else about the
 // isolated signer, in three browsers: tests/isolate/run.mjs.) Needs `make build`.
 import { test } from 'node:test';
@@ -19,8 +19,8 @@ const own = readFileSync(new URL('embedded_wallet_kit_bg.wasm', pkg));
 const other = readFileSync(new URL('embedded_wallet_kit_no_enclave_bg.wasm', pkg));
 
 globalThis.self = { onmessage: null, close() {} };
-const { platform } = await import(new URL('isolated-platform.js', pkg).href);
-const signer = await import(new URL('isolated.js', pkg).href);
+const { platform } = await import(new URL('signer-platform.js', pkg).href);
+const signer = await import(new URL('signer.js', pkg).href);
 const { KitError } = await import(new URL('kit-error.js', pkg).href);
 const { WalletClient, custodies } = await import(new URL('wallet-client.js', pkg).href);
 

@@ -1,4 +1,4 @@
-// The option objects the kit accepts are read by one rule (js/guard.js): each option
+// The option objects the kit accepts are read by one rule (npm/guard.js): each option
 // once, as an own data property; nothing inherited (script that runs after the kit could
 // have put it on Object.prototype), no getter run (refused: KitError INVALID_INPUT naming
 // the option), no thenable resolved. Checked for the reader itself and through init (the

@@ -42,10 +42,10 @@ test('the repository README states the budgets size.mjs enforces, and no measure
 
 test('the npm README states the measured totals of a passkey wallet page (without and with the enclave exports) and a signing-only page', () => {
   const sizes = measured();
-  const text = read('pkg-template/README.md').replace(/\s+/g, ' ');
+  const text = read('npm/README.md').replace(/\s+/g, ' ');
   const wallet = /A passkey wallet page \([^)]*\) comes to ([\d.]+) KB gzip/.exec(text);
   const withEnclave = /which `init\(\{ enclave: true \}\)` loads instead \(([\d.]+) KB gzip for the same page\)/.exec(text);
-  const signing = /loads the signing-only module: ([\d.]+) KB gzip/.exec(text);
+  const signing = /loads the signing module: ([\d.]+) KB gzip/.exec(text);
   assert.ok(signing && wallet && withEnclave, 'the npm README states the three sizes in KB gzip');
   within(Number(signing[1]) * 1024, sizes.signing, 'signing-only page (npm README)');
   within(Number(wallet[1]) * 1024, sizes.wallet, 'passkey wallet page (npm README)');
@@ -53,7 +53,7 @@ test('the npm README states the measured totals of a passkey wallet page (withou
 });
 
 test('the npm README\'s "about N KB" of the store\'s and keeper\'s code and of the testing module are what pkg/ measures (within 5%)', () => {
-  const text = read('pkg-template/README.md').replace(/\s+/g, ' ');
+  const text = read('npm/README.md').replace(/\s+/g, ' ');
   const about = (re, what) => {
     const m = re.exec(text);
     assert.ok(m, `the npm README states ${what} in KB gzip`);

@@ -2,7 +2,7 @@
 // ClientKey, Session and warmUp (an export that sneaks into bindings/signing fails here:
 // every page that only signs would download it), its entry exactly init, ClientKey,
 // Session and KitError; it signs like the main entry; and a page that imports both
-// entries has two independent ready states (js/guard.js): one entry's init() does not
+// entries has two independent ready states (npm/guard.js): one entry's init() does not
 // make the other's exports usable. Node cannot fetch file: URLs: the browser variants get
 // the module bytes. The ready-state test comes first: importing the Node variant
 // (signing-node.js, which instantiates at import) readies the signing entry's state for
@@ -16,7 +16,7 @@ const pkg = new URL('../../pkg/', import.meta.url);
 const signing = await import(new URL('signing.js', pkg).href);
 const main = await import(new URL('browser.js', pkg).href);
 
-test('the signing-only module exports ClientKey, Session, warmUp and selfTest, nothing else', async () => {
+test('the signing module exports ClientKey, Session, warmUp and selfTest, nothing else', async () => {
   const glue = await import(new URL('embedded_wallet_kit_signing.js', pkg).href);
   assert.deepEqual(Object.keys(glue).sort(), ['ClientKey', 'Session', 'default', 'initSync', 'selfTest', 'warmUp']);
   assert.deepEqual(
@@ -75,7 +75,7 @@ test('the signing entry rejects the main entry\'s options with INVALID_INPUT', a
   }
 });
 
-test('the signing-only glue is hardened like the full one (scripts/harden-glue.mjs): no internals, handles not forgeable', async () => {
+test('the signing entry\'s handle classes are made as the main entry\'s (npm/guard.js): no internals, handles not forgeable', async () => {
   await signing.init({ module_or_path: readFileSync(SIGNING_WASM_PATH) });
   const { ClientKey, Session, KitError } = signing;
   const invalid = (fn) => assert.throws(fn, (err) => err instanceof KitError && err.code === 'INVALID_INPUT');

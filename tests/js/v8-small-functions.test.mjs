@@ -17,7 +17,7 @@ const pkg = fileURLToPath(new URL('../../pkg/', import.meta.url));
 
 /** V8's "small function": a body of fewer than this many bytes. */
 const SMALL_BODY = 50;
-/** The signing-only module's share when it ran at full speed with plain -Oz (33.8%). */
+/** The signing module's share when it ran at full speed with plain -Oz (33.8%). */
 const MIN_SHARE = 0.33;
 
 /** Sizes of the function bodies in a wasm binary's code section. */

@@ -1,4 +1,4 @@
-// The warm-up (js/guard.js, bindings/signing warmUp): once init() has resolved, not
+// The warm-up (npm/guard.js, bindings/signing warmUp): once init() has resolved, not
 // inside it, each entry asks requestIdleCallback to run warmUp's rounds, which pay for what
 // the first keygen, open and stamp would (the kit's basepoint table, and code the engine has
 // not optimised yet; `make bench` measures the first calls, never timed here). Exercised

@@ -6,7 +6,7 @@
 // verification — run the same checks. WebKitGTK has no WebAuthn: there the unsupported
 // path is checked (isSupported() false, ceremonies PASSKEY_UNSUPPORTED at once, before
 // init() with no .wasm fetched). Registration and authentication run
-// through the kit (js/passkey.js and the module's option builders and credential readers) and are checked by an independent verifier,
+// through the kit (npm/passkey.js and the module's option builders and credential readers) and are checked by an independent verifier,
 // @simplewebauthn/server: every assertion passkey.authenticate returns is verified there,
 // and tampered copies (signature, authenticatorData, clientDataJSON, challenge) must be
 // refused. userHandle: present (UTF-8 of user.id) for a resident credential; omitted from

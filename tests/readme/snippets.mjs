@@ -1,4 +1,4 @@
-// The code blocks of the npm README (pkg-template/README.md) as TypeScript modules, so
+// The code blocks of the npm README (npm/README.md) as TypeScript modules, so
 // that scripts/pack-smoke.mjs compiles each one, fully strict, against the packed
 // tarball: a snippet that stops compiling fails `make test`. A block is a fragment of an
 // app: the names it takes from the app around it (the user's `otp`, `quote`, `transport`,

@@ -178,7 +178,7 @@ async function suite() {
     assert(json(out.b) === json([state.sandbox.id, true, true, 'sandbox-valid-signature']), json(out.b));
   });
 
-  await check('OAUTH: saveClientKey keeps the client key (public parts and the OIDC nonce returned)', async () => {
+  await check('OAUTH: saveClientKey stores the client key (public parts and the OIDC nonce returned)', async () => {
     const out = expectOk(await attempt(async () => {
       const key = window.kit.ClientKey.generate();
       const kept = await window.store.saveClientKey(key);
@@ -254,7 +254,7 @@ async function suite() {
     }
     const sandboxRecord = raw.sessions.find((r) => r.sandboxed);
     assert(sandboxRecord && !('key' in sandboxRecord), 'the sandbox record has no key');
-    assert(raw.clientKeys.length === 1, 'one kept client key');
+    assert(raw.clientKeys.length === 1, 'one stored client key');
     const ck = raw.clientKeys[0].key.cryptoKey;
     assert(json(ck.algorithm) === json({ name: 'ECDH', namedCurve: 'P-256' }) && json(ck.usages) === '["deriveBits"]', json(ck));
     assert(raw.clientKeys[0].publicKeyHex === state.kept.publicKeyHex, 'kept under its public key');
@@ -276,7 +276,7 @@ async function suite() {
     const after = await page.evaluate((db) => window.rawRecords(db), DB);
     const ids = after.sessions.map((r) => r.id).sort();
     assert(json(ids) === json([state.real.response.id, state.sandbox.id].sort()), `left ${json(ids)}`);
-    assert(after.clientKeys.length === 1, 'the kept client key is not expired');
+    assert(after.clientKeys.length === 1, 'the stored client key is not expired');
   });
 
   await check('load() restores the real session: same fields, stamps verify, a fresh requestId signs', async () => {
@@ -339,7 +339,7 @@ async function suite() {
   });
 
   await check('OAUTH after the reload: a failed open keeps the key; openSession signs; the ECDH bytes are zeroed', async () => {
-    // Sealed to another key: DECRYPTION_FAILED, and the kept key stays.
+    // Sealed to another key: DECRYPTION_FAILED, and the stored key stays.
     const other = hex(p256.getPublicKey(randomScalar(), false));
     const wrong = sessionResponse({ type: 'OAUTH', bundle: sealBundle(randomScalar(), other) });
     await attemptErr((r) => window.store.openSession(r), wrong, 'DECRYPTION_FAILED');
@@ -418,7 +418,7 @@ async function suite() {
     expectStamp(out.stamp, 'captured', compressedPublicKeyHex(scalar));
   });
 
-  await check('openSession with several kept keys needs publicKeyHex', async () => {
+  await check('openSession with several stored keys needs publicKeyHex', async () => {
     const kept = expectOk(await attempt(async () => {
       const a = await window.store.saveClientKey(window.kit.ClientKey.generate());
       const b = await window.store.saveClientKey(window.kit.ClientKey.generate());

@@ -1,13 +1,13 @@
 // Compiled (not run) by `make lint-js` (tests/types/tsconfig.json): the JS entries, as
-// TypeScript infers them from js/*.js and their JSDoc, against the declarations the
+// TypeScript infers them from npm/*.js and their JSDoc, against the declarations the
 // package ships. Every entry must export every declared value with a type assignable to
-// the declared one, and no value that is not declared; a drift between js/ and
+// the declared one, and no value that is not declared; a drift between npm/ and
 // index.d.ts / testing.d.ts fails here. (tests/js/declared-exports.test.mjs checks the
 // built package's runtime names the same way.)
-import * as browser from '../../js/browser.js';
-import * as node from '../../js/node.js';
-import * as testingBrowser from '../../js/testing.js';
-import * as testingNode from '../../js/testing-node.js';
+import * as browser from '../../npm/browser.js';
+import * as node from '../../npm/node.js';
+import * as testingBrowser from '../../npm/testing.js';
+import * as testingNode from '../../npm/testing-node.js';
 import type * as declared from 'embedded-wallet-kit';
 import type * as declaredTesting from 'embedded-wallet-kit/testing';
 
@@ -17,10 +17,10 @@ type NoneOf<Names> = [Names] extends [never] ? true : Names;
 type Undeclared<M, Declared> = Exclude<keyof M, keyof Declared>;
 
 /**
- * `SessionStore` is checked apart: the exported class is the base (js/session-store.js)
+ * `SessionStore` is checked apart: the exported class is the base (npm/session-store.js)
  * of the implementation's `Store`, which declares the instance methods with
- * `@implements` (js/session-store-impl.js); what the export itself must match is `open`.
- * `SessionKeeper` likewise (also js/session-store.js; js/session-keeper-impl.js's `Keeper`): `start`.
+ * `@implements` (npm/session-store-impl.js); what the export itself must match is `open`.
+ * `SessionKeeper` likewise (also npm/session-store.js; npm/session-keeper-impl.js's `Keeper`): `start`.
  */
 type Entry = Omit<typeof declared, 'SessionStore' | 'SessionKeeper'>;
 

@@ -3,7 +3,7 @@
 // expect-error lines below prove the types reject misuse.
 import {
   init, ClientKey, Session, KitError, passkey, SessionStore,
-  type StoredSession, type KeptClientKey, type SessionStoreOptions,
+  type StoredSession, type StoredClientKey, type SessionStoreOptions,
   type KitErrorCode, type SignedRetryHeaders, type QuoteSignatureHeader, type SessionResponse,
   type PendingSignature, type Quote, type InitInput, type InitOptions,
   type PasskeyRegisterOptions, type PasskeyAuthenticateOptions, type PasskeyAttestation,
@@ -186,10 +186,10 @@ export async function stored(response: SessionResponse, pending: PendingSignatur
   void new SessionStore();
   await saved.delete();
   await store.delete('Session:1');
-  const kept: KeptClientKey = await store.saveClientKey(ClientKey.generate());
-  const nonce: string = kept.oidcNonce;
+  const stored: StoredClientKey = await store.saveClientKey(ClientKey.generate());
+  const nonce: string = stored.oidcNonce;
   void nonce;
-  const s: Session = await store.openSession(response, { publicKeyHex: kept.publicKeyHex });
+  const s: Session = await store.openSession(response, { publicKeyHex: stored.publicKeyHex });
   await store.clear();
   store.close();
   const code: KitErrorCode = 'STORE_UNAVAILABLE';

@@ -1,1 +1,1 @@
-../../../js/platform.js
+../../../npm/platform.js

@@ -1,5 +1,5 @@
 //! What every wasm module of the npm package shares, and nothing any of them exports:
-//! the `KitError` import (js/platform.js, one class across modules), the conversions
+//! the `KitError` import (npm/platform.js, one class across modules), the conversions
 //! between JS values and the core's types with catching reads, the stack scrub, the
 //! platform clock, and the allocator.
 //!
@@ -38,7 +38,7 @@ pub mod prelude {
 
 pub use js::scrubbed;
 
-// KitError and the platform captures come from js/platform.js. The shipped modules
+// KitError and the platform captures come from npm/platform.js. The shipped modules
 // (feature `trap-panics`, which only scripts/build-pkg.sh sets) import it by its name, as
 // ./platform.js, shipped next to the glue: the entries import the very same module, with
 // no copy under snippets/ and no re-export. The tests' builds take it as a wasm-bindgen
@@ -91,7 +91,7 @@ pub fn invalid_input(message: &str) -> JsValue {
     to_js(Error::new(ErrorCode::InvalidInput, message))
 }
 
-// What the kit takes from the page (js/platform.js): WebCrypto and `Date.now` as they were
+// What the kit takes from the page (npm/platform.js): WebCrypto and `Date.now` as they were
 // when the kit's modules were evaluated, imported through wasm-bindgen's own mechanism from
 // the one module the entries import first. Page script that replaces the globals later
 // (even while init() downloads the .wasm) chooses no key, receives no key bytes and does
@@ -154,7 +154,7 @@ unsafe extern "Rust" fn __getrandom_v03_custom(
     Ok(())
 }
 
-// Talc instead of the default dlmalloc: about 5 KB smaller in the module, and faster.
+// Talc instead of the default dlmalloc: a smaller module, and faster.
 #[cfg(not(target_feature = "atomics"))]
 #[global_allocator]
 static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();

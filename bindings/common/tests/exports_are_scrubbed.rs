@@ -11,7 +11,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// Exports that may skip the wrapper, and why (the test fails if one is not found).
-/// None since the passkey ceremonies moved to js/passkey.js (their exports are sync).
+/// None since the passkey ceremonies moved to npm/passkey.js (their exports are sync).
 const ASYNC_EXPORTS: &[&str] = &[];
 
 /// The index after a string literal, char literal or comment starting at `i`, if one does.

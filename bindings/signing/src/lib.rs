@@ -17,10 +17,10 @@ mod warm;
 
 pub use signing::{JsClientKey, JsSession};
 
-// The generated declarations (pkg/embedded_wallet_kit_signing.d.ts and, through the full
-// module, pkg/embedded_wallet_kit.d.ts, which js/signing.d.ts and js/index.d.ts
-// re-export) name these interfaces in the `unchecked_*_type`s of the exports; they are
-// declared once, in index.d.ts. The wallet module imports the interfaces its own exports
+// The generated declarations (embedded_wallet_kit_signing.d.ts and, through the full
+// module, embedded_wallet_kit.d.ts; copies in tests/types/glue/, which npm/ is type-checked
+// against) name these interfaces in the `unchecked_*_type`s of the exports; they are
+// declared once, in npm/index.d.ts. The wallet module imports the interfaces its own exports
 // name in a section of its own: one name imported twice would not compile.
 #[wasm_bindgen::prelude::wasm_bindgen(typescript_custom_section)]
 const SIGNING_TYPES: &str = "import type { SessionResponse, PendingSignature, Quote, SignedRetryHeaders, QuoteSignatureHeader } from './index.js';";

@@ -1,4 +1,6 @@
-//! The signing exports: `ClientKey` and `Session`.
+//! The signing exports: `ClientKey` and `Session`. Page script sees them through the
+//! handle classes of npm/guard.js; what they promise users is documented once, in
+//! npm/index.d.ts (tests/types/glue-agrees.ts holds the types of both together).
 
 use core::cell::{Cell, RefCell};
 use ewk_common::prelude::*;
@@ -171,9 +173,7 @@ pub fn boxed<T>(make: impl FnOnce() -> embedded_wallet_kit::Result<T>) -> JsResu
     make().map(Box::new).map_err(to_js)
 }
 
-/// An ephemeral P-256 key pair generated inside WebAssembly memory. Its public half is the
-/// `clientPublicKey` of one verify, challenge or refresh call; its private half never
-/// leaves wasm memory and is consumed by {@link Session.open}.
+/// An ephemeral P-256 key pair in wasm memory; its private half never leaves it.
 #[wasm_bindgen(js_name = ClientKey)]
 pub struct JsClientKey(Handle<embedded_wallet_kit::ClientKey>);
 
@@ -211,11 +211,7 @@ impl JsClientKey {
         scrubbed(|| self.0.read(|k| k.compressed_public_key_hex()))
     }
 
-    /// The OIDC `nonce` for an OAUTH login: lowercase hex SHA-256 of the ASCII bytes of the
-    /// `clientPublicKey` string sent (the hex string, not the decoded key): {@link publicKeyHex},
-    /// or with `{ compressed: true }` {@link compressedPublicKeyHex} (the client-held session
-    /// key flow, which sends the compressed form). Throws `INVALID_INPUT` for any other
-    /// argument (not an object, unknown members, a non-boolean `compressed`).
+    /// The OIDC `nonce` of the `clientPublicKey` sent, in the form `options` names.
     #[wasm_bindgen(js_name = oidcNonce)]
     pub fn oidc_nonce(
         &self,
@@ -236,7 +232,7 @@ impl JsClientKey {
 
     /// Zeroizes the private key now; a later `Session.open` with it throws `KEY_CONSUMED`.
     /// The object stays usable for its public key: {@link free} also releases its memory.
-    // js/handles.js calls this for a `free()` made during a call (it releases the memory
+    // npm/guard.js calls this for a `free()` made during a call (it releases the memory
     // when the call returns).
     pub fn close(&self) {
         scrubbed(|| {
@@ -276,10 +272,7 @@ fn open_with_key(
 
 #[wasm_bindgen(js_class = Session)]
 impl JsSession {
-    /// Opens the session bundle of a verify/refresh response with the ClientKey whose
-    /// public key was sent as `clientPublicKey`. Consumes the key: a second use throws
-    /// `KEY_CONSUMED`. Throws `INVALID_BUNDLE`, `BUNDLE_CHECKSUM`, `DECRYPTION_FAILED`,
-    /// `INVALID_SESSION`, `INVALID_TIMESTAMP`.
+    /// Opens the session bundle of a verify/refresh response with `key`, which it consumes.
     pub fn open(
         #[wasm_bindgen(unchecked_param_type = "SessionResponse | string")] response: &JsValue,
         key: &JsClientKey,
@@ -352,10 +345,7 @@ impl JsSession {
         scrubbed(|| self.0.read(|s| s.public_key_hex()))
     }
 
-    /// How the session key came here: `'sealed'` (opened from the service's sealed
-    /// bundle, {@link Session.open}), `'client-held'` (the client's own key,
-    /// {@link Session.fromClientKey}) or `'sandbox'` ({@link Session.sandbox}, no key).
-    /// Kept after {@link free}.
+    /// How the session key came here: `'sealed'`, `'client-held'` or `'sandbox'`.
     #[wasm_bindgen(getter, js_name = keyMode, unchecked_return_type = "'sealed' | 'client-held' | 'sandbox'")]
     pub fn key_mode(&self) -> JsResult<String> {
         scrubbed(|| self.0.read(|s| s.key_mode().to_owned()))
@@ -390,11 +380,8 @@ impl JsSession {
         })
     }
 
-    /// The API-key stamp over the exact UTF-8 bytes of `payloadToSign`: the value of the
-    /// `Service-Wallet-Signature` header. Checks only the session, no requestId or expiry
-    /// of a 202 or quote: give those to `signRetry` and `signQuote`. Throws
-    /// `SESSION_EXPIRED`, `SESSION_CLOSED`; in the main entry `INVALID_INPUT` for JSON
-    /// that `inspectPayload` refuses.
+    /// The API-key stamp over the exact bytes of `payloadToSign`: the session checked, no
+    /// requestId or expiry.
     pub fn stamp(
         &self,
         #[wasm_bindgen(js_name = payloadToSign, unchecked_param_type = "string")] payload: &JsValue,
@@ -406,9 +393,7 @@ impl JsSession {
         })
     }
 
-    /// Signs a 202 PendingSignature. Returns exactly the two retry headers. Throws
-    /// `INVALID_PENDING_SIGNATURE`, `REQUEST_EXPIRED`, `REQUEST_ALREADY_SIGNED`,
-    /// `SESSION_EXPIRED`, `SESSION_CLOSED`.
+    /// Both retry headers for a 202 (`PendingSignature`), each requestId signed once.
     #[wasm_bindgen(js_name = signRetry, unchecked_return_type = "SignedRetryHeaders")]
     pub fn sign_retry(
         &self,
@@ -425,9 +410,7 @@ impl JsSession {
         })
     }
 
-    /// Signs a quote's `payloadToSign` for `POST /quotes/{id}/execute`. Throws
-    /// `INVALID_INPUT` (no `payloadToSign`; in the main entry, JSON that `inspectPayload`
-    /// refuses), `QUOTE_EXPIRED`, `SESSION_EXPIRED`, `SESSION_CLOSED`.
+    /// The signature header for a quote's `payloadToSign` (its expiry checked).
     #[wasm_bindgen(js_name = signQuote, unchecked_return_type = "QuoteSignatureHeader")]
     pub fn sign_quote(
         &self,
@@ -446,7 +429,7 @@ impl JsSession {
 
     /// Zeroizes the session key now; any later signing call throws `SESSION_CLOSED`. The
     /// object stays usable for its public facts: {@link free} also releases its memory.
-    // js/handles.js calls this for a `free()` made during a call (it releases the memory
+    // npm/guard.js calls this for a `free()` made during a call (it releases the memory
     // when the call returns).
     pub fn close(&self) {
         scrubbed(|| {

@@ -16,11 +16,8 @@ type JsResult<T> = Result<T, JsValue>;
 
 #[wasm_bindgen(js_class = ClientKey)]
 impl JsClientKey {
-    /// Both retry headers for a 202, stamped with this key: the second leg of the encrypted
-    /// OTP login, which the TEK signs before any session exists. Does not consume the key.
-    /// Signs each requestId once (compared case-insensitively); the ids it signed stay
-    /// signed in the session {@link Session.fromClientKey} makes of it.
-    /// Throws `INVALID_PENDING_SIGNATURE`, `REQUEST_EXPIRED`, `REQUEST_ALREADY_SIGNED`, `KEY_CONSUMED`.
+    /// Both retry headers for a 202, stamped with this key (the TEK): the encrypted OTP
+    /// login's second leg, before any session exists. Does not consume the key.
     #[wasm_bindgen(js_name = signRetry, unchecked_return_type = "SignedRetryHeaders")]
     pub fn sign_retry(
         &self,

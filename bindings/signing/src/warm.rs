@@ -3,7 +3,7 @@
 //! static, milliseconds in code the engine has not optimised yet), a key generation, the
 //! open of a session response (the response object's fields, base58check, point
 //! decompression, ECDH, HKDF, AES-GCM) and a stamp (ECDSA, DER, the stamp's JSON and
-//! base64url). js/browser.js calls it a few times in idle time after `init()` resolves,
+//! base64url). npm/browser.js calls it a few times in idle time after `init()` resolves,
 //! never inside it: the engine optimises a function once it has run enough, and one open
 //! is not enough.
 

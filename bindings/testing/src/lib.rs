@@ -18,41 +18,14 @@ use ewk_common::passkey_input::{
 use ewk_common::scrubbed;
 use ewk_common::to_js;
 
-/// An in-memory WebAuthn authenticator bound to one page origin, **for tests only** (its
-/// keys sit in ordinary memory). It answers `register` / `authenticate` with real ES256
-/// (P-256) credentials, in exactly the shapes `passkey.register` / `passkey.authenticate`
-/// resolve to, so a passkey flow can run in Node, in `wasm-pack test`, or in a headless
-/// browser without a virtual authenticator. Its output verifies with a standard WebAuthn
-/// relying-party verifier (e.g. `@simplewebauthn/server`) against this origin and the rpId.
-///
-/// What it produces: "none" attestation (`fmt: "none"`, empty `attStmt`, zero AAGUID);
-/// authenticator data with the rpId hash, flags UP, plus UV unless `userVerification` is
-/// `'discouraged'`, plus AT on registration; a signature counter that starts at 0 and goes
-/// up by one with every assertion of that credential; `transports: ['internal']`;
-/// `userHandle` = base64url of the UTF-8 bytes of `user.id`; clientDataJSON
-/// `{type, challenge, origin, crossOrigin: false}` with the challenge bytes exactly as the
-/// browser path computes them (registration: the base64url challenge decoded; login: the
-/// UTF-8 bytes of the challenge string).
-///
-/// Options are validated exactly as by the `passkey` API (`INVALID_INPUT` naming the bad
-/// option). `signal` is ignored and `timeoutMs` has no effect: nothing here waits.
-///
-/// Errors are `KitError`s, with the codes a browser ceremony would give:
-/// - `PASSKEY_INVALID_DOMAIN`: the rpId is neither the origin's host nor a suffix of it;
-/// - `PASSKEY_ALREADY_REGISTERED`: this authenticator holds one of `excludeCredentialIds`
-///   (for the same rpId);
-/// - `PASSKEY_CANCELLED`: `authenticate` for a credential this authenticator does not hold
-///   (what browsers report when no authenticator has it);
-/// - `INVALID_INPUT`: bad options, a bad origin, or use after `free()`;
-/// - `NOT_INITIALIZED`: constructed before `init()` resolved (browser entry).
+/// An in-memory WebAuthn authenticator bound to one page origin, for tests only: real
+/// ES256 credentials in the shapes `passkey.register` / `passkey.authenticate` resolve to.
 #[wasm_bindgen(js_name = SoftAuthenticator)]
 pub struct JsSoftAuthenticator(SoftAuthenticator);
 
 #[wasm_bindgen(js_class = SoftAuthenticator)]
 impl JsSoftAuthenticator {
-    /// An authenticator for pages of `origin`: `http://` or `https://`, a host and an
-    /// optional port, no path (e.g. `'http://localhost:8787'`). Anything else →
-    /// `INVALID_INPUT`. This origin goes into every clientDataJSON, so verify against it.
+    /// An authenticator for pages of `origin` (`http(s)://host[:port]`).
     #[wasm_bindgen(constructor)]
     pub fn new(origin: &str) -> Result<JsSoftAuthenticator, JsValue> {
         scrubbed(|| SoftAuthenticator::new(origin).map(Self).map_err(to_js))
@@ -86,7 +59,7 @@ impl JsSoftAuthenticator {
     }
 }
 
-// The generated declarations (pkg/embedded_wallet_kit_testing.d.ts, which js/testing.d.ts
-// re-exports) name these interfaces; they are declared once, in index.d.ts.
+// The generated declarations (embedded_wallet_kit_testing.d.ts, copied to tests/types/glue/)
+// name these interfaces; they are declared once, in npm/index.d.ts.
 #[wasm_bindgen(typescript_custom_section)]
 const PUBLIC_TYPES: &str = "import type { PasskeyAssertion, PasskeyAttestation, PasskeyAuthenticateOptions, PasskeyRegisterOptions } from './index.js';";

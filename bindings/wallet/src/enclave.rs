@@ -56,18 +56,8 @@ mod imp {
     }
 }
 
-/// The encrypted OTP login. Verifies the `otpEncryptionTargetBundle` of a `/challenge`
-/// response (object or JSON text; the documented single-quoted form is tolerated) under
-/// `options.pin`, and HPKE-seals `{"otp_code":…,"public_key":…}` to its enclave key,
-/// binding `key`'s public key (the TEK) in its compressed form, `key.compressedPublicKeyHex`
-/// (production refuses the uncompressed one). Returns the `encryptedOtpBundle` string to send
-/// in `{type, encryptedOtpBundle}`. `key` is not consumed: it stamps the 202
-/// ({@link ClientKey.signRetry}) and then becomes the session key
-/// ({@link Session.fromClientKey}). The code never appears in error messages.
-/// Throws `INVALID_INPUT` (code, options), `INVALID_BUNDLE`, `INVALID_PUBLIC_KEY`,
-/// `DECRYPTION_FAILED` (signature does not verify, or another signer than the pin),
-/// `KEY_CONSUMED`. In the browser it needs `init({ enclave: true })` (`NOT_INITIALIZED`
-/// otherwise).
+/// The `encryptedOtpBundle`: `otpCode` sealed to the enclave key of `targetBundle` (its
+/// signature checked under `options.pin`), binding `key`'s compressed public key.
 #[wasm_bindgen(js_name = encryptOtp)]
 pub fn encrypt_otp_js(
     #[wasm_bindgen(js_name = targetBundle, unchecked_param_type = "EnclaveEnvelope | string")]
@@ -79,14 +69,8 @@ pub fn encrypt_otp_js(
     scrubbed(|| imp::encrypt_otp_js(target_bundle, otp_code, key, options))
 }
 
-/// Opens a wallet export (the 200 response, or its `encryptedWalletCredentials` envelope;
-/// object or JSON text) with the ClientKey whose `publicKeyHex` was sent, after checking
-/// the envelope's signature under `options.pin`. Returns the BIP-39 mnemonic and consumes
-/// the key. The mnemonic is handed out once, as a JS string, which JavaScript cannot
-/// zeroize: keep it no longer than needed. The kit's own copy in wasm memory is zeroized.
-/// Throws `INVALID_INPUT` (options), `INVALID_BUNDLE`, `INVALID_PUBLIC_KEY`,
-/// `DECRYPTION_FAILED`, `KEY_CONSUMED`. In the browser it needs `init({ enclave: true })`
-/// (`NOT_INITIALIZED` otherwise).
+/// Opens a wallet export with `key` (consumed) after checking the envelope's signature
+/// under `options.pin`: the mnemonic.
 #[wasm_bindgen(js_name = openWalletExport, unchecked_return_type = "string")]
 pub fn open_wallet_export(
     #[wasm_bindgen(unchecked_param_type = "WalletExportResponse | EnclaveEnvelope | string")]

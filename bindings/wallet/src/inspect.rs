@@ -8,11 +8,8 @@ use ewk_common::js::exact_string;
 use ewk_common::scrubbed;
 use ewk_common::to_js;
 
-/// Reads what `payloadToSign` would authorize, so a wallet UI can show it before signing.
-/// A payload starting with `{` or `[` must be strict JSON naming each member once in any
-/// letter case: else `INVALID_INPUT` says what is wrong and at which byte, and this
-/// module signs it nowhere (readers differ on which of two members counts). Other text
-/// is opaque: `{ json: false, targetPublicKeys: [] }`.
+/// What `payloadToSign` would authorize; JSON that readers could read two ways is
+/// `INVALID_INPUT`.
 #[wasm_bindgen(js_name = inspectPayload, unchecked_return_type = "PayloadInspection")]
 pub fn inspect_payload(
     #[wasm_bindgen(js_name = payloadToSign, unchecked_param_type = "string")] payload: &JsValue,

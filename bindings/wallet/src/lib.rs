@@ -16,12 +16,12 @@ extern crate alloc;
 #[cfg(test)]
 extern crate std;
 
-mod browser;
 mod enclave;
 mod flows;
 mod inspect;
 pub mod passkey;
 mod store;
+mod webauthn_json;
 
 // Re-exported so that this crate visibly uses ewk-signing, whose #[wasm_bindgen] exports
 // then link into this module (tests/js/declared-exports.test.mjs checks they do).

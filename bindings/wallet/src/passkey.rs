@@ -1,12 +1,12 @@
 //! Passkey exports. The JS shim groups them as `passkey.*`. They are synchronous:
-//! js/passkey.js drives the ceremony (the call to `navigator.credentials`, cancel, the
+//! npm/passkey.js drives the ceremony (the call to `navigator.credentials`, cancel, the
 //! caller's signal, the watchdog) and asks these for the options, the result and the error.
 
 use ewk_common::prelude::*;
 use js_sys::{Array, Object};
 use wasm_bindgen::prelude::*;
 
-use crate::browser;
+use crate::webauthn_json;
 use embedded_wallet_kit::encoding::base64url_decode;
 use embedded_wallet_kit::passkey::{self, Ceremony, Circumstances};
 use embedded_wallet_kit::ErrorCode;
@@ -26,7 +26,7 @@ type JsResult<T> = Result<T, JsValue>;
 pub fn creation_options(options: JsValue) -> JsResult<Object> {
     scrubbed(|| {
         let registration = registration_input(&options)?.validate().map_err(to_js)?;
-        Ok(browser::creation_options(&registration))
+        Ok(webauthn_json::creation_options(&registration))
     })
 }
 
@@ -36,7 +36,7 @@ pub fn creation_options(options: JsValue) -> JsResult<Object> {
 pub fn request_options(options: JsValue) -> JsResult<Object> {
     scrubbed(|| {
         let authentication = authentication_input(&options)?.validate().map_err(to_js)?;
-        Ok(browser::request_options(&authentication))
+        Ok(webauthn_json::request_options(&authentication))
     })
 }
 
@@ -44,7 +44,11 @@ pub fn request_options(options: JsValue) -> JsResult<Object> {
 /// `navigator.credentials.create` resolved to (`PASSKEY_FAILED` when a member is missing).
 #[wasm_bindgen(js_name = passkeyAttestation)]
 pub fn attestation(credential: JsValue) -> JsResult<Object> {
-    scrubbed(|| Ok(attestation_object(&browser::attestation(&credential)?)))
+    scrubbed(|| {
+        Ok(attestation_object(&webauthn_json::attestation(
+            &credential,
+        )?))
+    })
 }
 
 /// `{credentialId, clientDataJson, authenticatorData, signature, userHandle?}` from the
@@ -53,9 +57,9 @@ pub fn attestation(credential: JsValue) -> JsResult<Object> {
 #[wasm_bindgen(js_name = passkeyAssertion)]
 pub fn assertion(credential: JsValue, allowed_id: JsValue) -> JsResult<Object> {
     scrubbed(|| {
-        let allowed = browser::bytes_of(&allowed_id)
+        let allowed = webauthn_json::bytes_of(&allowed_id)
             .ok_or_else(|| invalid_input("allowedId must be the allowed credential id's bytes"))?;
-        Ok(assertion_object(&browser::assertion(
+        Ok(assertion_object(&webauthn_json::assertion(
             &credential,
             &allowed,
         )?))
@@ -85,7 +89,7 @@ pub fn rejection(
             cancelled,
             past_deadline,
         };
-        browser::rejection(ceremony, &error, how)
+        webauthn_json::rejection(ceremony, &error, how)
     })
 }
 

@@ -1,4 +1,4 @@
-//! The session store's wasm side (js/session-store.js is the public part): importing a
+//! The session store's wasm side (npm/session-store.js is the public part): importing a
 //! key into WebCrypto as non-extractable, the guards and stamps of a session whose key
 //! lives there, and opening a bundle with a WebCrypto ECDH result.
 
@@ -34,7 +34,7 @@ fn import_non_extractable(der: &[u8], algorithm: &str, usage: &str) -> JsResult<
 
 // The store's bindings are module functions of the glue, not members of the classes: the
 // package's entries do not export them, so page script does not find them on a ClientKey
-// or Session (js/session-store-impl.js imports them from the glue).
+// or Session (npm/session-store-impl.js imports them from the glue).
 
 /// The client key as a non-extractable WebCrypto ECDH key (kept across an OAUTH redirect).
 #[wasm_bindgen(js_name = storeImportClientKey)]

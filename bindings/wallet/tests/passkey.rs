@@ -1,4 +1,4 @@
-//! The passkey exports of the wallet module: the synchronous pieces js/passkey.js drives a
+//! The passkey exports of the wallet module: the synchronous pieces npm/passkey.js drives a
 //! ceremony with (the `publicKey` options, the credential read back into the API's JSON,
 //! rejections named by code). Runs in Node by default and in headless browsers with
 //! `WASM_BINDGEN_USE_BROWSER=1` (see the Makefile). The ceremonies themselves (the call to

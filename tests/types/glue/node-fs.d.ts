@@ -1,4 +1,4 @@
-// The Node built-ins the shim uses (js/node-start.js, js/testing-node.js), declared here so
+// The Node built-ins the shim uses (npm/node-start.js, npm/testing-node.js), declared here so
 // that `make lint-js` needs no @types/node.
 declare module 'node:fs' {
   export function readFileSync(path: URL | string): Uint8Array;
@@ -6,5 +6,5 @@ declare module 'node:fs' {
 declare module 'node:module' {
   export function createRequire(path: string): { resolve(id: string): string };
 }
-/** Node's process: only the working directory (js/node-start.js). */
+/** Node's process: only the working directory (npm/node-start.js). */
 declare const process: { cwd(): string };
