@@ -76,9 +76,11 @@ test-wasm: setup
 	$(WASM_TEST_ENV) JSC_useConcurrentJIT=0 WASM_BINDGEN_USE_BROWSER=1 SAFARIDRIVER=/usr/bin/WebKitWebDriver xvfb-run -a $(WASM_TEST)
 
 # The emulator is built first: tests start target/release/emulator, which must match the tree.
+# Three test files at a time (node's default on 2 cores is one): the longest ones mostly
+# wait on real timers and the emulator.
 test-js: build
 	cargo build --release -p emulator
-	node --test --test-reporter=spec $(NODE_TESTS)
+	node --test --test-concurrency=3 --test-reporter=spec $(NODE_TESTS)
 
 size: build
 	node scripts/size.mjs pkg
