@@ -97,9 +97,10 @@ test-browser: pack
 	cargo build --release -p emulator
 	node tests/browser.mjs $(BROWSER_ARGS)
 
-# A few seconds of every fuzz target (stable toolchain, no sanitizer); `make fuzz` runs long.
+# A few seconds of every fuzz target (stable toolchain, no sanitizer), one per core at a
+# time; `make fuzz` runs long.
 fuzz-smoke: setup
-	bash scripts/fuzz.sh 8
+	FUZZ_JOBS=$$(nproc) bash scripts/fuzz.sh 8
 
 # The browser suites come last, so their report and "N passed, N failed" close the output.
 test: setup build lint test-native test-ct test-wasm test-js size pack fuzz-smoke test-browser
