@@ -76,9 +76,11 @@ test-wasm: setup
 	$(WASM_TEST_ENV) JSC_useConcurrentJIT=0 WASM_BINDGEN_USE_BROWSER=1 SAFARIDRIVER=/usr/bin/WebKitWebDriver xvfb-run -a $(WASM_TEST)
 
 # The emulator is built first: tests start target/release/emulator, which must match the tree.
+# Three test files at a time (node's default on 2 cores is one): the longest ones mostly
+# wait on real timers and the emulator.
 test-js: build
 	cargo build --release -p emulator
-	node --test --test-reporter=spec $(NODE_TESTS)
+	node --test --test-concurrency=3 --test-reporter=spec $(NODE_TESTS)
 
 size: build
 	node scripts/size.mjs pkg
@@ -95,9 +97,10 @@ test-browser: pack
 	cargo build --release -p emulator
 	node tests/browser.mjs $(BROWSER_ARGS)
 
-# A few seconds of every fuzz target (stable toolchain, no sanitizer); `make fuzz` runs long.
+# A few seconds of every fuzz target (stable toolchain, no sanitizer), one per core at a
+# time; `make fuzz` runs long.
 fuzz-smoke: setup
-	bash scripts/fuzz.sh 8
+	FUZZ_JOBS=$$(nproc) bash scripts/fuzz.sh 8
 
 # The browser suites come last, so their report and "N passed, N failed" close the output.
 test: setup build lint test-native test-ct test-wasm test-js size pack fuzz-smoke test-browser

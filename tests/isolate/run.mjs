@@ -38,9 +38,9 @@ import { hpkeDecrypt, hpkeEncrypt, generateP256KeyPair, uncompressRawPublicKey }
 import { uint8ArrayFromHexString as fromHex, uint8ArrayToHexString as toHex } from '@turnkey/encoding';
 import { serveStatic } from '../../scripts/serve.mjs';
 import { collectPageErrors } from '../support/engines.mjs';
-import { sessionResponse, pending202, quote, randomScalar, sealBundle, compressedPublicKeyHex, iso, HOUR, checkStamp } from '../support/fixtures.mjs';
-import { startEmulator } from '../support/emulator.mjs';
-import { PKG_DIR as pkgDir, defineSuite, expectOk, expectStamp, hex, json, requirePkg, suiteChecks } from '../support/suite.mjs';
+import { sessionResponse, pending202, quote, randomScalar, sealBundle, compressedPublicKeyHex, iso, HOUR } from '../support/fixtures.mjs';
+import { emulatorInPage, verifySignedRequests } from '../support/emulator.mjs';
+import { PKG_DIR as pkgDir, attemptIn, defineSuite, expectOk, expectStamp, hex, json, requirePkg, servePageAndEmulator, suiteChecks } from '../support/suite.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
@@ -86,14 +86,11 @@ copyFileSync(join(pkgDir, 'embedded_wallet_kit_no_enclave_bg.wasm'), join(evilDi
 const customSection = Buffer.concat([Buffer.from([0, 10, 4]), Buffer.from('evil'), Buffer.from('12345')]);
 writeFileSync(join(evilDir, 'tampered.wasm'), Buffer.concat([readFileSync(join(pkgDir, 'embedded_wallet_kit_bg.wasm')), customSection]));
 
-const server = await serveStatic({ '/': here, '/pkg/': pkgDir, '/evil/': evilDir });
-const origin = `http://localhost:${server.port}`;
-console.log(`# serving ${origin}`);
+// The strict emulator serves this page too: the isolated kit's WalletClient runs the
+// wallet's flows against it.
+const { server, origin, emulator } = await servePageAndEmulator(here, { '/evil/': evilDir });
 const evilServer = await serveStatic({ '/': evilDir }, { host: ['127.0.0.1'], headers: { 'access-control-allow-origin': '*' } });
 const evilOrigin = `http://127.0.0.1:${evilServer.port}`;
-// The strict emulator, serving this page and the package (its /backend adds the API
-// credentials): the isolated kit's WalletClient runs the wallet's flows against it.
-const emulator = await startEmulator(['--static-dir', here, '--pkg-dir', pkgDir, '--quiet']);
 
 let browser;
 /** The whole suite in `engine`; `browser` is its launch (tests/support/engines.mjs). */
@@ -127,15 +124,12 @@ async function suite() {
     }
     return page;
   };
-  /** Runs `fn(arg)` in the page as an attempt (never rejects). */
-  const attempt = (page, fn, arg) =>
-    page.evaluate(({ src, arg }) => window.attempt(() => (0, eval)(src)(arg)), { src: `(${fn})`, arg });
 
   // ---- both modes in one page: equivalence -------------------------------------------
   const both = await open('?mode=both');
 
   await check('init({ isolate: "worker" }) resolves to the isolated API; the Worker is the package\'s signer-worker.js', async () => {
-    const out = expectOk(await attempt(both, async () => ({
+    const out = expectOk(await attemptIn(both, async () => ({
       keys: Object.keys(window.ikit).sort(),
       frozen: Object.isFrozen(window.ikit) && Object.isFrozen(window.ikit.Session) && Object.isFrozen(window.ikit.Session.prototype),
       again: (await window.kit.init({ isolate: 'worker' })) === window.ikit,
@@ -151,7 +145,7 @@ async function suite() {
   const scalarPub = compressedPublicKeyHex(scalar);
   const payloads = ['', 'x', '{"type":"ACTIVITY_TYPE_X","timestampMs":"1700000000000"}', 'Zoë ✓ 🎉 \u0000', 'p'.repeat(20_000)];
   await check('stamps, signRetry and signQuote made in the Worker verify in Node under the session\'s public key, as same-thread ones for the same key do; the same fields and header names', async () => {
-    const pubs = expectOk(await attempt(both, async () => {
+    const pubs = expectOk(await attemptIn(both, async () => {
       window.sameKey = window.kit.ClientKey.generate();
       window.isoKey = await window.ikit.ClientKey.generate();
       return [window.sameKey.publicKeyHex, window.isoKey.publicKeyHex];
@@ -160,7 +154,7 @@ async function suite() {
     const responses = pubs.map((pub) => ({ ...base, encryptedSessionSigningKey: sealBundle(scalar, pub) }));
     const pending = pending202();
     const q = quote();
-    const out = expectOk(await attempt(both, async ({ responses, payloads, pending, q }) => {
+    const out = expectOk(await attemptIn(both, async ({ responses, payloads, pending, q }) => {
       window.sameS = window.kit.Session.open(responses[0], window.sameKey);
       window.isoS = await window.ikit.Session.open(JSON.stringify(responses[1]), window.isoKey);
       const run = async (s) => ({
@@ -304,8 +298,8 @@ async function suite() {
       await run('inspectPayload: opaque', () => api.inspectPayload('dG9rZW4='), true);
       return out;
     };
-    const same = expectOk(await attempt(both, scenario, { mode: 'same', fx }), 'same-thread scenario');
-    const isolated = expectOk(await attempt(both, scenario, { mode: 'isolated', fx }), 'isolated scenario');
+    const same = expectOk(await attemptIn(both, scenario, { mode: 'same', fx }), 'same-thread scenario');
+    const isolated = expectOk(await attemptIn(both, scenario, { mode: 'isolated', fx }), 'isolated scenario');
     assert(same.length === isolated.length && same.length > 60, `${same.length} vs ${isolated.length} steps`);
     for (let i = 0; i < same.length; i++) {
       assert(json(same[i]) === json(isolated[i]), `step ${same[i][0]}: same-thread ${json(same[i][1])} != isolated ${json(isolated[i][1])}`);
@@ -349,7 +343,7 @@ async function suite() {
   });
 
   await check('an isolated Session or ClientKey is refused by the same-thread API, WalletClient and SessionStore; an argument a Worker cannot receive is INVALID_INPUT', async () => {
-    const out = expectOk(await attempt(both, async () => {
+    const out = expectOk(await attemptIn(both, async () => {
       const key = await window.ikit.ClientKey.generate();
       const s = await window.ikit.Session.sandbox({ id: 'Session:00000000-0000-4000-8000-000000000001', accountId: 'InternalAccount:1', type: 'EMAIL_OTP', expiresAt: new Date(Date.now() + 60e3).toISOString() });
       const client = new window.kit.WalletClient({ transport: () => ({ status: 200, body: {} }) });
@@ -368,11 +362,11 @@ async function suite() {
 
   await check('openWalletExport in the Worker: the mnemonic comes out; the key is consumed (same as same-thread)', async () => {
     const by = signer();
-    const pubs = expectOk(await attempt(both, async () => {
+    const pubs = expectOk(await attemptIn(both, async () => {
       window.exportKeys = [window.kit.ClientKey.generate(), await window.ikit.ClientKey.generate()];
       return window.exportKeys.map((k) => k.publicKeyHex);
     }), 'generate');
-    const out = expectOk(await attempt(both, async ({ envelopes, pin }) => {
+    const out = expectOk(await attemptIn(both, async ({ envelopes, pin }) => {
       const [a, b] = window.exportKeys;
       return {
         mnemonics: [window.kit.openWalletExport(envelopes[0], a, { pin }), await window.ikit.openWalletExport({ encryptedWalletCredentials: JSON.parse(envelopes[1]) }, b, { pin })],
@@ -388,7 +382,7 @@ async function suite() {
     const by = signer();
     const bundle = envelope({ organizationId: 'org', targetPublic: target.publicKeyUncompressed }, by);
     const pending = pending202();
-    const out = expectOk(await attempt(both, async ({ bundle, pin, pending }) => {
+    const out = expectOk(await attemptIn(both, async ({ bundle, pin, pending }) => {
       const key = await window.ikit.ClientKey.generate();
       return {
         sealed: await window.ikit.encryptOtp(bundle, '482913', key, { pin }),
@@ -409,7 +403,7 @@ async function suite() {
 
   await check('replacing Worker, URL, MessageChannel, postMessage and the message getters AFTER init intercepts nothing', async () => {
     const pending = pending202();
-    const out = expectOk(await attempt(both, async ({ pending, live }) => {
+    const out = expectOk(await attemptIn(both, async ({ pending, live }) => {
       const restore = window.hijack();
       try {
         const key = await window.ikit.ClientKey.generate();
@@ -425,7 +419,7 @@ async function suite() {
   });
 
   await check('latency: median per stamp over 200 stamps, same-thread vs isolated (printed)', async () => {
-    const out = expectOk(await attempt(both, async () => {
+    const out = expectOk(await attemptIn(both, async () => {
       const payload = JSON.stringify({ type: 'ACTIVITY_TYPE_SIGN_TRANSACTION_V2', timestampMs: String(Date.now()), parameters: { amount: '1000', currency: 'USDC' } });
       const measure = async (fn) => {
         for (let i = 0; i < 20; i++) await fn(); // warm-up
@@ -450,7 +444,7 @@ async function suite() {
   });
 
   await check('terminate(): every isolated key and session acts freed; init({ isolate }) starts a new Worker', async () => {
-    const out = expectOk(await attempt(both, async () => {
+    const out = expectOk(await attemptIn(both, async () => {
       const before = window.isoS;
       const key = await window.ikit.ClientKey.generate();
       await window.ikit.terminate();
@@ -469,14 +463,14 @@ async function suite() {
   });
 
   await check('init({ isolate }) with a bad value is INVALID_INPUT', async () => {
-    const out = expectOk(await attempt(both, async () => [
+    const out = expectOk(await attemptIn(both, async () => [
       (await window.attempt(() => window.kit.init({ isolate: 'iframe' }))).error?.code,
       (await window.attempt(() => window.kit.init({ isolate: true }))).error?.code,
     ]), 'bad isolate');
     assert(json(out) === json(['INVALID_INPUT', 'INVALID_INPUT']), json(out));
   });
   await check('init({ isolate: null }) is same-thread init, as isolate: false or undefined', async () => {
-    const out = expectOk(await attempt(both, async () => [
+    const out = expectOk(await attemptIn(both, async () => [
       await window.kit.init({ isolate: null }), await window.kit.init({ isolate: null, passkeys: false }), window.kit.ClientKey.generate().consumed,
     ]), 'isolate: null');
     assert(json(out) === json([null, null, false]), json(out));
@@ -486,12 +480,12 @@ async function suite() {
   // ---- custody: what page script finds in the wasm memory it can reach ----------------
   /** Opens a real session on `page` with `scalar` sealed to a key made there; returns the stamp check. */
   const openReal = async (page, api, secret) => {
-    const pub = expectOk(await attempt(page, async (api) => {
+    const pub = expectOk(await attemptIn(page, async (api) => {
       window.key = await (api === 'isolated' ? window.ikit : window.kit).ClientKey.generate();
       return window.key.publicKeyHex;
     }, api), 'generate');
     const response = sessionResponse({ bundle: sealBundle(secret, pub) });
-    const stamp = expectOk(await attempt(page, async ({ api, response }) => {
+    const stamp = expectOk(await attemptIn(page, async ({ api, response }) => {
       window.session = await (api === 'isolated' ? window.ikit : window.kit).Session.open(response, window.key);
       return window.session.stamp('custody');
     }, { api, response }), 'open');
@@ -506,7 +500,7 @@ async function suite() {
       `init() loads only what the isolated signer captures when the kit loads, none of its code: ${json(loaded)}`);
     const secret = randomScalar();
     await openReal(page, 'same', secret);
-    const found = expectOk(await attempt(page, (s) => window.probe(s), [hex(secret), hex(randomScalar())]), 'probe');
+    const found = expectOk(await attemptIn(page, (s) => window.probe(s), [hex(secret), hex(randomScalar())]), 'probe');
     assert(json(found) === '[true,false]', `probe ${json(found)} (expected: the live scalar found, a random one not)`);
     await page.close();
   });
@@ -514,7 +508,7 @@ async function suite() {
   await check('isolated with passkeys: true: the page loads the wallet module (without the enclave exports) for the passkey API only (its ClientKey stays NOT_INITIALIZED); passkeys: { module_or_path } is INVALID_INPUT', async () => {
     const seen = server.requests.length;
     const page = await open('?mode=isolated');
-    const out = expectOk(await attempt(page, async () => {
+    const out = expectOk(await attemptIn(page, async () => {
       const stale = (await window.attempt(() => window.kit.init({ isolate: 'worker', passkeys: { module_or_path: '/elsewhere.wasm' } }))).error?.code;
       const same = (await window.kit.init({ isolate: 'worker', passkeys: true })) === window.ikit;
       const supported = typeof window.kit.passkey.isSupported();
@@ -533,7 +527,7 @@ async function suite() {
     const page = await open('?mode=isolated');
     const secret = randomScalar();
     await openReal(page, 'isolated', secret);
-    const found = expectOk(await attempt(page, async (s) => {
+    const found = expectOk(await attemptIn(page, async (s) => {
       const first = await window.probe(s);
       await window.kit.init(); // the page's own module instance, initialised as in same-thread mode
       const stamp = await window.session.stamp('still live');
@@ -553,7 +547,7 @@ async function suite() {
       window.exportKey = await window.ikit.ClientKey.generate();
       return window.exportKey.publicKeyHex;
     });
-    expectOk(await attempt(page, async ({ env, pin }) => {
+    expectOk(await attemptIn(page, async ({ env, pin }) => {
       await window.session.signQuote({ payloadToSign: 'q', expiresAt: new Date(Date.now() + 60e3).toISOString() });
       return window.ikit.openWalletExport(env, window.exportKey, { pin });
     }, { env: exportFor(pub, exportBy), pin: exportBy.hex }), 'more traffic');
@@ -572,7 +566,7 @@ async function suite() {
 
   await check('page script that imports the isolated signer\'s file and sets it up first with a platform of its own: the kit\'s init({ isolate }) fails closed and never uses that platform', async () => {
     const page = await open('?mode=none');
-    const out = expectOk(await attempt(page, async () => {
+    const out = expectOk(await attemptIn(page, async () => {
       const signer = await import(new URL('signer.js', window.pkgBase).href);
       const { platform } = await import(new URL('signer-platform.js', window.pkgBase).href);
       const { KitError } = await import(new URL('kit-error.js', window.pkgBase).href);
@@ -594,7 +588,7 @@ async function suite() {
 
   await check('page script that sets the isolated signer up first with a platform that throws partway: the kit\'s init({ isolate }) still fails closed', async () => {
     const page = await open('?mode=none');
-    const out = expectOk(await attempt(page, async () => {
+    const out = expectOk(await attemptIn(page, async () => {
       const signer = await import(new URL('signer.js', window.pkgBase).href);
       const { platform } = await import(new URL('signer-platform.js', window.pkgBase).href);
       const { KitError } = await import(new URL('kit-error.js', window.pkgBase).href);
@@ -616,7 +610,7 @@ async function suite() {
   await check('an import map injected after the kit loaded redirects none of its lazily loaded modules (isolated signer, store, WalletClient, keeper), nor what the isolated signer\'s files would import', async () => {
     const seen = server.requests.length;
     const page = await open('?mode=none');
-    const out = expectOk(await attempt(page, async () => {
+    const out = expectOk(await attemptIn(page, async () => {
       const evil = new URL('/evil-module.js', location.href).href;
       const pkg = new URL(window.pkgBase, location.href).href;
       const lazy = ['signer.js', 'signer-boot.js', 'session-store-impl.js', 'wallet-client-impl.js', 'session-keeper-impl.js'];
@@ -674,7 +668,7 @@ async function suite() {
       return window.watchedExportKey.publicKeyHex;
     });
     const fx = { live: sessionResponse({ omitBundle: true }), pending: pending202(), keyPending: pending202(), q: quote(), env: exportFor(exportPub, by), pin: by.hex };
-    const out = expectOk(await attempt(page, async (fx) => {
+    const out = expectOk(await attemptIn(page, async (fx) => {
       // After one turn: the harness's own await on this function has read its promise's
       // constructor before anything is patched.
       await 0;
@@ -806,7 +800,7 @@ async function suite() {
     const seen = server.requests.length;
     const wasm = () => server.requests.slice(seen).filter((r) => r.path.endsWith('.wasm')).map((r) => r.path);
     const page = await open('?mode=none');
-    const first = expectOk(await attempt(page, async () => {
+    const first = expectOk(await attemptIn(page, async () => {
       window.skit = await import(new URL('signing.js', window.pkgBase).href);
       await window.skit.init();
       window.sKey = window.skit.ClientKey.generate();
@@ -814,7 +808,7 @@ async function suite() {
     }), 'signing entry');
     assert(json(first) === json({ key: 130, main: 'NOT_INITIALIZED' }), json(first));
     assert(json(wasm()) === json(['/pkg/embedded_wallet_kit_signing_bg.wasm']), `.wasm fetched: ${json(wasm())}`);
-    const second = expectOk(await attempt(page, async () => {
+    const second = expectOk(await attemptIn(page, async () => {
       await window.kit.init();
       const mainKey = window.kit.ClientKey.generate();
       return {
@@ -830,7 +824,7 @@ async function suite() {
 
   await check('a .wasm that does not load: init({ isolate }) rejects NOT_INITIALIZED and a later call retries', async () => {
     const page = await open('?mode=none');
-    const out = expectOk(await attempt(page, async () => {
+    const out = expectOk(await attemptIn(page, async () => {
       const bad = await window.attempt(() => window.kit.init({ isolate: 'worker', module_or_path: '/pkg/missing.wasm' }));
       const kit = await window.kit.init({ isolate: 'worker' });
       const s = await kit.Session.sandbox({ id: 'Session:00000000-0000-4000-8000-000000000002', accountId: 'InternalAccount:1', type: 'OAUTH',
@@ -854,7 +848,7 @@ async function suite() {
   await check('module pinning: an inherited module_or_path (Object.prototype) set after the kit loaded, as a cross-origin URL, a page blob: URL or a getter returning a WebAssembly.Module, is never read: the Worker runs the kit\'s module', async () => {
     const [seen, evilSeen] = [server.requests.length, evilServer.requests.length];
     const page = await open('?mode=none');
-    const out = expectOk(await attempt(page, async ({ evilWasm }) => {
+    const out = expectOk(await attemptIn(page, async ({ evilWasm }) => {
       // The page script's own copy of its module (the one request the other origin should see).
       const bytes = await (await fetch(evilWasm)).arrayBuffer();
       const blob = URL.createObjectURL(new Blob([bytes], { type: 'application/wasm' }));
@@ -892,7 +886,7 @@ async function suite() {
   await check('module pinning: Object.prototype.then set after the kit loaded, with the app passing a URL object: the URL is not resolved as a thenable; the Worker runs the kit\'s module', async () => {
     const [seen, evilSeen] = [server.requests.length, evilServer.requests.length];
     const page = await open('?mode=none');
-    const out = expectOk(await attempt(page, async ({ evilWasm, ownWasm }) => {
+    const out = expectOk(await attemptIn(page, async ({ evilWasm, ownWasm }) => {
       let thenReads = 0;
       // A `then` for URL objects only (any other object stays no thenable).
       Object.defineProperty(Object.prototype, 'then', {
@@ -922,7 +916,7 @@ async function suite() {
   await check('module pinning: a <base href> injected after the kit loaded moves no relative module_or_path: it resolves against the document\'s URL as it was when the kit loaded', async () => {
     const [seen, evilSeen] = [server.requests.length, evilServer.requests.length];
     const page = await open('?mode=none');
-    const out = expectOk(await attempt(page, async () => {
+    const out = expectOk(await attemptIn(page, async () => {
       const base = document.createElement('base');
       base.href = '/evil/';
       document.head.prepend(base);
@@ -945,7 +939,7 @@ async function suite() {
 
   await check('module pinning: an app-supplied module_or_path is used only when its bytes are the kit\'s signer module (SHA-256 fixed at build): other or tampered modules (URL, bytes, Response, Request) and any WebAssembly.Module are SIGNER_MODULE_REJECTED; a thenable or a getter is INVALID_INPUT', async () => {
     const page = await open('?mode=none');
-    const out = expectOk(await attempt(page, async ({ ownWasm }) => {
+    const out = expectOk(await attemptIn(page, async ({ ownWasm }) => {
       const real = await (await fetch(ownWasm)).arrayBuffer();
       const tampered = await (await fetch('/evil/tampered.wasm')).arrayBuffer();
       const other = await (await fetch('/evil/signer.wasm')).arrayBuffer();
@@ -991,41 +985,22 @@ async function suite() {
 
   await check('isolated WalletClient (kit.WalletClient) against the strict emulator, both key modes: EMAIL_OTP login, quote, refresh, signed retry, revoke; sessions are the Worker\'s; every stamp verifies in Node', async () => {
     const page = await open('?mode=isolated', emulator.origin);
-    const out = expectOk(await attempt(page, async () => {
+    const out = expectOk(await attemptIn(page, async (emulatorInPage) => {
       const { ikit, kit } = window;
-      const call = async (prefix, method, path, body) => {
-        const res = await fetch(prefix + path, { method, headers: { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-        const text = await res.text();
-        if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status} ${text}`);
-        return text ? JSON.parse(text) : null;
-      };
+      const { call, transport, loginByEmail, fundedQuote } = (0, eval)(`(${emulatorInPage})`)();
       const code = async (fn) => (await window.attempt(fn)).error?.code;
       const config = await call('/emulator', 'GET', '/config');
       const runs = [];
       for (const keys of ['sealed', 'client-held']) {
         const sent = [];
-        const transport = async ({ method, path, headers, body }) => {
-          const res = await fetch(`/backend${path}`, { method, headers: { ...headers, 'Content-Type': 'application/json' }, body });
-          const text = await res.text();
-          sent.push({ method, path, headers, status: res.status, response: text });
-          return { status: res.status, headers: res.headers, body: text };
-        };
         const pending = [];
         const client = new ikit.WalletClient({
-          transport, keys, otpSignerPin: config.otpSignerPublicKey, processing: { firstDelayMs: 5, maxDelayMs: 20 }, onPending: (e) => pending.push(e.operation),
+          transport: transport(sent), keys, otpSignerPin: config.otpSignerPublicKey, processing: { firstDelayMs: 5, maxDelayMs: 20 }, onPending: (e) => pending.push(e.operation),
         });
         await call('/emulator', 'POST', '/processing', { count: 0 });
-        const account = await call('/emulator', 'POST', '/accounts', {});
-        const credential = await client.createEmailOtp(account.accountId);
-        if (keys === 'client-held') await client.challenge(credential.id); // its otpEncryptionTargetBundle: the encrypted OTP login
-        const outbox = await call('/emulator', 'GET', `/outbox?accountId=${encodeURIComponent(account.accountId)}`);
-        const session = await client.verifyEmailOtp(credential.id, outbox.at(-1).otp);
-        await call('/backend', 'POST', `/sandbox/internal-accounts/${account.accountId}/fund`, { amount: 500 });
-        const quote = await call('/backend', 'POST', '/quotes', {
-          source: { sourceType: 'ACCOUNT', accountId: account.accountId },
-          destination: { destinationType: 'ACCOUNT', accountId: config.merchantAccountId },
-          lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 123, description: 'isolated WalletClient',
-        });
+        // The client-held login asks for its otpEncryptionTargetBundle: the encrypted OTP login.
+        const { account, credential, session } = await loginByEmail(client, { challenge: keys === 'client-held' });
+        const quote = await fundedQuote(account.accountId, 'isolated WalletClient');
         const transaction = await client.executeQuote(session, quote);
         // From here the emulator answers each signed request PROCESSING once first.
         await call('/emulator', 'POST', '/processing', { count: 1 });
@@ -1061,7 +1036,7 @@ async function suite() {
         // The package's class still needs the same-thread init() (not called on this page).
         plain: await code(() => new kit.WalletClient({ transport: () => ({}) })),
       };
-    }), 'isolated WalletClient');
+    }, String(emulatorInPage)), 'isolated WalletClient');
     await page.close();
     assert(json(out.kitKeys) === json(['ClientKey', 'Session', 'WalletClient', 'encryptOtp', 'inspectPayload', 'openWalletExport', 'terminate']), json(out.kitKeys));
     assert(out.frozen && json(out.ownMembers) === json(['constructor']) && out.plain === 'NOT_INITIALIZED', json(out));
@@ -1070,22 +1045,9 @@ async function suite() {
       assert(run.clientKeys === run.keys && run.isWalletClient && run.isolatedSessions && run.updated && run.transaction === 'COMPLETED', where + json({ ...run, sent: undefined }));
       assert(run.keysSeen.every((k) => /^0[23][0-9a-f]{64}$/.test(k)) && run.keysSeen[0] !== run.keysSeen[1], where + json(run.keysSeen));
       assert(run.freed.every((k) => k === undefined) && run.afterRevoke === 'SESSION_CLOSED' && run.notASession === 'INVALID_INPUT' && run.noKey === 'INVALID_INPUT', where + json({ ...run, sent: undefined }));
-      // Every signed request: its stamp over what it signs (the 202's payloadToSign named by
-      // its Request-Id; the quote's) verifies under one of the sessions' keys.
-      const payloads = new Map();
-      for (const r of run.sent) {
-        if (r.status !== 202) continue;
-        const body = JSON.parse(r.response);
-        payloads.set(body.requestId, body.payloadToSign);
-      }
-      const signed = run.sent.filter((r) => r.headers?.['Service-Wallet-Signature'] !== undefined);
-      const ops = signed.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ':id').replace(/(Session|AuthMethod|InternalAccount|Quote):[^/]+/g, ':id')}`);
+      // Every signed request's stamp verifies under one of the sessions' keys.
+      const { signed, ops } = verifySignedRequests(run.sent, { quotePayload: run.quotePayload, keys: run.keysSeen, where });
       assert(signed.length >= 5 && signed.every((r) => r.status >= 200 && r.status < 300), where + json(signed.map((r) => [r.method, r.path, r.status, r.response.slice(0, 200)])));
-      for (const r of signed) {
-        const payload = r.headers['Request-Id'] !== undefined ? payloads.get(r.headers['Request-Id']) : run.quotePayload;
-        const c = checkStamp(r.headers['Service-Wallet-Signature'], payload);
-        assert(c.ok && run.keysSeen.includes(c.json.publicKey), `${where}${r.method} ${r.path}: ${json(c)}`);
-      }
       // The client-held login's 202 is signed by the key that became the session key.
       const loginRetry = signed.find((r) => /\/verify$/.test(r.path));
       assert(run.keys === 'sealed' ? loginRetry === undefined : loginRetry !== undefined, where + json(ops));

@@ -15,12 +15,9 @@
 //   --scale multiplies every count (default 1: about 2,500 opens per engine and entry, and
 //   9,000 more on WebKit's fresh page loads).
 /* global window -- in page.evaluate callbacks, which run in the page */
-import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { p256 } from '@noble/curves/nist.js';
-import { bs58check, uint8ArrayToHexString } from '@turnkey/encoding';
+import { Worker } from 'node:worker_threads';
 import { serveStatic } from '../../scripts/serve.mjs';
-import { compressedPublicKeyHex, randomScalar, sealBundle } from '../support/fixtures.mjs';
 import { PKG_DIR as pkgDir, defineSuite, json, requirePkg, suiteChecks } from '../support/suite.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -61,58 +58,54 @@ const WARM_BATCH = 250;
 
 const checks = suiteChecks(() => '');
 const { checkIn, assert, fail } = checks;
-const FIELD_P = 0xffffffff00000001000000000000000000000000ffffffffffffffffffffffffn;
-const hex32 = (n) => n.toString(16).padStart(64, '0');
-const onCurve = (enc) => {
-  try {
-    p256.Point.fromBytes(enc);
-    return true;
-  } catch {
-    return false;
-  }
-};
-/** base58check(enc ‖ 48 random bytes): a session bundle's length, sealed to nobody. */
-const withGarbage = (enc) => bs58check.encode(new Uint8Array([...enc, ...randomBytes(48)]));
-const compressed = (prefix, x) => Uint8Array.from([prefix, ...Buffer.from(hex32(x), 'hex')]);
-
-/** Encapsulated keys half on the curve, half off it (as @noble/curves decides), plus the edges. */
-function probeCases(n) {
-  const cases = [];
-  for (const x of [0n, FIELD_P, FIELD_P + 1n, (1n << 256n) - 1n]) {
-    for (const prefix of [2, 3]) cases.push(compressed(prefix, x));
-  }
-  while (cases.length < n) {
-    if (cases.length % 2 === 0) {
-      cases.push(p256.getPublicKey(randomScalar(), true));
-    } else {
-      const enc = Uint8Array.from([2 + (randomBytes(1)[0] & 1), ...randomBytes(32)]);
-      if (!onCurve(enc)) cases.push(enc);
-    }
-  }
-  return cases.map((enc) => ({ enc: uint8ArrayToHexString(enc), valid: onCurve(enc), bundle: withGarbage(enc) }));
+/**
+ * The peers' side (peer.mjs) in a worker thread, so that it runs while the page works:
+ * `call(name, arg)` resolves to probeCases(n) or sealTo(pubs).
+ */
+function peerWorker() {
+  const worker = new Worker(new URL('./peer.mjs', import.meta.url));
+  const waiting = new Map();
+  let next = 0;
+  worker.on('message', ({ id, value, error }) => {
+    const { resolve, reject } = waiting.get(id);
+    waiting.delete(id);
+    if (error === undefined) resolve(value);
+    else reject(new Error(`peer.mjs: ${error}`));
+  });
+  worker.on('error', (err) => {
+    for (const { reject } of waiting.values()) reject(err);
+    waiting.clear();
+  });
+  return {
+    call: (name, arg) => new Promise((resolve, reject) => {
+      waiting.set(next, { resolve, reject });
+      worker.postMessage({ id: next++, name, arg });
+    }),
+    close: () => worker.terminate(),
+  };
 }
+const peer = peerWorker();
 
-
-/** Opens `n` @turnkey/crypto bundles on the page; the mismatches (empty when all opened to the sealed key). */
-async function sealedMismatches(page, n) {
+/**
+ * One round on the page: `n` fresh ClientKeys; `probes` (probeCases) opened with keys they
+ * were not sealed to, while the worker seals a session key to each of the `n` keys; then
+ * those bundles opened. The mismatches of each: a sealed bundle that did not open to its
+ * key; an encapsulated key that decoded when @noble/curves finds it off P-256, or not when
+ * on it (the verdict beside it).
+ */
+async function roundMismatches(page, n, probes) {
   const pubs = await page.evaluate((count) => window.pt.keys(count), n);
-  const sealed = pubs.map((pub) => {
-    const scalar = randomScalar();
-    const bundle = sealBundle(scalar, pub);
-    return { bundle, expected: `ok: ${compressedPublicKeyHex(scalar)}`, enc: uint8ArrayToHexString(bs58check.decode(bundle).slice(0, 33)) };
-  });
-  const got = await page.evaluate((bundles) => window.pt.open(bundles), sealed.map((s) => s.bundle), { timeoutMs: 300_000 });
-  return sealed.flatMap((s, i) => (got[i] === s.expected ? [] : [{ enc: s.enc, got: got[i] }]));
-}
-
-/** Probes `n` encapsulated keys on the page; the mismatches with @noble/curves' verdict. */
-async function probeMismatches(page, n) {
-  const cases = probeCases(n);
-  const got = await page.evaluate((bundles) => window.pt.probe(bundles), cases.map((c) => c.bundle), { timeoutMs: 300_000 });
-  return cases.flatMap((c, i) => {
-    const ok = c.valid ? got[i].startsWith('DECRYPTION_FAILED:') : /^INVALID_BUNDLE: .*not a point on P-256/.test(got[i]);
-    return ok ? [] : [{ enc: c.enc, onCurve: c.valid, got: got[i] }];
-  });
+  const sealing = peer.call('sealTo', pubs);
+  const probed = await page.evaluate((bundles) => window.pt.probe(bundles), probes.map((c) => c.bundle), { timeoutMs: 300_000 });
+  const sealed = await sealing;
+  const opened = await page.evaluate((bundles) => window.pt.open(bundles), sealed.map((s) => s.bundle), { timeoutMs: 300_000 });
+  return {
+    sealed: sealed.flatMap((s, i) => (opened[i] === s.expected ? [] : [{ enc: s.enc, got: opened[i] }])),
+    probed: probes.flatMap((c, i) => {
+      const ok = c.valid ? probed[i].startsWith('DECRYPTION_FAILED:') : /^INVALID_BUNDLE: .*not a point on P-256/.test(probed[i]);
+      return ok ? [] : [{ enc: c.enc, onCurve: c.valid, got: probed[i] }];
+    }),
+  };
 }
 
 /** The web processes that crashed in this browser so far; undefined where not counted (only WebKit's are). */
@@ -170,10 +163,12 @@ export default defineSuite(import.meta, {
             const crashesBefore = webProcessCrashes(browser);
             let fault;
             try {
+              const probes = peer.call('probeCases', 2 * COLD_BATCH); // made while the page loads
               await load(page, origin, `${query}&load=${i}`);
               const inLoad = (m) => ({ load: i + 1, ...m });
-              const sealed = (await sealedMismatches(page, COLD_BATCH)).map(inLoad);
-              const probed = (await probeMismatches(page, 2 * COLD_BATCH)).map(inLoad);
+              const round = await roundMismatches(page, COLD_BATCH, await probes);
+              const sealed = round.sealed.map(inLoad);
+              const probed = round.probed.map(inLoad);
               const mismatches = [...sealed, ...probed];
               const trap = mismatches.find((m) => m.got?.startsWith('TRAP:'));
               if (trap && faultsTolerated(browser)) {
@@ -213,9 +208,13 @@ export default defineSuite(import.meta, {
           await checkIn(`${label}: ${COLD_PAGES} fresh page loads, ${COLD_PAGES * 2 * COLD_BATCH} encapsulated keys decode exactly when @noble/curves finds them on P-256`, () =>
             assert(cold.probed.length === 0, `${cold.probed.length} disagreed: ${json(cold.probed.slice(0, 5))}`));
           const warm = { sealed: [], probed: [] };
+          let probes = peer.call('probeCases', WARM_BATCH);
           for (let r = 0; r < WARM_ROUNDS; r++) {
-            warm.sealed.push(...await sealedMismatches(page, WARM_BATCH));
-            warm.probed.push(...await probeMismatches(page, WARM_BATCH));
+            const these = await probes;
+            if (r + 1 < WARM_ROUNDS) probes = peer.call('probeCases', WARM_BATCH); // the next round's, meanwhile
+            const round = await roundMismatches(page, WARM_BATCH, these);
+            warm.sealed.push(...round.sealed);
+            warm.probed.push(...round.probed);
           }
           await checkIn(`${label}: one page, ${WARM_ROUNDS * WARM_BATCH} more @turnkey/crypto bundles open to the sealed key`, () =>
             assert(warm.sealed.length === 0, `${warm.sealed.length} did not: ${json(warm.sealed.slice(0, 5))}`));
@@ -231,5 +230,8 @@ export default defineSuite(import.meta, {
       fail(`[${engine}] points driver: ${err?.stack ?? err}${err?.cause ? `\n  cause: ${err.cause.stack ?? err.cause}` : ''}${driverLog ? `\n  driver log (last 8 KB):\n${driverLog}` : ''}`);
     }
   },
-  close: () => server.close(),
+  async close() {
+    await peer.close();
+    await server.close();
+  },
 });

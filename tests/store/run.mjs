@@ -17,11 +17,10 @@
 // Usage: node tests/browser.mjs store [--engine chromium|firefox|webkit|all] (default all)
 import { fileURLToPath } from 'node:url';
 import { p256 } from '@noble/curves/nist.js';
-import { serveStatic } from '../../scripts/serve.mjs';
 import { collectPageErrors } from '../support/engines.mjs';
-import { sessionResponse, pending202, quote, randomScalar, sealBundle, compressedPublicKeyHex, iso, HOUR, checkStamp } from '../support/fixtures.mjs';
-import { startEmulator } from '../support/emulator.mjs';
-import { PKG_DIR as pkgDir, defineSuite, expectOk, expectStamp, hex, json, requirePkg, suiteChecks } from '../support/suite.mjs';
+import { sessionResponse, pending202, quote, randomScalar, sealBundle, compressedPublicKeyHex, iso, HOUR } from '../support/fixtures.mjs';
+import { emulatorInPage, verifySignedRequests } from '../support/emulator.mjs';
+import { attemptIn, defineSuite, expectOk, expectStamp, hex, json, requirePkg, servePageAndEmulator, suiteChecks } from '../support/suite.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const DB = 'store-e2e';
@@ -56,12 +55,9 @@ function assertNoSecret(value, where) {
   }
 }
 
-const server = await serveStatic({ '/': here, '/pkg/': pkgDir });
-const origin = `http://localhost:${server.port}`;
-console.log(`# serving ${origin}`);
-// The strict emulator, serving this page and the package too (its /backend adds the API
-// credentials): the in-memory fallback carries a WalletClient login to a signed quote.
-const emulator = await startEmulator(['--static-dir', here, '--pkg-dir', pkgDir, '--quiet']);
+// The strict emulator serves this page too: the in-memory fallback carries a WalletClient
+// login to a signed quote.
+const { server, origin, emulator } = await servePageAndEmulator(here);
 
 let browser;
 /**
@@ -93,8 +89,7 @@ async function suite() {
     await page.waitForFunction(() => window.kitLoaded === true, null, { timeout: 20_000 });
   };
   /** Runs `fn(arg)` in the page as an attempt (never rejects). */
-  const attempt = (fn, arg) =>
-    page.evaluate(({ src, arg }) => window.attempt(() => (0, eval)(src)(arg)), { src: `(${fn})`, arg });
+  const attempt = (fn, arg) => attemptIn(page, fn, arg);
   const attemptErr = async (fn, arg, code) => {
     const e = expectKitError(await attempt(fn, arg), code);
     errors.push(e);
@@ -736,24 +731,13 @@ async function suite() {
   await check('the in-memory fallback against the strict emulator: a WalletClient EMAIL_OTP login saved where put throws DataCloneError (persisted: false), then executeQuote, refresh and revokeSession by the stored session; every stamp verifies', async () => {
     await page.goto(`${emulator.origin}/`);
     await page.waitForFunction(() => window.kitLoaded === true, null, { timeout: 20_000 });
-    const out = expectOk(await attempt(async (db) => {
+    const out = expectOk(await attempt(async ({ db, emulatorInPage }) => {
       const { kit } = window;
-      const call = async (prefix, method, path, body) => {
-        const res = await fetch(prefix + path, { method, headers: { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-        const text = await res.text();
-        if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status} ${text}`);
-        return text ? JSON.parse(text) : null;
-      };
+      const { call, transport, loginByEmail, fundedQuote } = (0, eval)(`(${emulatorInPage})`)();
       const sent = [];
-      const transport = async ({ method, path, headers, body }) => {
-        const res = await fetch(`/backend${path}`, { method, headers: { ...headers, 'Content-Type': 'application/json' }, body });
-        const text = await res.text();
-        sent.push({ method, path, headers, status: res.status, response: text });
-        return { status: res.status, headers: res.headers, body: text };
-      };
       const config = await call('/emulator', 'GET', '/config');
       await call('/emulator', 'POST', '/processing', { count: 0 });
-      const client = new kit.WalletClient({ transport, otpSignerPin: config.otpSignerPublicKey, processing: { firstDelayMs: 5, maxDelayMs: 20 } });
+      const client = new kit.WalletClient({ transport: transport(sent), otpSignerPin: config.otpSignerPublicKey, processing: { firstDelayMs: 5, maxDelayMs: 20 } });
       const store = await kit.SessionStore.open({ name: db });
       await store.clear();
       const put = IDBObjectStore.prototype.put;
@@ -763,19 +747,11 @@ async function suite() {
         return put.call(this, value, ...rest);
       };
       try {
-        const account = await call('/emulator', 'POST', '/accounts', {});
-        const credential = await client.createEmailOtp(account.accountId);
-        const outbox = await call('/emulator', 'GET', `/outbox?accountId=${encodeURIComponent(account.accountId)}`);
-        const session = await client.verifyEmailOtp(credential.id, outbox.at(-1).otp);
+        const { account, session } = await loginByEmail(client);
         const saved = await store.save(session);
         session.free(); // from here only the store's in-memory copy signs
         const stored = await store.load(saved.id);
-        await call('/backend', 'POST', `/sandbox/internal-accounts/${account.accountId}/fund`, { amount: 500 });
-        const q = await call('/backend', 'POST', '/quotes', {
-          source: { sourceType: 'ACCOUNT', accountId: account.accountId },
-          destination: { destinationType: 'ACCOUNT', accountId: config.merchantAccountId },
-          lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 123, description: 'in-memory session',
-        });
+        const q = await fundedQuote(account.accountId, 'in-memory session');
         const transaction = await client.executeQuote(stored, q);
         const refreshed = await client.refresh(stored);
         const keysSeen = [stored.publicKeyHex, refreshed.publicKeyHex];
@@ -797,30 +773,15 @@ async function suite() {
         IDBObjectStore.prototype.put = put;
         store.close();
       }
-    }, `${DB}-emulator`), 'login, quote, refresh, revoke');
+    }, { db: `${DB}-emulator`, emulatorInPage: String(emulatorInPage) }), 'login, quote, refresh, revoke');
     assert(json(out.persisted) === json([false, false, false]), `persisted ${json(out.persisted)}`);
     assert(out.transaction === 'COMPLETED', `transaction ${out.transaction}`);
     assert(out.keysSeen.every((k) => /^0[23][0-9a-f]{64}$/.test(k)) && out.keysSeen[0] !== out.keysSeen[1], json(out.keysSeen));
     assert(out.afterRevoke === 'SESSION_CLOSED' && out.left === 0, json({ afterRevoke: out.afterRevoke, left: out.left }));
     assert(out.raw.sessions.length === 0 && out.raw.clientKeys.length === 0, `records written: ${json(out.raw)}`);
-    // Every signed request: its stamp over what it signs (the 202's payloadToSign named by
-    // its Request-Id; the quote's) verifies under the stored session's or its refresh's key.
-    const payloads = new Map();
-    for (const r of out.sent) {
-      if (r.status !== 202) continue;
-      const body = JSON.parse(r.response);
-      payloads.set(body.requestId, body.payloadToSign);
-    }
-    const signed = out.sent.filter((r) => r.headers?.['Service-Wallet-Signature'] !== undefined);
-    const ops = signed.map((r) => `${r.method} ${r.path.replace(/(Session|AuthMethod|InternalAccount|Quote):[^/]+/g, ':id')}`);
+    // Every signed request's stamp verifies under the stored session's or its refresh's key.
+    const { signed, ops, signers } = verifySignedRequests(out.sent, { quotePayload: out.quotePayload, keys: out.keysSeen });
     assert(signed.length >= 4 && signed.every((r) => r.status >= 200 && r.status < 300), json(signed.map((r) => [r.method, r.path, r.status, r.response.slice(0, 200)])));
-    const signers = [];
-    for (const r of signed) {
-      const payload = r.headers['Request-Id'] !== undefined ? payloads.get(r.headers['Request-Id']) : out.quotePayload;
-      const c = checkStamp(r.headers['Service-Wallet-Signature'], payload);
-      assert(c.ok && out.keysSeen.includes(c.json.publicKey), `${r.method} ${r.path}: ${json(c)}`);
-      signers.push(out.keysSeen.indexOf(c.json.publicKey));
-    }
     // The quote, the refresh and the first revoke by the login's key; the last by the refresh's.
     assert(signers.at(-1) === 1 && signers.slice(0, -1).every((i) => i === 0), `signers ${json(signers)} for ${json(ops)}`);
     console.log(`# [${engine}] ${signed.length} stamps verified: ${ops.join(', ')}`);

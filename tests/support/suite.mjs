@@ -9,7 +9,9 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { serveStatic } from '../../scripts/serve.mjs';
 import { createChecks } from './checks.mjs';
+import { startEmulator } from './emulator.mjs';
 import { collectPageErrors } from './engines.mjs';
 import { checkStamp } from './fixtures.mjs';
 
@@ -32,6 +34,28 @@ export function requirePkg(...files) {
 export function suiteChecks(label) {
   const checks = createChecks();
   return { ...checks, checkIn: checks.check, check: (name, fn) => checks.check(`${label()}${name}`, fn) };
+}
+
+/**
+ * A suite's page directory `dir` at / and pkg/ at /pkg/ (plus `routes`) served on localhost
+ * twice: by a static server (`server`, at `origin`) and by the strict emulator (`emulator`,
+ * { proc, origin }), whose /backend adds the API credentials for the page's WalletClient.
+ */
+export async function servePageAndEmulator(dir, routes = {}) {
+  const server = await serveStatic({ '/': dir, '/pkg/': PKG_DIR, ...routes });
+  const origin = `http://localhost:${server.port}`;
+  console.log(`# serving ${origin}`);
+  const emulator = await startEmulator(['--static-dir', dir, '--pkg-dir', PKG_DIR, '--quiet']);
+  return { server, origin, emulator };
+}
+
+/**
+ * Runs `fn(arg)` in `page` as an attempt (the page's window.attempt: { ok, value } or
+ * { ok: false, error }, never rejects); `fn` closes over nothing, it is sent as source.
+ */
+export function attemptIn(page, fn, arg) {
+  // eslint-disable-next-line no-undef -- runs in the page
+  return page.evaluate(({ src, arg }) => window.attempt(() => (0, eval)(src)(arg)), { src: `(${fn})`, arg });
 }
 
 /** An attempt's value (window.attempt in the pages: { ok, value } or { ok: false, error }). */
