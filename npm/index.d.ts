@@ -245,11 +245,12 @@ export interface PasskeyRegistrationBody {
 /**
  * The passkey API. Its code is in the module {@link init} loads (call `init()` at page
  * load, so that a ceremony in a click handler reaches WebAuthn with no download first);
- * an asynchronous call before that loads the module itself (a ceremony in a browser
- * without WebAuthn loads nothing: it rejects `PASSKEY_UNSUPPORTED` at once, its options
- * unchecked), and the synchronous functions throw `NOT_INITIALIZED` until it is loaded.
- * In Node the first call loads it; Node has no WebAuthn, so ceremonies reject
- * `PASSKEY_UNSUPPORTED`.
+ * an asynchronous call before that loads the module itself (in a browser without WebAuthn
+ * nothing is loaded: a ceremony rejects `PASSKEY_UNSUPPORTED` at once, its options
+ * unchecked, and a probe answers false / undefined), and the synchronous functions throw
+ * `NOT_INITIALIZED` until it is loaded.
+ * Node has no WebAuthn: there too ceremonies reject `PASSKEY_UNSUPPORTED` and probes
+ * answer false.
  *
  * One ceremony at a time: starting one aborts the one in flight (it rejects
  * `PASSKEY_CANCELLED`). Failures are `KitError`s with the browser's error as `cause`:

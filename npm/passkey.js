@@ -274,9 +274,10 @@ function ceremony(register, options) {
 /**
  * A static probe of PublicKeyCredential (once the module is loaded, as before): its
  * answer through `coerce`, or `fallback` where the browser lacks it, throws, answers with
- * no promise or rejects.
+ * no promise or rejects. Without WebAuthn, `fallback` at once, and nothing is loaded.
  */
 function probe(method, fallback, coerce) {
+  if (webAuthnMissing() !== undefined) return Promise.resolve(fallback);
   return loadPasskeys().then(() => {
     const pkc = globalThis.PublicKeyCredential;
     let answer;

@@ -6,19 +6,20 @@
 // and (for openWalletExport, by design) the mnemonic: never key bytes.
 //
 // It instantiates only the kit's own module: whatever the page sends (nothing, a URL or
-// bytes), the bytes are checked against the SHA-256 that scripts/build-pkg.sh wrote below
-// when it built the package, before they are compiled; anything else is refused
-// (SIGNER_MODULE_REJECTED). After a fault (an exception out of a wasm call that is not a
-// KitError: a trap, an engine error) the instance is not trusted again: the reply says
-// so, every later request answers ENGINE_FAULT, and the page terminates this Worker.
+// bytes), the bytes are checked against the SHA-256 the build defined (below) before they
+// are compiled; anything else is refused (SIGNER_MODULE_REJECTED). After a fault (an
+// exception out of a wasm call that is not a KitError: a trap, an engine error) the
+// instance is not trusted again: the reply says so, every later request answers
+// ENGINE_FAULT, and the page terminates this Worker.
 import initSigning, {
   ClientKey, Session, encryptOtp, openWalletExport, inspectPayload, selfTest,
 } from './embedded_wallet_kit.js';
 import { KitError } from './platform.js';
 
-// The SHA-256 (hex) of the package's embedded_wallet_kit_bg.wasm, written by
-// scripts/build-pkg.sh; as written here (unbuilt) it matches nothing, so every module is refused.
-const SIGNER_MODULE_SHA256 = 'SIGNER_MODULE_SHA256';
+// The SHA-256 (hex) of the package's embedded_wallet_kit_bg.wasm, which the build defines
+// (esbuild's `define`, scripts/build-pkg.sh); unbuilt it is undefined and matches nothing,
+// so every module is refused.
+const SIGNER_MODULE_SHA256 = /** @type {any} */ (import.meta).SIGNER_MODULE_SHA256;
 // The Worker's own .wasm, resolved when this script loads (a literal, for bundlers), and
 // what checks and loads the bytes, captured before any message is read.
 const OWN_MODULE = new URL('./embedded_wallet_kit_bg.wasm', import.meta.url).href;

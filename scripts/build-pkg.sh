@@ -26,10 +26,13 @@ if ! "${WASM_OPT}" --version 2>/dev/null | grep -q 'version 132'; then
   exit 1
 fi
 
-rm -rf "${OUT}"
-mkdir -p "${OUT}"
+# What the tools generate (wasm-bindgen's glue, declarations and .wasm) goes here; pkg/ is
+# written from it by wasm-opt and esbuild, and nothing is edited in place.
+GEN=target/wasm-bindgen
+rm -rf "${OUT}" "${GEN}"
+mkdir -p "${OUT}" "${GEN}"
 
-# build_module <out-name> <crate> [features] [scratch]: one cargo invocation per crate, so
+# build_module <out-name> <crate> <features> <wasm-out>: one cargo invocation per crate, so
 # that no crate's features reach another's module. Each module is no_std with the trapping
 # panic handler, built as a cdylib alone so that LTO sees the whole module. The inlining
 # settings (-inline-threshold=0 on the final crate; wasm-opt keeping single-caller
@@ -43,11 +46,11 @@ mkdir -p "${OUT}"
 RANDOM_BACKEND=(--config 'target.wasm32-unknown-unknown.rustflags=["--cfg", "getrandom_backend=\"custom\""]')
 
 build_module() {
-  local name=$1
-  local crate=$2
+  local name=$1 crate=$2 wasm_out=$4
   local wasm_in="target/wasm32-unknown-unknown/release/${crate//-/_}.wasm"
   local features=ewk-common/trap-panics${3:+,$3}
   local codegen=(-C llvm-args=-inline-threshold=0)
+  local gen="${GEN}/${crate}${3:+-${3//\//-}}"
   # The core's test-only `fault-injection` feature (it corrupts signatures) never ships,
   # whichever crate might switch it on; nor does `service` (the emulator's side).
   if cargo tree -p "${crate}" --target wasm32-unknown-unknown -e features,no-dev --features "${features}" \
@@ -59,69 +62,55 @@ build_module() {
   cargo rustc --lib --crate-type cdylib --release --target wasm32-unknown-unknown -p "${crate}" --features "${features}" \
     "${RANDOM_BACKEND[@]}" -- "${codegen[@]}"
 
-  say "wasm-bindgen --target web --out-name ${name} ${wasm_in}"
+  say "wasm-bindgen --target web --out-name ${name} ${wasm_in} -> ${gen}"
   wasm-bindgen --target web --remove-name-section --remove-producers-section \
-    --out-dir "${OUT}" --out-name "${name}" "${wasm_in}"
-  # Keep only what we ship: wasm-bindgen (or a wasm-pack habit) may add these.
-  rm -f "${OUT}/package.json" "${OUT}/README.md" "${OUT}/.gitignore" "${OUT}/${name}_bg.wasm.d.ts"
+    --out-dir "${gen}" --out-name "${name}" "${wasm_in}"
 
-  say "wasm-opt -Oz --converge --one-caller-inline-max-function-size 0 ${name}_bg.wasm ($("${WASM_OPT}" --version))"
-  "${WASM_OPT}" -Oz --converge --one-caller-inline-max-function-size 0 "${OUT}/${name}_bg.wasm" -o "${OUT}/${name}_bg.wasm.opt"
-  mv "${OUT}/${name}_bg.wasm.opt" "${OUT}/${name}_bg.wasm"
-  # (not for a build whose glue does not ship)
-  [ "${4:-}" = scratch ] || node scripts/check-glue-types.mjs "${OUT}/${name}.d.ts" "tests/types/glue/${name}.d.ts"
-  rm "${OUT}/${name}.d.ts"
+  say "wasm-opt -Oz --converge --one-caller-inline-max-function-size 0 -> ${wasm_out} ($("${WASM_OPT}" --version))"
+  "${WASM_OPT}" -Oz --converge --one-caller-inline-max-function-size 0 "${gen}/${name}_bg.wasm" -o "${wasm_out}"
+  BUILT_GEN=${gen}
 }
 
-# The wallet module without the enclave exports first, into a scratch directory: only its
-# .wasm ships, driven by the glue of the build with them, which the check below allows.
-OUT_FULL=${OUT}
-OUT=$(mktemp -d)
-build_module "${NAME}" ewk-wallet "" scratch
-NO_ENCLAVE=${OUT}/${NAME}_bg.wasm
-OUT=${OUT_FULL}
-build_module "${NAME}" ewk-wallet ewk-wallet/enclave
-node scripts/check-no-enclave.mjs "${OUT}/${NAME}_bg.wasm" "${NO_ENCLAVE}"
-mv "${NO_ENCLAVE}" "${OUT}/${NAME}_no_enclave_bg.wasm"
-rm -rf "$(dirname "${NO_ENCLAVE}")"
-build_module "${SIGNING_NAME}" ewk-signing
-build_module "${TESTING_NAME}" ewk-testing
+# The wallet module without the enclave exports: only its .wasm ships, driven by the glue
+# of the build with them, which check-no-enclave allows.
+build_module "${NAME}" ewk-wallet "" "${OUT}/${NAME}_no_enclave_bg.wasm"
+build_module "${NAME}" ewk-wallet ewk-wallet/enclave "${OUT}/${NAME}_bg.wasm"
+GLUES=("${BUILT_GEN}/${NAME}.js")
+node scripts/check-glue-types.mjs "${BUILT_GEN}/${NAME}.d.ts" "tests/types/glue/${NAME}.d.ts"
+node scripts/check-no-enclave.mjs "${OUT}/${NAME}_bg.wasm" "${OUT}/${NAME}_no_enclave_bg.wasm"
+for module in "${SIGNING_NAME}:ewk-signing" "${TESTING_NAME}:ewk-testing"; do
+  build_module "${module%%:*}" "${module#*:}" "" "${OUT}/${module%%:*}_bg.wasm"
+  GLUES+=("${BUILT_GEN}/${module%%:*}.js")
+  node scripts/check-glue-types.mjs "${BUILT_GEN}/${module%%:*}.d.ts" "tests/types/glue/${module%%:*}.d.ts"
+done
 
 # The glues import KitError (all three) and the page's WebCrypto and Date.now as captured
 # (the two that hold keys) from ./platform.js, the kit's own npm/platform.js shipped next to
 # them (bindings/common imports it by that name in the shipped build): the entries import
 # the very same module, so there is one KitError class for instanceof and one capture,
 # made when the kit's modules are evaluated. Nothing under snippets/.
-if [ -e "${OUT}/snippets" ]; then
-  echo "[build] ${OUT}/snippets exists: bindings/common must import npm/platform.js by raw_module in the shipped build" >&2
+if [ -n "$(find "${GEN}" -name snippets)" ]; then
+  echo "[build] wasm-bindgen wrote a snippets/ directory: bindings/common must import npm/platform.js by raw_module in the shipped build" >&2
   exit 1
 fi
-for glue in "${NAME}" "${SIGNING_NAME}" "${TESTING_NAME}"; do
-  if ! grep -qE "from ?['\"]\./platform\.js['\"]" "${OUT}/${glue}.js"; then
-    echo "[build] the glue ${OUT}/${glue}.js does not import ./platform.js" >&2
+for glue in "${GLUES[@]}"; do
+  if ! grep -qE "from ?['\"]\./platform\.js['\"]" "${glue}"; then
+    echo "[build] the glue ${glue} does not import ./platform.js" >&2
     exit 1
   fi
 done
 
-say "copying entries, types and package files"
-# Every module in npm/ ships.
-mapfile -t ENTRIES < <(cd npm && ls -1 *.js)
-cp "${ENTRIES[@]/#/npm/}" "${OUT}/"
-# The isolated signer's Worker instantiates only the module it ships with: its SHA-256,
-# written into the Worker script in place of the placeholder (exactly once), which the
-# Worker checks the bytes against before compiling them (npm/signer-worker.js).
+# The isolated signer's Worker instantiates only the module it ships with: the build
+# defines its SHA-256 in npm/signer-worker.js (esbuild's `define`), and the Worker checks
+# the bytes against it before compiling them.
 SIGNER_SHA256=$(sha256sum "${OUT}/${NAME}_bg.wasm" | cut -d' ' -f1)
-if [ "$(grep -c "'SIGNER_MODULE_SHA256'" "${OUT}/signer-worker.js")" -ne 1 ]; then
-  echo "[build] npm/signer-worker.js must hold the placeholder 'SIGNER_MODULE_SHA256' exactly once" >&2
-  exit 1
-fi
-sed -i "s/'SIGNER_MODULE_SHA256'/'${SIGNER_SHA256}'/" "${OUT}/signer-worker.js"
 say "signer-worker.js pins ${NAME}_bg.wasm: sha256 ${SIGNER_SHA256}"
-# Everything ships minified (see the script): the entries with a source map to the code
-# as written (the documentation is in the .d.ts files and the README); the glues without
-# one (wasm-bindgen generates them from the Rust bindings).
-node scripts/minify.mjs --map "${ENTRIES[@]/#/${OUT}/}"
-node scripts/minify.mjs "${OUT}/${NAME}.js" "${OUT}/${SIGNING_NAME}.js" "${OUT}/${TESTING_NAME}.js"
+# Every module in npm/ ships, minified with a source map to the code as written (the
+# documentation is in the .d.ts files and the README); the glues minified without one
+# (wasm-bindgen generates them from the Rust bindings).
+say "esbuild: npm/*.js and the glues -> ${OUT}/"
+node scripts/minify.mjs --out "${OUT}" --map --define "SIGNER_MODULE_SHA256=${SIGNER_SHA256}" npm/*.js
+node scripts/minify.mjs --out "${OUT}" "${GLUES[@]}"
 cp npm/*.d.ts "${OUT}/"
 cp npm/package.json npm/README.md npm/LICENSE "${OUT}/"
 

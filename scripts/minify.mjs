@@ -1,21 +1,34 @@
 #!/usr/bin/env node
-// Minifies the package's JavaScript in place, file by file (run by scripts/build-pkg.sh on
-// every .js it ships), so that a page that loads pkg/ as it is, without a bundler, loads
-// less. Names a module exports by declaration are kept (esbuild's transform without an
-// output format renames only the rest: tests/js/minified-names.test.mjs); the target is
-// the edition the package promises (npm/README.md); every
-// `new URL('…', import.meta.url)` (the .wasm and Worker URLs bundlers look for) must come
-// out as it went in, or the build fails. With --map, each FILE also gets FILE.map holding
-// its source as written; the glues get none (generated from the Rust bindings).
+// Writes the package's JavaScript into the output directory, minified file by file (run by
+// scripts/build-pkg.sh on npm/*.js and on the glues wasm-bindgen generated), so that a page
+// that loads pkg/ as it is, without a bundler, loads less; nothing is edited in place. Names
+// a module exports by declaration are kept (esbuild's transform without an output format
+// renames only the rest: tests/js/minified-names.test.mjs); the target is the edition the
+// package promises (npm/README.md); every `new URL('…', import.meta.url)` (the .wasm and
+// Worker URLs bundlers look for) must come out as it went in, or the build fails. With
+// --map, each file also gets FILE.map holding its source as written (the glues get none:
+// they are generated from the Rust bindings). --define NAME=VALUE sets `import.meta.NAME`
+// to the string VALUE (esbuild's `define`); the build fails unless some file reads it.
 //
-// Usage: node scripts/minify.mjs [--map] FILE...
+// Usage: node scripts/minify.mjs --out DIR [--map] [--define NAME=VALUE]... FILE...
 import { readFileSync, writeFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { transformSync } from 'esbuild';
 
-const args = process.argv.slice(2);
-const withMap = args[0] === '--map';
-const files = withMap ? args.slice(1) : args;
+const { values, positionals: files } = parseArgs({
+  options: { out: { type: 'string' }, map: { type: 'boolean', default: false }, define: { type: 'string', multiple: true, default: [] } },
+  allowPositionals: true,
+});
+if (!values.out || files.length === 0) {
+  console.error('usage: node scripts/minify.mjs --out DIR [--map] [--define NAME=VALUE]... FILE...');
+  process.exit(2);
+}
+const define = Object.fromEntries(values.define.map((d) => {
+  const eq = d.indexOf('=');
+  return [`import.meta.${d.slice(0, eq)}`, JSON.stringify(d.slice(eq + 1))];
+}));
+const unread = new Set(Object.keys(define));
 
 // The distinct URLs, each marked with whether a `new Worker(` takes it (bundlers look for
 // `new Worker(new URL('…', import.meta.url))` literally).
@@ -29,7 +42,8 @@ const minify = (source, name, minifyIdentifiers) => transformSync(source, {
   target: 'es2022',
   legalComments: 'none',
   charset: 'utf8',
-  ...(withMap ? { sourcemap: 'external', sourcefile: `src/${name}`, sourcesContent: true } : {}),
+  define,
+  ...(values.map ? { sourcemap: 'external', sourcefile: `src/${name}`, sourcesContent: true } : {}),
 });
 
 for (const file of files) {
@@ -45,6 +59,12 @@ for (const file of files) {
     console.error(`[minify] ${file}: new URL(…, import.meta.url) went from ${urls} to ${JSON.stringify(assetUrls(out.code))}; bundlers need them as written`);
     process.exit(1);
   }
-  writeFileSync(file, withMap ? `${out.code}//# sourceMappingURL=${name}.map\n` : out.code);
-  if (withMap) writeFileSync(`${file}.map`, out.map);
+  for (const key of unread) if (source.includes(key.slice('import.meta.'.length)) && out.code.includes(define[key])) unread.delete(key);
+  const target = join(values.out, name);
+  writeFileSync(target, values.map ? `${out.code}//# sourceMappingURL=${name}.map\n` : out.code);
+  if (values.map) writeFileSync(`${target}.map`, out.map);
+}
+if (unread.size > 0) {
+  console.error(`[minify] no file reads ${[...unread].join(', ')}: its --define would change nothing`);
+  process.exit(1);
 }

@@ -1,6 +1,7 @@
-// Passkey ceremonies before init() through the browser entry (pkg/browser.js), in Node: in
-// a browser without WebAuthn (in-app webviews) they reject PASSKEY_UNSUPPORTED at once,
-// with the reason, and load nothing (no .wasm fetched, no module of the package loaded);
+// Passkey calls before init() through the browser entry (pkg/browser.js), in Node: in a
+// browser without WebAuthn (in-app webviews) ceremonies reject PASSKEY_UNSUPPORTED at once,
+// with the reason, and the probes answer false, loading nothing (no .wasm fetched, no
+// module of the package loaded);
 // with WebAuthn they load the wallet module first, as before (Node cannot fetch it here:
 // NOT_INITIALIZED). The fetches are counted by a stub; the ES modules by
 // tests/support/module-loads.mjs. Its own process under node --test.
@@ -40,6 +41,15 @@ test('no WebAuthn, no init(): register and authenticate reject PASSKEY_UNSUPPORT
     const early = await Promise.race([settled.then(() => 'resolved', (err) => err), new Promise((ok) => setImmediate(() => ok('pending')))]);
     isKit('PASSKEY_UNSUPPORTED', /no PublicKeyCredential/)(early);
   }
+  assert.deepEqual(fetched, [], 'no .wasm fetched');
+  assert.deepEqual(pkgLoads(), before, 'no module of the package loaded');
+});
+
+test('no WebAuthn, no init(): the probes answer false / undefined at once, loading nothing', async () => {
+  const before = pkgLoads();
+  const answers = [passkey.platformAuthenticatorAvailable(), passkey.conditionalMediationAvailable(), passkey.clientCapabilities()];
+  const early = await Promise.race([Promise.all(answers), new Promise((ok) => setImmediate(() => ok('pending')))]);
+  assert.deepEqual(early, [false, false, undefined]);
   assert.deepEqual(fetched, [], 'no .wasm fetched');
   assert.deepEqual(pkgLoads(), before, 'no module of the package loaded');
 });

@@ -1046,16 +1046,24 @@ async function unsupportedSuite() {
       assert(probe.secure === true, json(probe));
     });
 
-    // Lazily (no init): the ceremonies refuse at once, loading nothing.
+    // Lazily (no init): the ceremonies refuse at once and the probes answer no, loading nothing.
     const lazy = await s.page.evaluate((o) => window.attempt(() => window.kit.passkey.register(o)), registrationOptions());
     const lazyAuth = await s.page.evaluate((o) => window.attempt(() => window.kit.passkey.authenticate(o)),
       { challenge: loginChallenge(), credentialId: b64u(randomBytes(16)), rpId: RP_ID });
+    const lazyProbes = await s.page.evaluate(() => window.attempt(() => Promise.all([
+      window.kit.passkey.platformAuthenticatorAvailable(), window.kit.passkey.conditionalMediationAvailable(), window.kit.passkey.clientCapabilities(),
+    ])));
     await check('without init: passkey.register and authenticate → PASSKEY_UNSUPPORTED with the reason, at once, no .wasm fetched', () => {
       for (const r of [lazy, lazyAuth]) {
         const e = expectKitError(r, 'PASSKEY_UNSUPPORTED');
         assert(/no PublicKeyCredential/.test(e.message), e.message);
         assert(r.ms < 1_000, `took ${Math.round(r.ms)} ms`);
       }
+      const wasm = s.requests().filter((r) => isWasm(r.path));
+      assert(wasm.length === 0, `fetched before init(): ${json(wasm)}`);
+    });
+    await check('without init: the probes answer false, false, undefined, no .wasm fetched', () => {
+      assert(lazyProbes.ok && json(lazyProbes.value) === json([false, false, null]), json(lazyProbes));
       const wasm = s.requests().filter((r) => isWasm(r.path));
       assert(wasm.length === 0, `fetched before init(): ${json(wasm)}`);
     });
