@@ -32,8 +32,9 @@ GEN=target/wasm-bindgen
 rm -rf "${OUT}" "${GEN}"
 mkdir -p "${OUT}" "${GEN}"
 
-# build_module <out-name> <crate> <features> <wasm-out>: one cargo invocation per crate, so
-# that no crate's features reach another's module. Each module is no_std with the trapping
+# build_module <out-name> <crate> <features> <bindgen-dir> <wasm-out>: one cargo invocation
+# per crate, so that no crate's features reach another's module; wasm-bindgen writes into
+# <bindgen-dir>, wasm-opt writes <wasm-out>. Each module is no_std with the trapping
 # panic handler, built as a cdylib alone so that LTO sees the whole module. The inlining
 # settings (-inline-threshold=0 on the final crate; wasm-opt keeping single-caller
 # functions out of line, so that V8 still inlines the hot calls) are smaller and faster:
@@ -46,11 +47,10 @@ mkdir -p "${OUT}" "${GEN}"
 RANDOM_BACKEND=(--config 'target.wasm32-unknown-unknown.rustflags=["--cfg", "getrandom_backend=\"custom\""]')
 
 build_module() {
-  local name=$1 crate=$2 wasm_out=$4
+  local name=$1 crate=$2 gen=$4 wasm_out=$5
   local wasm_in="target/wasm32-unknown-unknown/release/${crate//-/_}.wasm"
   local features=ewk-common/trap-panics${3:+,$3}
   local codegen=(-C llvm-args=-inline-threshold=0)
-  local gen="${GEN}/${crate}${3:+-${3//\//-}}"
   # The core's test-only `fault-injection` feature (it corrupts signatures) never ships,
   # whichever crate might switch it on; nor does `service` (the emulator's side).
   if cargo tree -p "${crate}" --target wasm32-unknown-unknown -e features,no-dev --features "${features}" \
@@ -68,20 +68,19 @@ build_module() {
 
   say "wasm-opt -Oz --converge --one-caller-inline-max-function-size 0 -> ${wasm_out} ($("${WASM_OPT}" --version))"
   "${WASM_OPT}" -Oz --converge --one-caller-inline-max-function-size 0 "${gen}/${name}_bg.wasm" -o "${wasm_out}"
-  BUILT_GEN=${gen}
 }
 
 # The wallet module without the enclave exports: only its .wasm ships, driven by the glue
 # of the build with them, which check-no-enclave allows.
-build_module "${NAME}" ewk-wallet "" "${OUT}/${NAME}_no_enclave_bg.wasm"
-build_module "${NAME}" ewk-wallet ewk-wallet/enclave "${OUT}/${NAME}_bg.wasm"
-GLUES=("${BUILT_GEN}/${NAME}.js")
-node scripts/check-glue-types.mjs "${BUILT_GEN}/${NAME}.d.ts" "tests/types/glue/${NAME}.d.ts"
+build_module "${NAME}" ewk-wallet "" "${GEN}/no-enclave" "${OUT}/${NAME}_no_enclave_bg.wasm"
+build_module "${NAME}" ewk-wallet ewk-wallet/enclave "${GEN}" "${OUT}/${NAME}_bg.wasm"
 node scripts/check-no-enclave.mjs "${OUT}/${NAME}_bg.wasm" "${OUT}/${NAME}_no_enclave_bg.wasm"
-for module in "${SIGNING_NAME}:ewk-signing" "${TESTING_NAME}:ewk-testing"; do
-  build_module "${module%%:*}" "${module#*:}" "" "${OUT}/${module%%:*}_bg.wasm"
-  GLUES+=("${BUILT_GEN}/${module%%:*}.js")
-  node scripts/check-glue-types.mjs "${BUILT_GEN}/${module%%:*}.d.ts" "tests/types/glue/${module%%:*}.d.ts"
+build_module "${SIGNING_NAME}" ewk-signing "" "${GEN}" "${OUT}/${SIGNING_NAME}_bg.wasm"
+build_module "${TESTING_NAME}" ewk-testing "" "${GEN}" "${OUT}/${TESTING_NAME}_bg.wasm"
+GLUES=()
+for name in "${NAME}" "${SIGNING_NAME}" "${TESTING_NAME}"; do
+  GLUES+=("${GEN}/${name}.js")
+  node scripts/check-glue-types.mjs "${GEN}/${name}.d.ts" "tests/types/glue/${name}.d.ts"
 done
 
 # The glues import KitError (all three) and the page's WebCrypto and Date.now as captured

@@ -54,6 +54,12 @@ function assertNoSecret(value, where) {
     }
   }
 }
+/** A session bundle sealed to `publicKeyHex` under a fresh session key, which is a secret. */
+function sealTo(publicKeyHex) {
+  const scalar = randomScalar();
+  secrets.push(scalar);
+  return { scalar, bundle: sealBundle(scalar, publicKeyHex) };
+}
 
 // The strict emulator serves this page too: the in-memory fallback carries a WalletClient
 // login to a signed quote.
@@ -73,6 +79,11 @@ async function suite() {
   const pageErrors = [];
   const page = context ? await context.newPage() : collectPageErrors(await browser.newPage(), pageErrors);
   if (context) page.on('pageerror', (err) => pageErrors.push(err.message));
+  /** A new ClientKey in the page as window[name]; its public key. */
+  const newKey = (name) => page.evaluate((n) => {
+    window[n] = window.kit.ClientKey.generate();
+    return window[n].publicKeyHex;
+  }, name);
   /** Runs `fn(otherPage)` in a second page of the same profile, then closes it. */
   const inOtherPage = async (fn) => {
     if (!context) return page.inNewWindow(fn);
@@ -123,9 +134,8 @@ async function suite() {
 
   await check('save a real session; its stamp verifies and its key is the sealed one', async () => {
     const pub = await page.evaluate(() => window.key.publicKeyHex);
-    const scalar = randomScalar();
-    secrets.push(scalar);
-    const response = sessionResponse({ bundle: sealBundle(scalar, pub), expiresAt: iso(HOUR) });
+    const { scalar, bundle } = sealTo(pub);
+    const response = sessionResponse({ bundle, expiresAt: iso(HOUR) });
     state.real = { response, publicKeyHex: compressedPublicKeyHex(scalar) };
     const out = expectOk(await attempt(async (response) => {
       const s = window.kit.Session.open(response, window.key);
@@ -156,13 +166,9 @@ async function suite() {
   });
 
   await check('a short-lived session and a sandbox session are saved too', async () => {
-    const pub = await page.evaluate(() => {
-      window.key2 = window.kit.ClientKey.generate();
-      return window.key2.publicKeyHex;
-    });
-    const scalar = randomScalar();
-    secrets.push(scalar);
-    state.shortLived = sessionResponse({ bundle: sealBundle(scalar, pub), expiresAt: iso(1500) });
+    const pub = await newKey('key2');
+    const { bundle } = sealTo(pub);
+    state.shortLived = sessionResponse({ bundle, expiresAt: iso(1500) });
     state.sandbox = sessionResponse({ type: 'OAUTH' });
     const out = expectOk(await attempt(async ({ shortLived, sandbox }) => {
       const a = await window.store.save(window.kit.Session.open(shortLived, window.key2));
@@ -339,9 +345,8 @@ async function suite() {
     const wrong = sessionResponse({ type: 'OAUTH', bundle: sealBundle(randomScalar(), other) });
     await attemptErr((r) => window.store.openSession(r), wrong, 'DECRYPTION_FAILED');
     await attemptErr(() => window.store.openSession({ id: 'x' }), null, 'INVALID_SESSION');
-    const scalar = randomScalar();
-    secrets.push(scalar);
-    const response = sessionResponse({ type: 'OAUTH', bundle: sealBundle(scalar, state.kept.publicKeyHex) });
+    const { scalar, bundle } = sealTo(state.kept.publicKeyHex);
+    const response = sessionResponse({ type: 'OAUTH', bundle });
     const out = expectOk(await attempt(async (response) => {
       const before = window.ecdhResults.length;
       const s = await window.store.openSession(response);
@@ -395,9 +400,8 @@ async function suite() {
       };
       return window.store.saveClientKey(window.kit.ClientKey.generate());
     }), 'saveClientKey with replaced WebCrypto');
-    const scalar = randomScalar();
-    secrets.push(scalar);
-    const response = sessionResponse({ type: 'OAUTH', bundle: sealBundle(scalar, kept.publicKeyHex) });
+    const { scalar, bundle } = sealTo(kept.publicKeyHex);
+    const response = sessionResponse({ type: 'OAUTH', bundle });
     const out = expectOk(await attempt(async ({ response, publicKeyHex }) => {
       try {
         const s = await window.store.openSession(response, { publicKeyHex });
@@ -419,9 +423,8 @@ async function suite() {
       const b = await window.store.saveClientKey(window.kit.ClientKey.generate());
       return [a.publicKeyHex, b.publicKeyHex];
     }), 'saveClientKey');
-    const scalar = randomScalar();
-    secrets.push(scalar);
-    const response = sessionResponse({ type: 'OAUTH', bundle: sealBundle(scalar, kept[1]) });
+    const { scalar, bundle } = sealTo(kept[1]);
+    const response = sessionResponse({ type: 'OAUTH', bundle });
     await attemptErr((r) => window.store.openSession(r), response, 'INVALID_INPUT');
     const stamp = expectOk(await attempt(async ({ response, publicKeyHex }) =>
       (await window.store.openSession(response, { publicKeyHex })).stamp('second'), { response, publicKeyHex: kept[1] }), 'open');
@@ -429,13 +432,9 @@ async function suite() {
   });
 
   await check('an engine that cannot store a CryptoKey (put: DataCloneError): save keeps the session in memory (persisted: false), it signs a quote, a retry and a stamp that verify, list/load/delete find it; nothing is written; saveClientKey gets STORE_UNAVAILABLE; a new page has no such session', async () => {
-    const pub = await page.evaluate(() => {
-      window.key3 = window.kit.ClientKey.generate();
-      return window.key3.publicKeyHex;
-    });
-    const scalar = randomScalar();
-    secrets.push(scalar);
-    const response = sessionResponse({ bundle: sealBundle(scalar, pub), expiresAt: iso(HOUR) });
+    const pub = await newKey('key3');
+    const { scalar, bundle } = sealTo(pub);
+    const response = sessionResponse({ bundle, expiresAt: iso(HOUR) });
     const lockdownDb = `${DB}-lockdown`;
     const [q, pending] = [quote(), pending202()];
     const before = await page.evaluate((db) => window.rawRecords(db), DB);
@@ -590,9 +589,8 @@ async function suite() {
       window.earlyStore = await window.kit.SessionStore.open({ name: db });
       return window.earlyStore.saveClientKey(window.kit.ClientKey.generate());
     }, `${DB}-early`), 'saveClientKey with WebCrypto replaced before init() resolved');
-    const scalar = randomScalar();
-    secrets.push(scalar);
-    const response = sessionResponse({ type: 'OAUTH', bundle: sealBundle(scalar, kept.publicKeyHex) });
+    const { scalar, bundle } = sealTo(kept.publicKeyHex);
+    const response = sessionResponse({ type: 'OAUTH', bundle });
     const out = expectOk(await attempt(async (response) => {
       try {
         const stored = await window.earlyStore.save(await window.earlyStore.openSession(response));
@@ -673,13 +671,9 @@ async function suite() {
   });
 
   await check('WebAuthn signals: after WalletClient.revokeCredential of a passkey, signalUnknownCredential is called where the browser has it (Chromium), else the result says why; the three wrappers answer the same way', async () => {
-    const pub = await page.evaluate(() => {
-      window.key4 = window.kit.ClientKey.generate();
-      return window.key4.publicKeyHex;
-    });
-    const scalar = randomScalar();
-    secrets.push(scalar);
-    const response = sessionResponse({ bundle: sealBundle(scalar, pub), expiresAt: iso(HOUR) });
+    const pub = await newKey('key4');
+    const { bundle } = sealTo(pub);
+    const response = sessionResponse({ bundle, expiresAt: iso(HOUR) });
     const webAuthnId = hex(randomScalar()).slice(0, 22); // hex is base64url too
     const out = expectOk(await attempt(async ({ response, pending, webAuthnId }) => {
       const seen = [];
